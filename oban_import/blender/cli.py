@@ -1,0 +1,143 @@
+"""The command line: `python -m oban_import`, `blender -P oban_import/__main__.py --`,
+and `blender -c oban_import` all end here.
+
+Exit codes: 0 every file imported; 1 some file failed (the others are still written);
+2 usage error (bad option, no input, output equal to an input).
+"""
+
+import argparse
+import glob
+import os
+import sys
+import tempfile
+
+import bpy
+
+from ..errors import ObanError
+from ..listing import table
+from ..reader import read_file
+from .scene import Settings, import_files
+
+AXES = ("X", "Y", "Z", "-X", "-Y", "-Z")
+ROTATION_MODES = ("QUATERNION", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def parser():
+    p = _Parser(prog="oban_import", description="Import Oni object animations (OBAN) into a .blend file.")
+    p.add_argument("inputs", nargs="+", metavar="IN", help=".oban, .oni or level .dat files (globs are expanded)")
+    p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write (required unless --list)")
+    p.add_argument("--list", action="store_true", help="print the OBANs each file holds; import nothing")
+    p.add_argument("--filter", metavar="GLOB", default="", help="only instances whose name matches, e.g. '*door*'")
+    p.add_argument("--scale", type=float, default=1.0, help="Blender units per Oni unit (default 1.0)")
+    p.add_argument("--forward", choices=AXES, default="-Z", help="Oni axis that points forward (default -Z)")
+    p.add_argument("--up", choices=AXES, default="Y", help="Oni axis that points up (default Y)")
+    p.add_argument("--frame-start", type=int, default=1, help="scene frame of OBAN frame 0 (default 1)")
+    p.add_argument("--rotation-mode", choices=ROTATION_MODES, default="QUATERNION")
+    p.add_argument("--no-scene-fps", action="store_true", help="leave the scene's frame rate (default: 60 fps)")
+    p.add_argument("--no-scene-duration", action="store_true", help="leave the scene's frame range")
+    return p
+
+
+def main(argv):
+    """Run the command line; returns the exit code."""
+    try:
+        args = parser().parse_args(argv)
+        paths = expand(args.inputs)
+        settings = _settings(args)
+        if not args.list:
+            _check_output(args.output, paths)
+    except UsageError as error:
+        print(f"oban_import: error: {error}\n{parser().format_usage()}", file=sys.stderr, end="")
+        return 2
+    if args.list:
+        return _list(paths, args.filter)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    result = import_files(bpy.context, paths, settings, progress=_progress if len(paths) > 1 else None)
+    for message in result.warnings:
+        print(f"warning: {message}", file=sys.stderr)
+    for message in result.errors:
+        print(f"error: {message}", file=sys.stderr)
+    if result.objects:
+        rows = [(obj.name, a) for obj, a in zip(result.objects, result.animations)]
+        print(table(rows))
+        save_atomically(args.output)
+        print(f"wrote {args.output}: {len(result.objects)} animation(s) from "
+              f"{len(paths) - len(result.errors)} of {len(paths)} file(s)")
+    else:
+        print(f"oban_import: nothing imported; {args.output} not written", file=sys.stderr)
+    return 1 if result.errors else 0
+
+
+def expand(inputs):
+    """Each input is a path, or a glob that must match something."""
+    paths = []
+    for item in inputs:
+        if glob.has_magic(item):
+            matches = sorted(glob.glob(item))
+            if not matches:
+                raise UsageError(f"no file matches {item!r}")
+            paths += matches
+        else:
+            paths.append(item)
+    return paths
+
+
+def _settings(args):
+    if args.forward[-1] == args.up[-1]:
+        raise UsageError(f"--forward {args.forward} and --up {args.up} use the same axis")
+    if not args.scale > 0:
+        raise UsageError("--scale must be positive")
+    from .operators import axes_matrix
+    return Settings(global_scale=args.scale, axes=axes_matrix(args.forward, args.up),
+                    frame_start=args.frame_start, rotation_mode=args.rotation_mode,
+                    update_scene_fps=not args.no_scene_fps,
+                    update_scene_duration=not args.no_scene_duration, name_glob=args.filter)
+
+
+def _check_output(output, paths):
+    if not output:
+        raise UsageError("-o OUT.blend is required")
+    if os.path.isdir(output):
+        raise UsageError(f"output {output!r} is a directory")
+    target = os.path.realpath(output)
+    if any(os.path.realpath(path) == target for path in paths):
+        raise UsageError(f"output {output!r} is also an input")
+
+
+def _list(paths, name_glob):
+    rows, failed = [], False
+    for path in paths:
+        try:
+            rows += [(os.path.basename(path), a) for a in read_file(path, name_glob or None)]
+        except ObanError as error:
+            print(f"error: {error}", file=sys.stderr)
+            failed = True
+    print(table(rows))
+    return 1 if failed else 0
+
+
+def _progress(done, total):
+    print(f"[{done}/{total}]", file=sys.stderr)
+
+
+def save_atomically(output):
+    """Write the .blend to a temporary file beside `output`, then rename it into place."""
+    directory = os.path.dirname(os.path.abspath(output))
+    fd, temporary = tempfile.mkstemp(prefix=".oban_import-", suffix=".blend", dir=directory)
+    os.close(fd)
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=temporary, check_existing=False, copy=True)
+        os.replace(temporary, output)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise

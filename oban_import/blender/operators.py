@@ -1,0 +1,119 @@
+"""File > Import > Oni Object Animation, drag and drop, and registration."""
+
+import os
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper, axis_conversion, orientation_helper
+
+from ..reader import EXTENSIONS
+from . import cli, compat
+from .scene import Settings, import_files
+
+ROTATION_MODES = [("QUATERNION", "Quaternion", "Quaternion rotation, continuous in sign")] + [
+    (order, f"Euler {order}", f"Euler angles in {order} order, continuous between frames")
+    for order in ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")]
+
+
+def axes_matrix(axis_forward, axis_up):
+    """Oni -> Blender change of basis for the orientation helper's choice."""
+    return np.array(axis_conversion(from_forward=axis_forward, from_up=axis_up), dtype=np.float64)
+
+
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+class ImportOBAN(bpy.types.Operator, ImportHelper):
+    """Import Oni object animations (OBAN) as animated empties"""
+    bl_idname = "import_anim.oban"
+    bl_label = "Import OBAN"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".oban"
+    filter_glob: StringProperty(default=";".join(f"*{e}" for e in EXTENSIONS), options={"HIDDEN"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+
+    global_scale: FloatProperty(name="Scale", description="Blender units per Oni unit (0.1 gives metres)",
+                                default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+    frame_start: IntProperty(name="Start Frame", description="Scene frame of the animation's frame 0",
+                             default=1)
+    rotation_mode: EnumProperty(name="Rotation", items=ROTATION_MODES, default="QUATERNION")
+    update_scene_fps: BoolProperty(name="Set Scene to 60 fps", default=True,
+                                   description="Oni plays one frame per tick, 60 per second")
+    update_scene_duration: BoolProperty(name="Extend Scene Frame Range", default=True,
+                                        description="Extend (never shorten) the scene range to the animations")
+
+    def invoke(self, context, event):
+        return compat.invoke_import(self, context, event)
+
+    def paths(self):
+        if self.files and self.directory:
+            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
+        return [self.filepath]
+
+    def settings(self):
+        return Settings(
+            global_scale=self.global_scale,
+            axes=axes_matrix(self.axis_forward, self.axis_up),
+            frame_start=self.frame_start,
+            rotation_mode=self.rotation_mode,
+            update_scene_fps=self.update_scene_fps,
+            update_scene_duration=self.update_scene_duration,
+        )
+
+    def execute(self, context):
+        paths = self.paths()
+        wm = context.window_manager
+        wm.progress_begin(0, len(paths))
+        try:
+            result = import_files(context, paths, self.settings(),
+                                  progress=lambda done, total: wm.progress_update(done))
+        finally:
+            wm.progress_end()
+        for message in result.warnings:
+            self.report({"WARNING"}, message)
+        for message in result.errors:
+            self.report({"ERROR"}, message)
+        if not result.objects:
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Imported {len(result.objects)} animation(s) from "
+                              f"{len(paths) - len(result.errors)} of {len(paths)} file(s)")
+        return {"FINISHED"}
+
+
+def menu_import(self, context):
+    self.layout.operator(ImportOBAN.bl_idname, text="Oni Object Animation (.oban, .oni, .dat)")
+
+
+classes = [ImportOBAN]
+if compat.HAS_FILE_HANDLER:
+    class OBAN_FH_import(bpy.types.FileHandler):
+        bl_idname = "OBAN_FH_import"
+        bl_label = "Oni object animation"
+        bl_import_operator = ImportOBAN.bl_idname
+        bl_file_extensions = ";".join(EXTENSIONS)
+
+        @classmethod
+        def poll_drop(cls, context):
+            return compat.poll_drop(context)
+
+    classes.append(OBAN_FH_import)
+
+_cli_handle = None
+
+
+def register():
+    global _cli_handle
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    _cli_handle = compat.register_cli_command("oban_import", cli.main)
+
+
+def unregister():
+    global _cli_handle
+    compat.unregister_cli_command(_cli_handle)
+    _cli_handle = None
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,84 @@
+"""The engine's matrix at every frame (spec sections 3-4), all frames at once."""
+
+import numpy as np
+
+from .animation import LOCALIZED, matrix_from_columns
+
+# Rx(+pi/2): y -> z. Localized (door) animations are turned by it (spec 4, step 5).
+LOCALIZED_TURN = np.array([[1.0, 0.0, 0.0],
+                           [0.0, 0.0, -1.0],
+                           [0.0, 1.0, 0.0]])
+
+
+def sample_keys(animation, frames=None):
+    """Position (n, 3) and quaternion (n, 4, stored x y z w) at each frame, float64.
+
+    A frame on a key takes that key as stored; between keys the position is lerped
+    and the quaternion normalised-lerped with the shorter-arc flip; outside the keys
+    the nearest end key holds.
+    """
+    keys = animation.keys
+    key_frames = keys["frame"].astype(np.float64)
+    rotations = keys["rotation"].astype(np.float64)
+    positions = keys["position"].astype(np.float64)
+    f = np.arange(animation.frames, dtype=np.float64) if frames is None else np.asarray(frames, np.float64)
+
+    after = np.searchsorted(key_frames, f, side="right")        # first key later than f
+    before = np.clip(after - 1, 0, len(keys) - 1)
+    after = np.minimum(after, len(keys) - 1)
+    between = (f > key_frames[before]) & (f < key_frames[after])
+
+    position = positions[before].copy()
+    quaternion = rotations[before].copy()
+    b, a = before[between], after[between]
+    t = ((f[between] - key_frames[b]) / (key_frames[a] - key_frames[b]))[:, None]
+    position[between] = t * positions[a] + (1.0 - t) * positions[b]
+    q_before, q_after = rotations[b], rotations[a]
+    q_after = np.where((q_before * q_after).sum(axis=1, keepdims=True) < 0.0, -q_after, q_after)
+    q = (1.0 - t) * q_before + t * q_after
+    length = np.linalg.norm(q, axis=1, keepdims=True)
+    q = np.divide(q, length, out=np.tile([0.0, 0.0, 0.0, 1.0], (len(q), 1)), where=length > 0.0)
+    quaternion[between] = q
+    return position, quaternion
+
+
+def rotation_matrices(quaternions):
+    """(n, 4) stored quaternions -> (n, 3, 3) rotations, the engine's transposed convention."""
+    x, y, z, w = np.moveaxis(np.asarray(quaternions, np.float64), -1, 0)
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    r = np.empty(x.shape + (3, 3))
+    r[..., 0, 0] = 1.0 - s * (y * y + z * z)
+    r[..., 1, 0] = s * (x * y - w * z)
+    r[..., 2, 0] = s * (x * z + w * y)
+    r[..., 0, 1] = s * (x * y + w * z)
+    r[..., 1, 1] = 1.0 - s * (x * x + z * z)
+    r[..., 2, 1] = s * (y * z - w * x)
+    r[..., 0, 2] = s * (x * z - w * y)
+    r[..., 1, 2] = s * (y * z + w * x)
+    r[..., 2, 2] = 1.0 - s * (x * x + y * y)
+    return r
+
+
+def frame_parts(animation, frames=None):
+    """Rotation (n, 3, 3) and translation (n, 3) with M(f) = [rotation . Base3 | translation].
+
+    Rotation includes the Localized quarter turn; translation includes the base's.
+    """
+    position, quaternion = sample_keys(animation, frames)
+    rotation = rotation_matrices(quaternion)
+    base = matrix_from_columns(animation.base_matrix)
+    translation = rotation @ base[:3, 3] + position
+    if animation.has(LOCALIZED):
+        rotation = LOCALIZED_TURN @ rotation
+        translation = translation @ LOCALIZED_TURN.T
+    return rotation, translation
+
+
+def frame_matrices(animation, frames=None):
+    """M(f) of spec 4 as (n, 4, 4) float64: T(position) . R(q) . Base, turned if Localized."""
+    rotation, translation = frame_parts(animation, frames)
+    m = np.zeros((len(rotation), 4, 4))
+    m[:, :3, :3] = rotation @ matrix_from_columns(animation.base_matrix)[:3, :3]
+    m[:, :3, 3] = translation
+    m[:, 3, 3] = 1.0
+    return m

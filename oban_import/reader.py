@@ -1,0 +1,37 @@
+"""Reads any file that holds OBANs: picks the container by content, then by extension."""
+
+import fnmatch
+import os
+
+from . import binary
+from .errors import ObanError
+
+EXTENSIONS = (".oban", ".oni", ".dat")
+
+
+def read_file(path, name_glob=None):
+    """Every OBAN instance in the file at `path`, checked; ObanError on bad input.
+
+    `name_glob` (e.g. '*door*', case-insensitive) keeps only the instances it matches.
+    """
+    path = os.fspath(path)
+    name_filter = None
+    if name_glob:
+        pattern = name_glob.lower()
+        name_filter = lambda name: fnmatch.fnmatchcase(name.lower(), pattern)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except IsADirectoryError:
+        raise ObanError(path, "is a directory, not a file") from None
+    except OSError as error:
+        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+    extension = os.path.splitext(path)[1].lower()
+    try:
+        if binary.looks_like_container(head) or extension in (".oni", ".dat"):
+            animations = binary.read_container(path, name_filter)
+        else:
+            animations = [a for a in binary.read_raw(path) if not name_filter or name_filter(a.name)]
+    except OSError as error:
+        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+    return animations
