@@ -1,0 +1,116 @@
+"""Oni -> Blender transforms (spec 5) against the matrices they must produce."""
+
+import math
+
+import numpy as np
+import pytest
+
+from oban_import.axes import (BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, camera_transforms, eulers,
+                              object_transforms, quaternions, split_rotation_scale)
+from oban_import.engine import frame_matrices
+
+from .generate import BASES, random_animation
+
+# a few of the orientation helper's conversions, as matrices (det +1 and -1)
+OTHER_AXES = [np.eye(3), np.array([[0, 0, 1.0], [1, 0, 0], [0, 1, 0]]), np.diag([1.0, 1.0, -1.0])]
+
+
+def conjugated(m, axes, scale):
+    c = np.eye(4)
+    c[:3, :3] = scale * axes
+    return c @ m @ np.linalg.inv(c)
+
+
+def animations(count, seed):
+    rng = np.random.default_rng(seed)
+    return [random_animation(rng, flags=i % 32, base=BASES[i % len(BASES)], frames=int(rng.integers(2, 120)))
+            for i in range(count)]
+
+
+def test_default_axes_map_oni_y_up_to_blender_z_up():
+    np.testing.assert_array_equal(DEFAULT_AXES @ [1, 2, 3], [1, -3, 2])
+
+
+@pytest.mark.parametrize("axes", [DEFAULT_AXES] + OTHER_AXES)
+@pytest.mark.parametrize("scale", [1.0, 0.1, 3.5])
+def test_object_transforms_give_the_conjugated_engine_matrix(axes, scale):
+    for animation in animations(25, int(scale * 10)):
+        t = object_transforms(animation, axes, scale)
+        expected = conjugated(frame_matrices(animation), axes, scale)
+        assert t.base_error < BASE_TOLERANCE
+        np.testing.assert_allclose(t.matrices(), expected, atol=1e-6 * max(1, np.abs(expected).max()))  # float32 bases are rotation x scale to ~1e-7
+        r = t.rotation
+        np.testing.assert_allclose(r @ np.swapaxes(r, 1, 2), np.broadcast_to(np.eye(3), r.shape), atol=1e-9)
+
+
+def test_camera_transforms_keep_the_view_direction():
+    for animation in animations(25, 11):
+        m = frame_matrices(animation)
+        t = camera_transforms(animation, DEFAULT_AXES, 0.1)
+        expected = np.zeros_like(m)
+        expected[:, :3, :3] = DEFAULT_AXES @ m[:, :3, :3]
+        expected[:, :3, 3] = 0.1 * m[:, :3, 3] @ DEFAULT_AXES.T
+        expected[:, 3, 3] = 1
+        np.testing.assert_allclose(t.matrices(), expected, atol=1e-6 * np.abs(expected).max())
+        # the Blender camera's -Z is where Oni's camera -Z looked, in Blender axes
+        view = t.matrices()[:, :3, :3] @ [0, 0, -1]
+        np.testing.assert_allclose(view, (m[:, :3, :3] @ [0, 0, -1]) @ DEFAULT_AXES.T, atol=1e-6)
+
+
+def test_a_scale_along_rotated_axes_is_measured_not_hidden():
+    shear = np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    _, _, error = split_rotation_scale(shear)
+    assert error > 0.1
+    squash = np.diag([1.0, 2.0, 3.0])
+    tilt = np.array([[math.cos(0.5), -math.sin(0.5), 0], [math.sin(0.5), math.cos(0.5), 0], [0, 0, 1]])
+    rotation, scale, error = split_rotation_scale(tilt @ squash)  # rotation after scale: exact
+    assert error < 1e-12
+    np.testing.assert_allclose(scale, [1, 2, 3])
+    _, _, error = split_rotation_scale(squash @ tilt)              # scale after rotation: not
+    assert error > 0.05
+    rotation, scale, error = split_rotation_scale(-2 * tilt)       # a mirror: negative scale
+    assert error < 1e-12 and np.linalg.det(rotation) > 0 and (scale < 0).all()
+
+
+def test_quaternions_reproduce_the_rotations_with_continuous_signs():
+    for animation in animations(40, 21):
+        r = object_transforms(animation).rotation
+        q = quaternions(r)
+        np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1, atol=1e-12)
+        assert ((q[1:] * q[:-1]).sum(axis=1) >= 0).all()
+        w, x, y, z = q.T
+        back = np.stack([
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], 1)
+        np.testing.assert_allclose(back, r, atol=1e-12)
+
+
+def euler_matrix(angles, order):
+    """Blender's convention: order 'XYZ' applies x first, R = Rz . Ry . Rx."""
+    def about(axis, a):
+        c, s = np.cos(a), np.sin(a)
+        m = np.zeros(a.shape + (3, 3))
+        i, j = [(1, 2), (2, 0), (0, 1)][axis]
+        m[..., axis, axis] = 1
+        m[..., i, i], m[..., i, j], m[..., j, i], m[..., j, j] = c, -s, s, c
+        return m
+    result = np.broadcast_to(np.eye(3), angles.shape[:-1] + (3, 3))
+    for axis in EULER_AXES[order]:
+        result = about(axis, angles[..., axis]) @ result
+    return result
+
+
+@pytest.mark.parametrize("order", list(EULER_AXES))
+def test_eulers_reproduce_the_rotations_and_stay_continuous(order):
+    for animation in animations(20, 31):
+        r = object_transforms(animation).rotation
+        e = eulers(r, order)
+        np.testing.assert_allclose(euler_matrix(e, order), r, atol=1e-9)
+    # a steady spin over several turns, through gimbal lock, never jumps
+    t = np.linspace(0, 6 * math.pi, 600)
+    angles = np.stack([0.3 + 0 * t, t / 3, t], axis=1)
+    spin = euler_matrix(angles, order)
+    e = eulers(spin, order)
+    np.testing.assert_allclose(euler_matrix(e, order), spin, atol=1e-9)
+    assert np.abs(np.diff(e, axis=0)).max() < 0.2

@@ -1,0 +1,234 @@
+"""Readers: the samples (some written by OniSplit), names, and every class of bad input."""
+
+import os
+import struct
+
+import numpy as np
+import pytest
+
+from oban_import.animation import properties
+from oban_import.binary import DESCRIPTOR_DTYPE, HEADER_DTYPE, RECORD_DTYPE
+from oban_import.errors import ObanError
+from oban_import.reader import read_file
+from oban_import.writer import oni_file_bytes, raw_file_bytes
+
+from .generate import random_animation
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+KEYS_AT = RECORD_DTYPE.itemsize  # 128: keys start here in a raw file
+
+
+def sample(*parts):
+    return os.path.join(DATA, *parts)
+
+
+@pytest.fixture
+def valid():
+    return random_animation(np.random.default_rng(1), name="door", frames=40, key_count=5, flags=0x10)
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+def expect_error(path, *fragments):
+    with pytest.raises(ObanError) as caught:
+        read_file(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: "), message
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+def test_samples_read_with_their_names_and_fields():
+    door = read_file(sample("raw", "00010-door_swing.OBAN"))[0]
+    assert (door.name, door.flags, door.frames, len(door.keys), door.door_open_frame) == ("door_swing", 0x10, 100, 18, 50)
+    assert door.ticks_per_frame == 80 and door.warnings == []
+    assert read_file(sample("oni", "OBANfan_loop.oni"))[0].name == "fan_loop"
+    level = read_file(sample("level", "level1_Final.dat"))
+    assert sorted(a.name for a in level) == ["camera_flyby", "door_swing", "fan_loop", "lift_pingpong", "spec_example"]
+    assert [a.name for a in read_file(sample("level", "level1_Final.dat"), "*door*")] == ["door_swing"]
+    assert [a.name for a in read_file(sample("level", "level1_Final.dat"), "*LOOP*")] == ["fan_loop"]
+
+
+def test_the_same_animation_reads_the_same_from_every_container():
+    raw = read_file(sample("raw", "00013-lift_pingpong.OBAN"))[0]
+    for other in (read_file(sample("oni", "OBANlift_pingpong.oni"))[0],
+                  read_file(sample("level", "level1_Final.dat"), "lift_pingpong")[0]):
+        assert properties(other) == properties(raw)
+        assert other.keys.tobytes() == raw.keys.tobytes()
+
+
+def test_writer_reproduces_onisplit_files_byte_for_byte():
+    for name in os.listdir(sample("oni")):
+        data = open(sample("oni", name), "rb").read()
+        assert oni_file_bytes(read_file(sample("oni", name))[0]) == data
+
+
+def test_properties_hold_the_stored_fields():
+    fan = read_file(sample("raw", "00011-fan_loop.OBAN"))[0]
+    p = properties(fan)
+    assert p["oban_name"] == "fan_loop" and p["oban_flags"] == 1 and p["oban_loop"] and not p["oban_pingpong"]
+    assert p["oban_frames"] == 48 and p["oban_ticks_per_frame"] == 80 and p["oban_door_open_frame"] == 0
+    assert np.array(p["oban_start_matrix"], np.float32).tobytes() == fan.start_matrix.tobytes()
+    assert np.array(p["oban_base_matrix"], np.float32).tobytes() == fan.base_matrix.tobytes()
+
+
+# ---- bad input: raw files -------------------------------------------------------
+
+def test_empty_file(tmp_path):
+    expect_error(write(tmp_path, "a.oban", b""), "empty file")
+
+
+def test_truncated_header(tmp_path, valid):
+    expect_error(write(tmp_path, "a.oban", raw_file_bytes(valid)[:100]), "truncated at byte 100")
+
+
+def test_truncated_keys(tmp_path, valid):
+    data = raw_file_bytes(valid)[:-40]
+    expect_error(write(tmp_path, "a.oban", data), "key count says 5 but only 3 fit", f"truncated at byte {len(data)}")
+
+
+def test_key_count_beyond_the_file(tmp_path, valid):
+    data = bytearray(raw_file_bytes(valid))
+    struct.pack_into("<H", data, KEYS_AT - 2, 65535)
+    expect_error(write(tmp_path, "a.oban", bytes(data)), "key count says 65535 but only 5 fit")
+
+
+@pytest.mark.parametrize("frames, message", [([0, 10, 10, 20, 39], "key frames not increasing at key 2"),
+                                             ([0, 10, 5, 20, 39], "key frames not increasing at key 2")])
+def test_unsorted_or_duplicate_key_frames(tmp_path, valid, frames, message):
+    valid.keys["frame"] = frames
+    expect_error(write(tmp_path, "a.oban", raw_file_bytes(valid)), message)
+
+
+def test_frame_count_zero(tmp_path, valid):
+    valid.frames = 0
+    expect_error(write(tmp_path, "a.oban", raw_file_bytes(valid)), "frame count is 0")
+
+
+def test_no_keys(tmp_path, valid):
+    valid.keys = valid.keys[:0]
+    expect_error(write(tmp_path, "a.oban", raw_file_bytes(valid)), "no keys")
+
+
+@pytest.mark.parametrize("field, index", [("rotation", 3), ("position", 1)])
+def test_non_finite_key(tmp_path, valid, field, index):
+    valid.keys[field][index][0] = np.nan if field == "rotation" else np.inf
+    expect_error(write(tmp_path, "a.oban", raw_file_bytes(valid)), f"non-finite value in key {index}")
+
+
+def test_non_finite_base_matrix(tmp_path, valid):
+    valid.base_matrix[4] = np.inf
+    expect_error(write(tmp_path, "a.oban", raw_file_bytes(valid)), "non-finite value in the base matrix")
+
+
+def test_zero_quaternion(tmp_path, valid):
+    valid.keys["rotation"][2] = 0
+    expect_error(write(tmp_path, "a.oban", raw_file_bytes(valid)), "key 2 has a zero quaternion")
+
+
+def test_keys_not_covering_the_frames_are_warned_about(tmp_path, valid):
+    valid.keys["frame"] = [3, 10, 20, 30, 35]
+    animation = read_file(write(tmp_path, "a.oban", raw_file_bytes(valid)))[0]
+    assert any("first key is at frame 3" in w for w in animation.warnings)
+    assert any("last key is at frame 35, not 39" in w for w in animation.warnings)
+
+
+def test_unknown_flag_bits_are_kept_and_warned_about(tmp_path, valid):
+    valid.flags = 0x80000011
+    animation = read_file(write(tmp_path, "a.oban", raw_file_bytes(valid)))[0]
+    assert animation.flags == 0x80000011
+    assert animation.warnings == ["unknown flag bits 0x80000000 kept"]
+    assert properties(animation)["oban_flags"] & 0xFFFFFFFF == 0x80000011
+
+
+def test_trailing_bytes_are_warned_about(tmp_path, valid):
+    animation = read_file(write(tmp_path, "a.oban", raw_file_bytes(valid) + bytes(7)))[0]
+    assert animation.warnings == ["7 bytes after the last key ignored"]
+
+
+def test_directory_and_missing_file(tmp_path):
+    expect_error(str(tmp_path), "is a directory")
+    expect_error(str(tmp_path / "missing.oban"), "cannot be read", "No such file")
+
+
+def test_unreadable_file(tmp_path, valid, monkeypatch):
+    path = write(tmp_path, "a.oban", raw_file_bytes(valid))
+
+    def refuse(*args, **kwargs):  # as root every file is readable: make this one not
+        raise PermissionError(13, "Permission denied", path)
+    monkeypatch.setattr("builtins.open", refuse)
+    expect_error(path, "cannot be read", "Permission denied")
+
+
+# ---- bad input: containers --------------------------------------------------------
+
+def container(valid, header=(), descriptor=()):
+    """A valid .oni file with header or descriptor fields changed."""
+    data = bytearray(oni_file_bytes(valid))
+    changed = np.frombuffer(data, HEADER_DTYPE, count=1).copy(), \
+        np.frombuffer(data, DESCRIPTOR_DTYPE, count=1, offset=64).copy()
+    for target, changes in zip(changed, (dict(header), dict(descriptor))):
+        for key, value in changes.items():
+            target[key] = value
+    header, descriptor = changed
+    data[:64] = header.tobytes()
+    data[64:84] = descriptor.tobytes()
+    return bytes(data)
+
+
+def test_oni_truncated_header(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", oni_file_bytes(valid)[:40]), "truncated at byte 40")
+
+
+def test_oni_wrong_checksum(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", container(valid, header={'checksum': 12345})), "not an Oni file")
+
+
+def test_oni_wrong_version(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", container(valid, header={"version": b"33RV"})), "unknown version b'VR33'")
+
+
+def test_oni_wrong_tag_holds_no_oban(tmp_path, valid):
+    assert read_file(write(tmp_path, "OBANa.oni", container(valid, descriptor={"tag": b"CSBS"}))) == []
+
+
+def test_oni_instance_count_beyond_the_file_is_refused_before_reading(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", container(valid, header={"instance_count": 0xFFFFFFFF})),
+                 "85899345900 bytes", "outside the file")
+
+
+def test_oni_data_table_outside_the_file(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", container(valid, header={"data_size": 1 << 30})), "data table", "outside the file")
+
+
+def test_oni_descriptor_outside_the_data_table(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", container(valid, descriptor={"data_offset": 4096})),
+                 "descriptor 0 points outside the data table")
+
+
+def test_oni_bad_name_offset(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", container(valid, descriptor={"name_offset": 999})),
+                 "name offset 999 is outside the name table")
+
+
+def test_oni_record_smaller_than_its_keys(tmp_path, valid):
+    expect_error(write(tmp_path, "OBANa.oni", container(valid, descriptor={"data_size": 200})),
+                 "key count says 5 but only 2 fit")
+
+
+def test_level_overlapping_descriptors(tmp_path):
+    data = bytearray(open(sample("level", "level1_Final.dat"), "rb").read())
+    descriptors = np.frombuffer(data, DESCRIPTOR_DTYPE, count=6, offset=64).copy()
+    descriptors[2]["data_offset"] = descriptors[1]["data_offset"] + 64
+    data[64:64 + descriptors.nbytes] = descriptors.tobytes()
+    expect_error(write(tmp_path, "level1_Final.dat", bytes(data)), "descriptors 1 and 2 overlap")
+
+
+def test_level_truncated_inside_an_oban(tmp_path):
+    data = open(sample("level", "level1_Final.dat"), "rb").read()
+    expect_error(write(tmp_path, "level1_Final.dat", data[:5000]), "outside the file")
