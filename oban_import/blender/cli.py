@@ -8,6 +8,7 @@ Exit codes: 0 every file imported; 1 some file failed (the others are still writ
 import argparse
 import glob
 import os
+import shutil
 import sys
 import tempfile
 
@@ -67,8 +68,7 @@ def main(argv):
     for message in result.errors:
         print(f"error: {message}", file=sys.stderr)
     if result.objects:
-        rows = [(obj.name, a) for obj, a in zip(result.objects, result.animations)]
-        print(table(rows))
+        print(table([(os.path.basename(path), a) for path, a, _ in result.imported]))
         save_atomically(args.output)
         print(f"wrote {args.output}: {len(result.objects)} animation(s) from "
               f"{len(paths) - len(result.errors)} of {len(paths)} file(s)")
@@ -130,14 +130,12 @@ def _progress(done, total):
 
 
 def save_atomically(output):
-    """Write the .blend to a temporary file beside `output`, then rename it into place."""
-    directory = os.path.dirname(os.path.abspath(output))
-    fd, temporary = tempfile.mkstemp(prefix=".oban_import-", suffix=".blend", dir=directory)
-    os.close(fd)
+    """Write the .blend in a temporary folder beside `output`, then rename it into place:
+    an interrupted run never leaves a half-written output."""
+    folder = tempfile.mkdtemp(prefix=".oban_import-", dir=os.path.dirname(os.path.abspath(output)))
     try:
+        temporary = os.path.join(folder, os.path.basename(output))
         bpy.ops.wm.save_as_mainfile(filepath=temporary, check_existing=False, copy=True)
         os.replace(temporary, output)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

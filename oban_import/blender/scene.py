@@ -28,10 +28,13 @@ class Settings:
 
 @dataclass
 class Result:
-    objects: list = field(default_factory=list)     # imported objects, in file order
-    animations: list = field(default_factory=list)  # their Animation, same order
-    warnings: list = field(default_factory=list)    # "file: name: message"
-    errors: list = field(default_factory=list)      # one ObanError message per failed file
+    imported: list = field(default_factory=list)    # (path, Animation, object), in file order
+    warnings: list = field(default_factory=list)    # "file: 'name': message"
+    errors: list = field(default_factory=list)      # one message per failed file
+
+    @property
+    def objects(self):
+        return [obj for _, _, obj in self.imported]
 
 
 def import_files(context, paths, settings, progress=None):
@@ -42,33 +45,41 @@ def import_files(context, paths, settings, progress=None):
     result = Result()
     for done, path in enumerate(paths, 1):
         try:
-            animations = read_file(path, settings.name_glob or None)
-            if not animations:
-                raise ObanError(path, "holds no OBAN instance" +
-                                (f" matching '{settings.name_glob}'" if settings.name_glob else ""))
-            planned = [(a, _transforms(a, settings)) for a in animations]
+            planned = _read(path, settings)
+            objects = _build_all(context, planned, settings)
         except ObanError as error:
             result.errors.append(str(error))
+        except Exception as error:  # a bug, not bad input: still nothing of this file is left
+            result.errors.append(f"{path}: could not be imported: {error!r}")
         else:
-            for animation, transforms in planned:
-                result.warnings += [f"{path}: '{animation.name}': {w}" for w in animation.warnings]
-                if transforms.base_error > oban_axes.BASE_TOLERANCE:
-                    result.warnings.append(
-                        f"{path}: '{animation.name}': the base matrix has shear or a scale along "
-                        f"rotated axes; location/rotation/scale hold it to within "
-                        f"{transforms.base_error:.3g} (relative)")
-            try:
-                result.objects += _build_all(context, planned, settings)
-            except Exception as error:  # nothing of this file is left; the batch goes on
-                result.errors.append(f"{path}: could not be imported: {error!r}")
-            else:
-                result.animations += [a for a, _ in planned]
+            result.imported += [(path, a, obj) for (a, _), obj in zip(planned, objects)]
+            result.warnings += _warnings(path, planned)
         if progress:
             progress(done, len(paths))
-    if result.objects:
-        _update_scene(context.scene, result.animations, settings)
+    if result.imported:
+        _update_scene(context.scene, [a for _, a, _ in result.imported], settings)
         _select_only(context, result.objects)
     return result
+
+
+def _read(path, settings):
+    """The file's animations with their Blender transforms; ObanError on bad input."""
+    animations = read_file(path, settings.name_glob or None)
+    if not animations:
+        raise ObanError(path, "holds no OBAN instance" +
+                        (f" matching '{settings.name_glob}'" if settings.name_glob else ""))
+    return [(a, _transforms(a, settings)) for a in animations]
+
+
+def _warnings(path, planned):
+    messages = []
+    for animation, transforms in planned:
+        messages += [f"{path}: '{animation.name}': {w}" for w in animation.warnings]
+        if transforms.base_error > oban_axes.BASE_TOLERANCE:
+            messages.append(f"{path}: '{animation.name}': the base matrix has shear or a scale along "
+                            f"rotated axes; location/rotation/scale hold it to within "
+                            f"{transforms.base_error:.3g} (relative)")
+    return messages
 
 
 def _transforms(animation, settings):

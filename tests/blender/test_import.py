@@ -1,0 +1,196 @@
+"""The operator in Blender: matrix_world at every frame against the engine, keys,
+properties, scene settings, and files that fail."""
+
+import math
+import os
+
+import bpy
+import numpy as np
+import pytest
+
+from oban_import.axes import DEFAULT_AXES
+from oban_import.blender import compat
+from oban_import.engine import frame_matrices
+from oban_import.reader import read_file
+from oban_import.writer import oni_file_bytes, raw_file_bytes
+
+from ..generate import BASES, random_animation
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
+pytestmark = pytest.mark.usefixtures("addon")
+
+
+def expected_world(animation, axes=DEFAULT_AXES, scale=1.0):
+    """Spec 5 for objects: W = [sA] M [sA]^-1."""
+    c = np.eye(4)
+    c[:3, :3] = scale * np.asarray(axes)
+    return c @ frame_matrices(animation) @ np.linalg.inv(c)
+
+
+def world_error(obj, expected, frame_start=1):
+    """Largest |matrix_world - W| / max(1, |W|) over every frame."""
+    scene = bpy.context.scene
+    worst = 0.0
+    for f, w in enumerate(expected):
+        scene.frame_set(frame_start + f)
+        got = np.array(obj.matrix_world)
+        worst = max(worst, np.abs(got - w).max() / max(1.0, np.abs(w).max()))
+    return worst
+
+
+def generated_files(tmp_path, count, seed, writer=raw_file_bytes, **kwargs):
+    rng = np.random.default_rng(seed)
+    animations, paths = [], []
+    for i in range(count):
+        a = random_animation(rng, name=f"anim{seed}_{i}", flags=i % 32, base=BASES[i % len(BASES)],
+                             frames=int(rng.integers(2, 90)), **kwargs)
+        path = tmp_path / (f"OBAN{a.name}.oni" if writer is oni_file_bytes else f"{i:05d}-{a.name}.OBAN")
+        path.write_bytes(writer(a))
+        animations.append(a)
+        paths.append(path)
+    return animations, paths
+
+
+def import_files(paths, **options):
+    directory = os.path.dirname(paths[0])
+    return bpy.ops.import_anim.oban(directory=str(directory), files=[{"name": os.path.basename(p)} for p in paths],
+                                    **options)
+
+
+@pytest.mark.parametrize("writer", [raw_file_bytes, oni_file_bytes])
+def test_matrix_world_matches_the_engine_at_every_frame(tmp_path, writer):
+    animations, paths = generated_files(tmp_path, 24, seed=1, writer=writer)
+    assert import_files(paths) == {"FINISHED"}
+    for animation in animations:
+        obj = bpy.data.objects[animation.name]
+        assert world_error(obj, expected_world(animation)) < 1e-5, animation.name
+
+
+@pytest.mark.parametrize("options", [
+    dict(global_scale=0.1, frame_start=10),
+    dict(axis_forward="Y", axis_up="Z", global_scale=2.5),
+    dict(rotation_mode="XYZ", frame_start=-5),
+    dict(rotation_mode="ZXY"),
+])
+def test_options_keep_matrix_world_exact(tmp_path, options):
+    animations, paths = generated_files(tmp_path, 10, seed=2)
+    assert import_files(paths, **options) == {"FINISHED"}
+    from bpy_extras.io_utils import axis_conversion
+    axes = np.array(axis_conversion(from_forward=options.get("axis_forward", "-Z"),
+                                    from_up=options.get("axis_up", "Y")))
+    for animation in animations:
+        obj = bpy.data.objects[animation.name]
+        assert obj.rotation_mode == options.get("rotation_mode", "QUATERNION")
+        expected = expected_world(animation, axes, options.get("global_scale", 1.0))
+        assert world_error(obj, expected, options.get("frame_start", 1)) < 1e-5, animation.name
+
+
+def test_keys_on_every_frame_linear_and_continuous(tmp_path):
+    animations, paths = generated_files(tmp_path, 6, seed=3, max_angle=math.radians(150))
+    import_files(paths)
+    for animation in animations:
+        obj = bpy.data.objects[animation.name]
+        action = obj.animation_data.action
+        assert action.name == animation.name
+        curves = compat.action_fcurves(action, obj)
+        paths_found = sorted((c.data_path, c.array_index) for c in curves)
+        assert paths_found == sorted([("location", i) for i in range(3)] + [("rotation_quaternion", i) for i in range(4)]
+                                     + [("scale", i) for i in range(3)])
+        quaternion = []
+        for curve in curves:
+            n = len(curve.keyframe_points)
+            assert n == animation.frames
+            co = np.empty(2 * n, np.float32)
+            curve.keyframe_points.foreach_get("co", co)
+            np.testing.assert_array_equal(co[0::2], np.arange(1, n + 1))
+            assert {k.interpolation for k in curve.keyframe_points} == {"LINEAR"}
+            if curve.data_path == "rotation_quaternion":
+                quaternion.append(co[1::2])
+        q = np.array(quaternion).T
+        assert ((q[1:] * q[:-1]).sum(axis=1) > 0).all()
+
+
+def test_properties_on_object_and_action():
+    path = os.path.join(DATA, "raw", "00010-door_swing.OBAN")
+    assert bpy.ops.import_anim.oban(filepath=path) == {"FINISHED"}
+    obj = bpy.data.objects["door_swing"]
+    door = read_file(path)[0]
+    for owner in (obj, obj.animation_data.action):
+        assert owner["oban_name"] == "door_swing"
+        assert owner["oban_flags"] == 0x10 and owner["oban_localized"] and not owner["oban_loop"]
+        assert not owner["oban_pingpong"] and not owner["oban_random_start"] and not owner["oban_autostart"]
+        assert owner["oban_frames"] == 100 and owner["oban_ticks_per_frame"] == 80
+        assert owner["oban_door_open_frame"] == 50
+        assert np.array(owner["oban_start_matrix"], np.float32).tobytes() == door.start_matrix.tobytes()
+        assert np.array(owner["oban_base_matrix"], np.float32).tobytes() == door.base_matrix.tobytes()
+    assert obj.type == "EMPTY" and obj.select_get() and bpy.context.view_layer.objects.active == obj
+
+
+def test_scene_runs_at_60_fps_and_the_range_only_grows():
+    scene = bpy.context.scene
+    scene.render.fps, scene.frame_start, scene.frame_end = 24, 1, 500
+    bpy.ops.import_anim.oban(filepath=os.path.join(DATA, "raw", "00011-fan_loop.OBAN"))
+    assert (scene.render.fps, scene.render.fps_base) == (60, 1.0)
+    assert (scene.frame_start, scene.frame_end) == (1, 500)
+    bpy.ops.import_anim.oban(filepath=os.path.join(DATA, "raw", "00011-fan_loop.OBAN"), frame_start=480)
+    assert (scene.frame_start, scene.frame_end) == (1, 480 + 47)
+    scene.render.fps = 30
+    bpy.ops.import_anim.oban(filepath=os.path.join(DATA, "raw", "00011-fan_loop.OBAN"), frame_start=-10,
+                             update_scene_fps=False, update_scene_duration=False)
+    assert (scene.render.fps, scene.frame_start, scene.frame_end) == (30, 1, 527)
+
+
+def test_a_level_file_imports_every_oban():
+    assert bpy.ops.import_anim.oban(filepath=os.path.join(DATA, "level", "level1_Final.dat")) == {"FINISHED"}
+    assert sorted(o.name for o in bpy.data.objects) == ["camera_flyby", "door_swing", "fan_loop",
+                                                         "lift_pingpong", "spec_example"]
+
+
+def datablock_counts():
+    return (len(bpy.data.objects), len(bpy.data.actions), len(bpy.data.cameras))
+
+
+def test_bad_files_add_nothing_and_the_good_ones_still_import(tmp_path):
+    animations, paths = generated_files(tmp_path, 3, seed=4)
+    bad = tmp_path / "00099-broken.OBAN"
+    bad.write_bytes(raw_file_bytes(animations[0])[:-5])
+    empty = tmp_path / "00098-empty.OBAN"
+    empty.write_bytes(b"")
+    # called from Python, an operator that reported errors raises them once it has finished
+    with pytest.raises(RuntimeError) as caught:
+        import_files([paths[0], bad, paths[1], empty, paths[2]])
+    assert f"{bad}: 'broken': key count says" in str(caught.value)
+    assert f"{empty}: empty file" in str(caught.value)
+    assert sorted(o.name for o in bpy.data.objects) == sorted(a.name for a in animations)
+    assert datablock_counts() == (3, 3, 0)
+
+
+def test_a_batch_of_only_bad_files_is_cancelled_and_adds_nothing(tmp_path):
+    bad = tmp_path / "00001-x.OBAN"
+    bad.write_bytes(b"\0" * 50)
+    before = datablock_counts()
+    with pytest.raises(RuntimeError, match="00001-x.OBAN: 'x': truncated at byte 50"):
+        import_files([bad])
+    assert datablock_counts() == before
+
+
+def test_importing_twice_makes_new_objects(tmp_path):
+    path = os.path.join(DATA, "raw", "00011-fan_loop.OBAN")
+    bpy.ops.import_anim.oban(filepath=path)
+    first = bpy.data.objects["fan_loop"]
+    first_keys = len(compat.action_fcurves(first.animation_data.action, first)[0].keyframe_points)
+    bpy.ops.import_anim.oban(filepath=path)
+    assert len(bpy.data.objects) == 2 and len(bpy.data.actions) == 2
+    assert first.name == "fan_loop" and first.animation_data.action.name == "fan_loop"
+    assert len(compat.action_fcurves(first.animation_data.action, first)[0].keyframe_points) == first_keys
+
+
+def test_a_base_that_loc_rot_scale_cannot_hold_is_reported_with_its_error(tmp_path):
+    from oban_import.blender.scene import Settings, import_files as import_into
+    animation = random_animation(np.random.default_rng(5), name="sheared", frames=20, flags=0)
+    animation.base_matrix[:9] = np.array([[1, 0, 0], [0.5, 1, 0], [0, 0, 1]], np.float32).ravel()  # shear
+    path = tmp_path / "sheared.oban"
+    path.write_bytes(raw_file_bytes(animation))
+    result = import_into(bpy.context, [str(path)], Settings())
+    assert len(result.objects) == 1
+    assert any("shear" in w and "sheared" in w for w in result.warnings), result.warnings
