@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sets up Blender 5.0 as a Python module (tools/setup.sh 5.0), writes the bundled
+# examples (tools/make_examples.py) and imports them into build/examples.blend,
+# printing a table of what was imported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh 5.0
+home=build/blender-home   # Blender writes its user files here, not in ~
+mkdir -p "$home"
+export BLENDER_USER_CONFIG=$PWD/$home/config BLENDER_USER_SCRIPTS=$PWD/$home/scripts
+export BLENDER_USER_RESOURCES=$PWD/$home/resources XDG_CACHE_HOME=$PWD/$home/cache
+.venvs/bpy-5.0/bin/python tools/make_examples.py
+.venvs/bpy-5.0/bin/python -m oban_import examples/*.OBAN examples/*.oni -o build/examples.blend
