@@ -1,0 +1,126 @@
+"""oban_import.blender.compat on every supported Blender (bpy 4.2/4.5/5.0, blender 3.4)."""
+
+import bpy
+import pytest
+from mathutils import Matrix, Quaternion, Vector
+
+from oban_import.blender import compat
+
+GROUP = "Object Transforms"
+CHANNELS = (
+    [("location", i, GROUP) for i in range(3)]
+    + [("rotation_quaternion", i, GROUP) for i in range(4)]
+    + [("scale", i, GROUP) for i in range(3)]
+)
+KEYS = 50
+FRAMES = [1 + 2 * k for k in range(KEYS)]  # every other frame: halfway points are whole frames
+
+
+def channel_value(channel, key):
+    """Distinct, float32-exact value of channel `channel` at key number `key`."""
+    return (channel + 1) * 0.25 + key * (0.5 if channel % 2 else -0.125)
+
+
+def expected_transform(frame):
+    """(location, rotation_quaternion, scale) the keys give at `frame`, linear in between."""
+    position = (frame - FRAMES[0]) / 2
+    key = min(int(position), KEYS - 2)
+    t = position - key
+    values = [(1 - t) * channel_value(c, key) + t * channel_value(c, key + 1) for c in range(10)]
+    return Vector(values[0:3]), Quaternion(values[3:7]), Vector(values[7:10])
+
+
+@pytest.fixture
+def empty(factory_scene):
+    obj = bpy.data.objects.new("Empty", None)
+    obj.rotation_mode = 'QUATERNION'  # else rotation_quaternion is ignored
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+@pytest.fixture
+def animated(empty):
+    action, fcurves = compat.new_object_action(empty, "EmptyAction", CHANNELS)
+    for channel, fcurve in enumerate(fcurves):
+        compat.fill_fcurve(fcurve, FRAMES, [channel_value(channel, k) for k in range(KEYS)])
+    return empty, action, fcurves
+
+
+def test_fcurves_created_in_channel_order(animated):
+    _, _, fcurves = animated
+    assert [(fc.data_path, fc.array_index, fc.group.name) for fc in fcurves] == CHANNELS
+
+
+def test_action_fcurves_lists_all_ten(animated):
+    obj, action, fcurves = animated
+    for listed in (compat.action_fcurves(action), compat.action_fcurves(action, obj)):
+        assert len(listed) == 10
+        assert set(listed) == set(fcurves)
+
+
+def test_action_and_slot_assigned(animated):
+    obj, action, _ = animated
+    assert obj.animation_data.action == action
+    if compat.SLOTTED_ACTIONS:
+        slot = obj.animation_data.action_slot
+        assert slot is not None
+        assert slot.identifier == "OB" + obj.name
+        assert list(action.slots) == [slot]
+
+
+def test_keys_written_linear_with_handles_on_keys(animated):
+    _, _, fcurves = animated
+    for channel, fcurve in enumerate(fcurves):
+        points = fcurve.keyframe_points
+        assert len(points) == KEYS
+        for k, point in enumerate(points):
+            key = (FRAMES[k], channel_value(channel, k))
+            assert tuple(point.co) == key
+            assert tuple(point.handle_left) == key
+            assert tuple(point.handle_right) == key
+            assert point.interpolation == 'LINEAR'
+
+
+@pytest.mark.parametrize("frame", [FRAMES[0], FRAMES[1], FRAMES[25], FRAMES[-1],   # on keys
+                                   FRAMES[0] + 1, FRAMES[24] + 1, FRAMES[-1] - 1])  # halfway
+def test_evaluated_transform(animated, frame):
+    obj = animated[0]
+    bpy.context.scene.frame_set(frame)
+    location, rotation, scale = expected_transform(frame)
+    assert (obj.location - location).length < 1e-5
+    assert (Vector(obj.rotation_quaternion) - Vector(rotation)).length < 1e-5
+    assert (obj.scale - scale).length < 1e-5
+    expected_matrix = Matrix.LocRotScale(location, rotation.normalized(), scale)
+    assert all(abs(a - b) < 1e-5 * max(1.0, abs(b))
+               for row, expected_row in zip(obj.matrix_world, expected_matrix)
+               for a, b in zip(row, expected_row))
+
+
+def test_subframe_halfway(animated):
+    obj = animated[0]
+    bpy.context.scene.frame_set(FRAMES[10], subframe=0.5)  # a quarter of the way to the next key
+    assert (obj.location - expected_transform(FRAMES[10] + 0.5)[0]).length < 1e-5
+
+
+def test_constant_interpolation(empty):
+    _, (fcurve,) = compat.new_object_action(empty, "Steps", [("location", 2, "")])
+    compat.fill_fcurve(fcurve, [1, 3], [4.0, 8.0], interpolation='CONSTANT')
+    assert fcurve.group is None
+    assert [point.interpolation for point in fcurve.keyframe_points] == ['CONSTANT'] * 2
+    bpy.context.scene.frame_set(2)
+    assert empty.location.z == 4.0
+    bpy.context.scene.frame_set(3)
+    assert empty.location.z == 8.0
+
+
+def test_file_handler_flag_matches_version():
+    assert compat.HAS_FILE_HANDLER == (bpy.app.version >= (4, 1, 0))
+
+
+def test_cli_command_registration():
+    handle = compat.register_cli_command("oban_import_compat_test", lambda argv: 0)
+    try:
+        assert (handle is None) == (bpy.app.version < (4, 2, 0))
+    finally:
+        compat.unregister_cli_command(handle)
+    compat.unregister_cli_command(None)
