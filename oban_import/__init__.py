@@ -5,12 +5,12 @@ bpy; everything Blender-side lives in the `blender` subpackage, loaded on regist
 """
 
 bl_info = {  # for Blender 3.4-4.1, which load this folder as a legacy add-on
-    "name": "Oni Object Animation (OBAN) importer",
+    "name": "Oni Object Animation (OBAN) Importer",
     "author": "oban_import developers",
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
     "location": "File > Import > Oni Object Animation",
-    "description": "Import Oni OBAN animations (raw, .oni, level .dat) as animated empties",
+    "description": "Import Oni OBAN animations (raw, .oni, level .dat, OniSplit .xml) as animated empties",
     "category": "Import-Export",
 }
 

@@ -92,13 +92,20 @@ def check(animation, path):
         animation.warnings.append(f"unknown flag bits 0x{unknown:x} kept")
 
 
+def flags_property(flags):
+    """u32 flags -> the signed 32-bit value an IDProperty int can hold (same bits)."""
+    return flags - (1 << 32) if flags >= 1 << 31 else flags
+
+
+def flags_from_property(value):
+    return value & 0xFFFFFFFF
+
+
 def properties(animation):
     """The custom properties that describe `animation` fully enough to write it back."""
-    flags = animation.flags
     return {
         "oban_name": animation.name,
-        # IDProperty ints are signed 32-bit: bit 31 is kept as the sign bit
-        "oban_flags": flags - (1 << 32) if flags >= 1 << 31 else flags,
+        "oban_flags": flags_property(animation.flags),
         "oban_loop": animation.has(LOOP),
         "oban_pingpong": animation.has(PINGPONG),
         "oban_random_start": animation.has(RANDOM_START),

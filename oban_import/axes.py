@@ -21,16 +21,20 @@ BASE_TOLERANCE = 1e-5  # relative; a base matrix held less exactly than this is 
 class Transforms:
     location: np.ndarray     # (n, 3)
     rotation: np.ndarray     # (n, 3, 3) pure rotations
-    scale: np.ndarray        # (3,), constant: the base matrix's scale
-    base_error: float        # max |held - exact| / max |exact| of the constant 3x3 part
+    scale: np.ndarray        # (n, 3)
+    error: float             # max |held - exact| / max |exact| of the 3x3 parts
 
     def matrices(self):
         """(n, 4, 4) matrices these transforms give in Blender."""
         m = np.zeros((len(self.location), 4, 4))
-        m[:, :3, :3] = self.rotation * self.scale
+        m[:, :3, :3] = self.rotation * self.scale[:, None, :]
         m[:, :3, 3] = self.location
         m[:, 3, 3] = 1.0
         return m
+
+    def take(self, frames):
+        """The transforms at these frame indices, in this order."""
+        return Transforms(self.location[frames], self.rotation[frames], self.scale[frames], self.error)
 
 
 def object_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
@@ -45,6 +49,12 @@ def camera_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
     return _transforms(animation, axes, axes @ _base3(animation), scale)
 
 
+def decompose(matrices):
+    """Any (n, 4, 4) affine matrices -> the nearest location, rotation and scale."""
+    rotation, scale, error = split_rotation_scale(matrices[:, :3, :3])
+    return Transforms(matrices[:, :3, 3].copy(), rotation, scale, error)
+
+
 def _base3(animation):
     return matrix_from_columns(animation.base_matrix)[:3, :3]
 
@@ -52,30 +62,28 @@ def _base3(animation):
 def _transforms(animation, axes, constant, scale):
     """Per-frame rotation A.R(f).A^-1 times the constant part, split as rotation . diag(scale)."""
     rotation, translation = frame_parts(animation)
-    held_rotation, held_scale, error = split_rotation_scale(constant)
+    held_rotation, held_scale, error = split_rotation_scale(constant[None])
     moving = axes @ rotation @ np.linalg.inv(axes)
     return Transforms(
         location=scale * translation @ axes.T,
         rotation=moving @ held_rotation,
-        scale=held_scale,
-        base_error=error,
+        scale=np.repeat(held_scale, len(rotation), axis=0),
+        error=error,
     )
 
 
-def split_rotation_scale(matrix):
-    """matrix ~ rotation . diag(scale): exact for a rotation times an axis-aligned scale.
+def split_rotation_scale(matrices):
+    """(n, 3, 3) ~ rotation . diag(scale): exact for a rotation times an axis-aligned scale.
 
-    Returns (rotation, scale, relative error); a mirror gives negative scales.
+    Returns (rotations, scales (n, 3), largest relative error); a mirror gives negative scales.
     """
-    scale = np.linalg.norm(matrix, axis=0)
-    if np.linalg.det(matrix) < 0:
-        scale = -scale
-    u, _, vt = np.linalg.svd(matrix / scale)
+    scale = np.linalg.norm(matrices, axis=1)
+    scale[np.linalg.det(matrices) < 0] *= -1.0
+    u, _, vt = np.linalg.svd(matrices / scale[:, None, :])
+    improper = np.linalg.det(u @ vt) < 0  # only for degenerate input: keep proper rotations
+    u[improper, :, -1] *= -1.0
     rotation = u @ vt
-    if np.linalg.det(rotation) < 0:  # degenerate input: keep a proper rotation
-        u[:, -1] = -u[:, -1]
-        rotation = u @ vt
-    error = np.abs(rotation * scale - matrix).max() / max(np.abs(matrix).max(), 1e-30)
+    error = np.abs(rotation * scale[:, None, :] - matrices).max() / max(np.abs(matrices).max(), 1e-30)
     return rotation, scale, float(error)
 
 

@@ -3,10 +3,10 @@
 import fnmatch
 import os
 
-from . import binary
+from . import binary, xml_reader
 from .errors import ObanError
 
-EXTENSIONS = (".oban", ".oni", ".dat")
+EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 
 
 def read_file(path, name_glob=None):
@@ -30,6 +30,8 @@ def read_file(path, name_glob=None):
     try:
         if binary.looks_like_container(head) or extension in (".oni", ".dat"):
             animations = binary.read_container(path, name_filter)
+        elif extension == ".xml" or xml_reader.looks_like_xml(head):
+            animations = xml_reader.read_xml(path, name_filter)
         else:
             animations = [a for a in binary.read_raw(path) if not name_filter or name_filter(a.name)]
     except OSError as error:

@@ -10,8 +10,8 @@ from oban_import.animation import LOCALIZED, matrix_from_columns
 from oban_import.engine import frame_matrices, rotation_matrices
 from oban_import.reader import read_file
 
-from .generate import BASES, plain_keys, random_animation
-from .reference_engine import matrix_at
+from generate import BASES, plain_keys, random_animation
+from reference_engine import matrix_at
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 RELATIVE = 1e-5

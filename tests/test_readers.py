@@ -12,7 +12,7 @@ from oban_import.errors import ObanError
 from oban_import.reader import read_file
 from oban_import.writer import oni_file_bytes, raw_file_bytes
 
-from .generate import random_animation
+from generate import random_animation
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 KEYS_AT = RECORD_DTYPE.itemsize  # 128: keys start here in a raw file

@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parser():
     p = _Parser(prog="oban_import", description="Import Oni object animations (OBAN) into a .blend file.")
-    p.add_argument("inputs", nargs="+", metavar="IN", help=".oban, .oni or level .dat files (globs are expanded)")
+    p.add_argument("inputs", nargs="+", metavar="IN", help=".oban, .oni, level .dat or OniSplit .xml files (globs are expanded)")
     p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write (required unless --list)")
     p.add_argument("--list", action="store_true", help="print the OBANs each file holds; import nothing")
     p.add_argument("--filter", metavar="GLOB", default="", help="only instances whose name matches, e.g. '*door*'")
@@ -45,6 +45,12 @@ def parser():
     p.add_argument("--rotation-mode", choices=ROTATION_MODES, default="QUATERNION")
     p.add_argument("--no-scene-fps", action="store_true", help="leave the scene's frame rate (default: 60 fps)")
     p.add_argument("--no-scene-duration", action="store_true", help="leave the scene's frame range")
+    p.add_argument("--target", choices=("EMPTY", "CAMERA"), default="EMPTY",
+                   help="make an Empty (default) or a Camera for each animation")
+    p.add_argument("--playback", choices=("FRAMES", "ENGINE"), default="FRAMES",
+                   help="FRAMES: keys for 0 .. frames-1 (default); ENGINE: loops repeat as in the game")
+    p.add_argument("--random-start-seed", type=int, default=-1, metavar="SEED",
+                   help="with --playback ENGINE, RandomStart animations start at a frame drawn with SEED")
     return p
 
 
@@ -100,7 +106,8 @@ def _settings(args):
     return Settings(global_scale=args.scale, axes=axes_matrix(args.forward, args.up),
                     frame_start=args.frame_start, rotation_mode=args.rotation_mode,
                     update_scene_fps=not args.no_scene_fps,
-                    update_scene_duration=not args.no_scene_duration, name_glob=args.filter)
+                    update_scene_duration=not args.no_scene_duration, name_glob=args.filter,
+                    target=args.target, playback=args.playback, random_start_seed=args.random_start_seed)
 
 
 def _check_output(output, paths):

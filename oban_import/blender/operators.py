@@ -8,12 +8,23 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, axis_conversion, orientation_helper
 
 from ..reader import EXTENSIONS
-from . import cli, compat
+from . import cli, compat, panel
 from .scene import Settings, import_files
 
 ROTATION_MODES = [("QUATERNION", "Quaternion", "Quaternion rotation, continuous in sign")] + [
     (order, f"Euler {order}", f"Euler angles in {order} order, continuous between frames")
     for order in ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")]
+
+TARGETS = [
+    ("EMPTY", "New Empty", "Each animation makes a new Empty"),
+    ("CAMERA", "New Camera", "Each animation makes a new Camera that looks where the Oni camera looked"),
+    ("SELECTED", "Selected Objects", "Animate the selected objects (matched by name when a file holds several "
+                                     "animations); Localized animations play relative to where the object stands"),
+]
+PLAYBACKS = [
+    ("FRAMES", "Frames", "Keys for frames 0 .. frames - 1, then the last frame holds"),
+    ("ENGINE", "As the Engine Plays", "Loop and PingPong animations repeat forever as in the game"),
+]
 
 
 def axes_matrix(axis_forward, axis_up):
@@ -42,6 +53,13 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
                                    description="Oni plays one frame per tick, 60 per second")
     update_scene_duration: BoolProperty(name="Extend Scene Frame Range", default=True,
                                         description="Extend (never shorten) the scene range to the animations")
+    target: EnumProperty(name="Target", items=TARGETS, default="EMPTY")
+    playback: EnumProperty(name="Playback", items=PLAYBACKS, default="FRAMES")
+    use_random_start: BoolProperty(name="Random Start", default=False,
+                                   description="With Engine playback, RandomStart animations start at a seeded frame")
+    random_seed: IntProperty(name="Seed", default=0, min=0, description="Seed of the random start frames")
+    name_filter: StringProperty(name="Name Filter", default="",
+                                description="Only instances whose name matches this pattern, e.g. *door* (empty: all)")
 
     def invoke(self, context, event):
         return compat.invoke_import(self, context, event)
@@ -59,6 +77,10 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
             rotation_mode=self.rotation_mode,
             update_scene_fps=self.update_scene_fps,
             update_scene_duration=self.update_scene_duration,
+            name_glob=self.name_filter,
+            target=self.target,
+            playback=self.playback,
+            random_start_seed=self.random_seed if self.use_random_start else -1,
         )
 
     def execute(self, context):
@@ -82,7 +104,7 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
 
 
 def menu_import(self, context):
-    self.layout.operator(ImportOBAN.bl_idname, text="Oni Object Animation (.oban, .oni, .dat)")
+    self.layout.operator(ImportOBAN.bl_idname, text="Oni Object Animation (.oban, .oni, .dat, .xml)")
 
 
 classes = [ImportOBAN]
@@ -107,6 +129,7 @@ def register():
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    panel.register()
     _cli_handle = compat.register_cli_command("oban_import", cli.main)
 
 
@@ -114,6 +137,7 @@ def unregister():
     global _cli_handle
     compat.unregister_cli_command(_cli_handle)
     _cli_handle = None
+    panel.unregister()
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

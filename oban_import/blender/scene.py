@@ -1,18 +1,22 @@
-"""Scene building: each animation becomes an object with its own action."""
+"""Scene building: each animation becomes an object (or drives a selected one) with its own action."""
 
+import math
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
 
 from .. import axes as oban_axes
-from ..animation import properties
+from ..animation import LOCALIZED, RANDOM_START, properties
 from ..errors import ObanError
+from ..playback import engine_frames, random_start_frame
 from ..reader import read_file
 from . import compat
 
-ENGINE_FPS = 60  # one frame per tick (spec 6)
+ENGINE_FPS = 60            # one frame per tick (spec 6)
+CAMERA_FOV_Y = math.radians(45.0)  # Oni's vertical field of view
 TRANSFORM_GROUP = "Object Transforms"
+DOOR_MARKER = "door open"
 
 
 @dataclass
@@ -24,6 +28,16 @@ class Settings:
     update_scene_fps: bool = True
     update_scene_duration: bool = True
     name_glob: str = ""
+    target: str = "EMPTY"                  # 'EMPTY', 'CAMERA' or 'SELECTED'
+    playback: str = "FRAMES"               # 'FRAMES' (0 .. F-1) or 'ENGINE' (as the engine repeats it)
+    random_start_seed: int = -1            # >= 0: RandomStart animations start at a seeded frame
+
+
+@dataclass
+class Built:
+    obj: object
+    error: float       # how far location/rotation/scale are from the exact matrices (relative)
+    last_frame: int    # scene frame of the last distinct key
 
 
 @dataclass
@@ -43,106 +57,221 @@ def import_files(context, paths, settings, progress=None):
     `progress(done, total)` is called after each file.
     """
     result = Result()
+    last_frame = settings.frame_start
+    selected = list(context.selected_objects) if settings.target == "SELECTED" else []
     for done, path in enumerate(paths, 1):
         try:
-            planned = _read(path, settings)
-            objects = _build_all(context, planned, settings)
+            jobs = _jobs(path, settings, selected)
+            built = _build_all(context, jobs, settings)
         except ObanError as error:
             result.errors.append(str(error))
         except Exception as error:  # a bug, not bad input: still nothing of this file is left
             result.errors.append(f"{path}: could not be imported: {error!r}")
         else:
-            result.imported += [(path, a, obj) for (a, _), obj in zip(planned, objects)]
-            result.warnings += _warnings(path, planned)
+            result.imported += [(path, animation, b.obj) for (animation, _), b in zip(jobs, built)]
+            result.warnings += _warnings(path, jobs, built)
+            last_frame = max([last_frame] + [b.last_frame for b in built])
         if progress:
             progress(done, len(paths))
     if result.imported:
-        _update_scene(context.scene, [a for _, a, _ in result.imported], settings)
+        _update_scene(context.scene, last_frame, settings)
         _select_only(context, result.objects)
     return result
 
 
-def _read(path, settings):
-    """The file's animations with their Blender transforms; ObanError on bad input."""
+def _jobs(path, settings, selected):
+    """(animation, target object or None for a new one) pairs; ObanError on bad input."""
     animations = read_file(path, settings.name_glob or None)
     if not animations:
         raise ObanError(path, "holds no OBAN instance" +
                         (f" matching '{settings.name_glob}'" if settings.name_glob else ""))
-    return [(a, _transforms(a, settings)) for a in animations]
+    if settings.target != "SELECTED":
+        return [(a, None) for a in animations]
+    if not selected:
+        raise ObanError(path, "target is the selected objects, but no object is selected")
+    if len(animations) == 1:
+        return [(animations[0], obj) for obj in selected]
+    by_name = {obj.get("oban_name", obj.name): obj for obj in selected}
+    jobs = [(a, by_name[a.name]) for a in animations if a.name in by_name]
+    if not jobs:
+        raise ObanError(path, f"none of its {len(animations)} animations is named like a selected object")
+    return jobs
 
 
-def _warnings(path, planned):
+def _warnings(path, jobs, built):
     messages = []
-    for animation, transforms in planned:
+    for (animation, _), b in zip(jobs, built):
         messages += [f"{path}: '{animation.name}': {w}" for w in animation.warnings]
-        if transforms.base_error > oban_axes.BASE_TOLERANCE:
-            messages.append(f"{path}: '{animation.name}': the base matrix has shear or a scale along "
-                            f"rotated axes; location/rotation/scale hold it to within "
-                            f"{transforms.base_error:.3g} (relative)")
+        if b.error > oban_axes.BASE_TOLERANCE:
+            messages.append(f"{path}: '{animation.name}': shear or a scale along rotated axes that "
+                            f"location/rotation/scale cannot hold; held to within {b.error:.3g} (relative)")
     return messages
 
 
-def _transforms(animation, settings):
-    return oban_axes.object_transforms(animation, settings.axes, settings.global_scale)
-
-
-def _build_all(context, planned, settings):
-    """All objects of one file, or none: a failure removes what was made for it."""
-    made = []
+def _build_all(context, jobs, settings):
+    """All objects of one file, or none: a failure undoes what was done for it."""
+    steps, built = [], []
     try:
-        for animation, transforms in planned:
-            made.append(build_object(context.collection, animation, transforms, settings))
+        for animation, target in jobs:
+            created = target is None
+            obj = _new_object(context.collection, animation.name, settings) if created else target
+            steps.append(_Undo(obj, created))
+            built.append(build(context, animation, obj, settings, placed=not created))
     except Exception:
-        for obj in made:
-            action = obj.animation_data.action
-            bpy.data.objects.remove(obj)
-            bpy.data.actions.remove(action)
+        for step in reversed(steps):
+            step.undo()
         raise
-    return made
+    return built
 
 
-def build_object(collection, animation, transforms, settings):
-    obj = bpy.data.objects.new(animation.name, None)
-    obj.empty_display_type = "ARROWS"
-    obj.empty_display_size = 10.0 * settings.global_scale  # 10 Oni units, about a metre
+class _Undo:
+    """What building one animation changed, to take it back if the file fails. The
+    custom properties are written last, so they need no undoing."""
+
+    def __init__(self, obj, created):
+        self.obj, self.created = obj, created
+        data = obj.animation_data
+        self.action = data.action if data else None
+        self.rotation_mode = obj.rotation_mode
+        self.had_placement = "oban_placement" in obj
+
+    def undo(self):
+        data = self.obj.animation_data
+        action = data.action if data and data.action is not self.action else None
+        if self.created:
+            camera = self.obj.data
+            bpy.data.objects.remove(self.obj)
+            if camera is not None:
+                bpy.data.cameras.remove(camera)
+        else:
+            if data:
+                data.action = self.action
+            self.obj.rotation_mode = self.rotation_mode
+            if not self.had_placement:
+                self.obj.pop("oban_placement", None)
+        if action is not None:
+            bpy.data.actions.remove(action)
+
+
+def build(context, animation, obj, settings, placed=False):
+    """Animate `obj` with `animation`; a `placed` object (one the user selected) keeps its
+    placement for Localized animations and its parent."""
+    ticks, period = _ticks(animation, settings)
+    if placed:
+        transforms = _placed_transforms(context, animation, obj, ticks, settings)
+    else:
+        transforms = _transforms(animation, obj, settings).take(ticks)
     obj.rotation_mode = settings.rotation_mode
-    collection.objects.link(obj)
-    _animate(obj, animation, transforms, settings)
-    for owner in (obj, obj.animation_data.action):
+    action = _animate(obj, animation.name, transforms, settings, period)
+    if animation.door_open_frame and animation.door_open_frame in ticks:
+        marker = action.pose_markers.new(DOOR_MARKER)
+        marker.frame = settings.frame_start + ticks.index(animation.door_open_frame)
+    for owner in (obj, action):
         for key, value in properties(animation).items():
             owner[key] = value
+    return Built(obj, transforms.error, settings.frame_start + len(ticks) - 1)
+
+
+def _ticks(animation, settings):
+    """The OBAN frame shown at each key, and the period after which they repeat (None: hold)."""
+    if settings.playback == "FRAMES":
+        return list(range(animation.frames)), None
+    start = 0
+    if animation.has(RANDOM_START) and settings.random_start_seed >= 0:
+        start = random_start_frame(animation.frames, f"{settings.random_start_seed}:{animation.name}")
+    return engine_frames(animation.frames, animation.flags, start)
+
+
+def _new_object(collection, name, settings):
+    if settings.target == "CAMERA":
+        camera = bpy.data.cameras.new(name)
+        camera.sensor_fit = "VERTICAL"
+        camera.angle_y = CAMERA_FOV_Y
+        camera.clip_start = 1.0 * settings.global_scale
+        camera.clip_end = 20000.0 * settings.global_scale
+        obj = bpy.data.objects.new(name, camera)
+    else:
+        obj = bpy.data.objects.new(name, None)
+        obj.empty_display_type = "ARROWS"
+        obj.empty_display_size = 10.0 * settings.global_scale  # 10 Oni units, about a metre
+    collection.objects.link(obj)
     return obj
 
 
-def _animate(obj, animation, transforms, settings):
-    """Keys on every frame for location, rotation and scale, LINEAR, written in bulk."""
-    count = len(transforms.location)
+def _transforms(animation, obj, settings):
+    """Spec 5: the camera rule for cameras, the object rule for everything else."""
+    rule = oban_axes.camera_transforms if obj.type == "CAMERA" else oban_axes.object_transforms
+    return rule(animation, settings.axes, settings.global_scale)
+
+
+def _placed_transforms(context, animation, obj, ticks, settings):
+    """World matrices W(f) for an existing object: a Localized animation plays relative to
+    the object's placement (kept in 'oban_placement', so importing again does not compound
+    it); a parented object gets the parent-space keys that produce W(f)."""
+    world = _transforms(animation, obj, settings).matrices()[ticks]
+    if animation.has(LOCALIZED):
+        if "oban_placement" not in obj:
+            obj["oban_placement"] = [v for row in obj.matrix_world for v in row]
+        world = np.array(obj["oban_placement"], np.float64).reshape(4, 4) @ world
+    if obj.parent is not None:
+        world = np.linalg.inv(_parent_matrices(context, obj, len(ticks), settings)) @ world
+    return oban_axes.decompose(world)
+
+
+def _parent_matrices(context, obj, count, settings):
+    """parent world . parent inverse at each key's scene frame (evaluated only if it moves)."""
+    def current():
+        return np.array(obj.parent.matrix_world) @ np.array(obj.matrix_parent_inverse)
+    if not _moves(obj.parent):
+        return current()[None]
+    scene, frame = context.scene, context.scene.frame_current
+    matrices = []
+    for i in range(count):
+        scene.frame_set(settings.frame_start + i)
+        matrices.append(current())
+    scene.frame_set(frame)
+    return np.array(matrices)
+
+
+def _moves(obj):
+    while obj is not None:
+        if obj.animation_data or obj.constraints:
+            return True
+        obj = obj.parent
+    return False
+
+
+def _animate(obj, name, transforms, settings, period):
+    """Keys for location, rotation and scale on every tick, LINEAR, written in bulk; with a
+    period, a closing key equal to the first and a Cycles modifier repeat them forever."""
+    if period is not None:
+        transforms = transforms.take(list(range(len(transforms.location))) + [0])
     if settings.rotation_mode == "QUATERNION":
         rotation_path, rotation = "rotation_quaternion", oban_axes.quaternions(transforms.rotation)
     else:
         rotation_path, rotation = "rotation_euler", oban_axes.eulers(transforms.rotation, settings.rotation_mode)
-    channels = [("location", transforms.location),
-                (rotation_path, rotation),
-                ("scale", np.broadcast_to(transforms.scale, (count, 3)))]
+    channels = [("location", transforms.location), (rotation_path, rotation), ("scale", transforms.scale)]
     specs = [(path, i, TRANSFORM_GROUP) for path, values in channels for i in range(values.shape[1])]
-    _, fcurves = compat.new_object_action(obj, animation.name, specs)
-    frames = np.arange(settings.frame_start, settings.frame_start + count, dtype=np.float32)
+    action, fcurves = compat.new_object_action(obj, name, specs)
+    frames = settings.frame_start + np.arange(len(transforms.location), dtype=np.float32)
     columns = np.concatenate([values for _, values in channels], axis=1).astype(np.float32)
     for fcurve, column in zip(fcurves, columns.T):
         compat.fill_fcurve(fcurve, frames, column)
-    # the rest pose is frame 0, so the object also stands right with no action evaluated
+        if period is not None:
+            fcurve.modifiers.new("CYCLES")
+    # the rest pose is the first key, so the object also stands right with no action evaluated
     obj.location = transforms.location[0]
     setattr(obj, rotation_path, rotation[0])
-    obj.scale = transforms.scale
+    obj.scale = transforms.scale[0]
+    return action
 
 
-def _update_scene(scene, animations, settings):
+def _update_scene(scene, last_frame, settings):
     if settings.update_scene_fps:
         scene.render.fps, scene.render.fps_base = ENGINE_FPS, 1.0
     if settings.update_scene_duration:
-        last = settings.frame_start + max(a.frames for a in animations) - 1
         scene.frame_start = min(scene.frame_start, settings.frame_start)
-        scene.frame_end = max(scene.frame_end, last)
+        scene.frame_end = max(scene.frame_end, last_frame)
 
 
 def _select_only(context, objects):

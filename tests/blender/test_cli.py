@@ -13,7 +13,7 @@ import pytest
 from oban_import.blender import cli
 from oban_import.writer import raw_file_bytes
 
-from .test_import import DATA, expected_world, generated_files, world_error
+from test_import import DATA, expected_world, generated_files, world_error
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BLENDER = bpy.app.binary_path or shutil.which("blender")

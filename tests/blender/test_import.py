@@ -14,7 +14,7 @@ from oban_import.engine import frame_matrices
 from oban_import.reader import read_file
 from oban_import.writer import oni_file_bytes, raw_file_bytes
 
-from ..generate import BASES, random_animation
+from generate import BASES, random_animation
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
 pytestmark = pytest.mark.usefixtures("addon")

@@ -1,0 +1,275 @@
+"""OniSplit XML (spec 7.4): OBAN instances as `onisplit -extract:xml` writes them.
+
+Parsed with expat directly and hardened against hostile files: a DOCTYPE is refused
+as soon as it starts, so no entity is ever declared, expanded or fetched; nesting
+depth, element count, the text of one field and the size of one piece of markup
+are capped; the file size is checked first and the file fed in chunks, so time and
+memory stay bounded. Every field is converted when it ends (memory grows with the
+keys, not with the text) and the key array is built once per instance.
+
+Numbers become float32 as OniSplit's XmlConvert.ToSingle makes them (.NET 4):
+text -> nearest double -> nearest float32, so an .oni file made from the same XML
+holds the same bits.
+"""
+
+import os
+import re
+from xml.parsers import expat
+
+import numpy as np
+
+from .animation import AUTOSTART, KEY_DTYPE, LOCALIZED, LOOP, PINGPONG, RANDOM_START, Animation, check
+from .errors import ObanError
+
+MAX_FILE_SIZE = 256 << 20
+MAX_DEPTH = 32
+MAX_KEYS = 0xFFFF
+MAX_ELEMENTS = 4 * MAX_KEYS + 4096   # an OBAN with the most keys (4 elements each), and to spare
+MAX_TEXT = 64 << 10                  # characters in one field
+MAX_MARKUP = 1 << 20                 # bytes expat may hold unparsed: one tag, comment or declaration
+CHUNK = 64 << 10
+
+FLAGS = {"NormalLoop": LOOP, "BackToBackLoop": PINGPONG, "RandomStartFrame": RANDOM_START,
+         "Autostart": AUTOSTART, "ZAxisUp": LOCALIZED}
+FIELDS = ("Flags", "InitialTransform", "BaseTransform", "FrameLength", "FrameCount", "HalfStopFrame",
+          "KeyFrames")
+KEY_FIELDS = ("Rotation", "Translation", "Time")
+LIMITS = {"Flags": 0xFFFFFFFF, "FrameLength": 0xFFFF, "FrameCount": 0xFFFF, "HalfStopFrame": 0xFFFF,
+          "Time": 0xFFFFFFFF}
+# what float() accepts, less its underscores and non-ASCII digits; no nested repeats (linear time)
+NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))")
+WHOLE_NUMBER = re.compile(r"\s*([+-]?)0*([0-9]+)\s*")
+
+
+def looks_like_xml(head):
+    return head.startswith((b"<", b"\xef\xbb\xbf<"))
+
+
+def read_xml(path, name_filter=None):
+    """Every OBAN instance of an OniSplit XML file, in file order, checked.
+
+    The first is named after the file (without extension and 'OBAN' prefix), the
+    others '<that name>_<id>'. `name_filter(name) -> bool` skips instances unread.
+    """
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            raise ObanError(path, "empty file")
+        if size > MAX_FILE_SIZE:
+            raise ObanError(path, f"{size} bytes: XML files over {MAX_FILE_SIZE >> 20} MiB are refused")
+        return _OniXml(path, name_filter).parse(f)
+
+
+def _quote(text, limit=40):
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+class _OniXml:
+    def __init__(self, path, name_filter):
+        self.path = path
+        stem = os.path.splitext(os.path.basename(path))[0]
+        self.stem = stem[4:] if stem.startswith("OBAN") and len(stem) > 4 else stem
+        self.name_filter = name_filter
+        self.parser = expat.ParserCreate()
+        self.parser.StartDoctypeDeclHandler = self.refuse_doctype
+        self.parser.StartElementHandler = self.start
+        self.parser.EndElementHandler = self.end
+        self.parser.CharacterDataHandler = self.characters
+        self.stack = []            # names of the open elements
+        self.skip_level = None     # level of the element skipped with all it holds
+        self.elements = 0
+        self.text = None           # pieces of the open field's text
+        self.text_length = 0
+        self.text_line = 0
+        self.ids = set()
+        self.animations = []
+
+    def parse(self, f):
+        fed = 0
+        try:
+            while chunk := f.read(CHUNK):
+                self.parser.Parse(chunk, False)
+                fed += len(chunk)
+                if fed - self.parser.CurrentByteIndex > MAX_MARKUP:
+                    self.fail(f"a tag, comment or declaration longer than {MAX_MARKUP >> 20} MiB")
+            self.parser.Parse(b"", True)
+        except expat.ExpatError as error:
+            raise ObanError(self.path, f"{expat.ErrorString(error.code)} at line {error.lineno}, "
+                                       f"column {error.offset + 1}") from None
+        except (LookupError, ValueError) as error:  # pyexpat's handler for a declared encoding
+            raise ObanError(self.path, f"unsupported encoding: {error}") from None
+        if not self.ids:
+            raise ObanError(self.path, "no <OBAN> element")
+        return self.animations
+
+    def fail(self, problem, line=None):
+        raise ObanError(self.path, f"line {line or self.parser.CurrentLineNumber}: {problem}")
+
+    def refuse_doctype(self, *_):
+        self.fail("DOCTYPE and entities are not allowed")
+
+    # ---- structure: Oni > OBAN > fields, KeyFrames > OBANKeyFrame > key fields ----------
+
+    def start(self, name, attributes):
+        level = len(self.stack)
+        self.stack.append(name)
+        self.elements += 1
+        if self.elements > MAX_ELEMENTS:
+            self.fail(f"more than {MAX_ELEMENTS} elements")
+        if level >= MAX_DEPTH:
+            self.fail(f"elements nested deeper than {MAX_DEPTH}")
+        if self.skip_level is not None:
+            return
+        if self.text is not None:
+            self.fail(f"unexpected <{name}> inside <{self.stack[-2]}>")
+        if level == 4:
+            self.expect(name, KEY_FIELDS, self.key_field_count)
+            self.key_field_count += 1
+            self.start_text()
+        elif level == 3:
+            if name != "OBANKeyFrame":
+                self.fail(f"unexpected <{name}> in <KeyFrames>")
+            if len(self.times) == MAX_KEYS:
+                self.fail(f"more than {MAX_KEYS} key frames")
+            self.key_field_count = 0
+        elif level == 2:
+            self.expect(name, FIELDS, len(self.fields))
+            self.fields[name] = None
+            if name != "KeyFrames":
+                self.start_text()
+        elif level == 1:
+            self.start_instance(name, attributes, level)
+        elif name != "Oni":
+            raise ObanError(self.path, f"not an OniSplit XML file: root element is <{name}>")
+
+    def start_instance(self, name, attributes, level):
+        if attributes.get("type", name) != "OBAN":
+            self.skip_level = level
+            return
+        if "id" not in attributes:
+            self.fail(f"<{name}> has no id attribute")
+        xml_id = attributes["id"]
+        if xml_id in self.ids:
+            self.fail(f"id {_quote(xml_id)} is used twice")
+        self.name = f"{self.stem}_{xml_id}" if self.ids else self.stem
+        self.ids.add(xml_id)
+        if self.name_filter and not self.name_filter(self.name):
+            self.skip_level = level
+            return
+        self.instance = name
+        self.fields = {}
+        self.rotations, self.positions, self.times = [], [], []
+
+    def expect(self, name, order, count):
+        """Fail unless `name` is order[count], the child expected next."""
+        if count < len(order) and name == order[count]:
+            return
+        if name not in order:
+            self.fail(f"unexpected <{name}> in <{self.stack[-2]}>")
+        if order.index(name) < count:
+            self.fail(f"<{name}> given twice in <{self.stack[-2]}>")
+        self.fail(f"missing <{order[count]}> before <{name}>")
+
+    def end(self, name):
+        self.stack.pop()
+        level = len(self.stack)
+        if self.skip_level is not None:
+            if level == self.skip_level:
+                self.skip_level = None
+        elif self.text is not None:
+            self.end_text(name)
+        elif level == 3 and self.key_field_count < len(KEY_FIELDS):
+            self.fail(f"missing <{KEY_FIELDS[self.key_field_count]}> in <OBANKeyFrame>")
+        elif level == 1:
+            self.end_instance()
+
+    # ---- text -------------------------------------------------------------------------
+
+    def start_text(self):
+        self.text, self.text_length, self.text_line = [], 0, self.parser.CurrentLineNumber
+
+    def characters(self, data):
+        if self.text is not None:
+            self.text.append(data)
+            self.text_length += len(data)
+            if self.text_length > MAX_TEXT:
+                self.fail(f"text of <{self.stack[-1]}> longer than {MAX_TEXT} characters", self.text_line)
+        elif self.skip_level is None and not data.isspace():
+            self.fail(f"unexpected text {_quote(data.strip())} in <{self.stack[-1]}>")
+
+    def end_text(self, name):
+        text, self.text = "".join(self.text), None
+        if name == "Rotation":
+            self.rotations += self.numbers(name, text, 4)
+        elif name == "Translation":
+            self.positions += self.numbers(name, text, 3)
+        elif name == "Time":
+            self.times.append(self.unsigned(name, text))
+        elif name == "Flags":
+            self.fields[name] = self.flags(text)
+        elif name.endswith("Transform"):
+            self.fields[name] = self.numbers(name, text, 12)
+        else:
+            self.fields[name] = self.unsigned(name, text)
+
+    def numbers(self, name, text, count):
+        tokens = text.split()
+        if len(tokens) != count:
+            self.fail(f"<{name}> needs {count} numbers, found {len(tokens)}", self.text_line)
+        if text.isascii() and "_" not in text:
+            try:
+                return list(map(float, tokens))
+            except ValueError:
+                pass
+        for token in tokens:
+            if not NUMBER.fullmatch(token):
+                self.fail(f"{_quote(token)} is not a number", self.text_line)
+        return list(map(float, tokens))
+
+    def unsigned(self, name, text):
+        match = WHOLE_NUMBER.fullmatch(text)
+        if not match:
+            self.fail(f"<{name}> {_quote(text.strip())} is not a whole number", self.text_line)
+        sign, digits = match.groups()
+        if len(digits) > 10 or not 0 <= int(sign + digits) <= LIMITS[name]:
+            self.fail(f"<{name}> {_quote(text.strip())} is out of range (0 to {LIMITS[name]})", self.text_line)
+        return int(digits)
+
+    def flags(self, text):
+        """XML names separated by single spaces, or a number; empty or 'None' is 0."""
+        text = text.strip()
+        if text[:1].isdigit() or text[:1] in ("+", "-"):
+            return self.unsigned("Flags", text)
+        flags = 0
+        for word in text.split(" ") if text else ():
+            if word not in FLAGS and word != "None":
+                self.fail(f"unknown flag {_quote(word)} (known: {' '.join(FLAGS)} or a number, "
+                          "separated by single spaces)", self.text_line)
+            flags |= FLAGS.get(word, 0)
+        return flags
+
+    # ---- the instance -------------------------------------------------------------------
+
+    def end_instance(self):
+        if len(self.fields) < len(FIELDS):
+            self.fail(f"missing <{FIELDS[len(self.fields)]}> in <{self.instance}>")
+        count = len(self.times)
+        keys = np.empty(count, KEY_DTYPE)
+        with np.errstate(over="ignore"):  # beyond float32 becomes inf, which check() refuses
+            keys["rotation"] = np.reshape(self.rotations, (count, 4))
+            keys["position"] = np.reshape(self.positions, (count, 3))
+            start, base = (np.array(self.fields[f], np.float64).astype(np.float32)
+                           for f in ("InitialTransform", "BaseTransform"))
+        keys["frame"] = self.times
+        animation = Animation(
+            name=self.name,
+            flags=self.fields["Flags"],
+            start_matrix=start,
+            base_matrix=base,
+            ticks_per_frame=self.fields["FrameLength"],
+            frames=self.fields["FrameCount"],
+            door_open_frame=self.fields["HalfStopFrame"],
+            keys=keys,
+        )
+        check(animation, self.path)
+        self.animations.append(animation)
