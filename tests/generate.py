@@ -75,3 +75,38 @@ def plain_keys(animation):
     """Keys as plain Python tuples, for the reference engine."""
     return [(tuple(map(float, k["rotation"])), tuple(map(float, k["position"])), int(k["frame"]))
             for k in animation.keys]
+
+
+def level_file_bytes(animations, others=()):
+    """A VR31 level file (spec 7.3) holding `animations` and `others`, a list of
+    (reversed 4-byte tag, name, instance data) of other kinds, interleaved with them."""
+    from oban_import.binary import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, SIGNATURE
+    from oban_import.writer import PC_CHECKSUM, record_bytes
+
+    instances = [(OBAN_TAG, b"OBAN" + a.name.encode(), record_bytes(a, i + 1, 1)) for i, a in enumerate(animations)]
+    for j, (tag, name, data) in enumerate(others):  # spread the others among the OBANs
+        instances.insert(min(len(instances), 3 * j + 1), (tag, tag[::-1] + name.encode(),
+                                                          (len(instances) + 1).to_bytes(4, "little") + bytes(4) + data))
+    count = len(instances)
+    tags = sorted({tag for tag, _, _ in instances})
+    align = lambda n: (n + 31) // 32 * 32
+    data_offset = align(64 + 20 * count + 8 * count + 16 * len(tags))
+    data, names, descriptors = bytearray(), bytearray(), np.zeros(count, DESCRIPTOR_DTYPE)
+    for i, (tag, name, record) in enumerate(instances):
+        descriptors[i] = (tag, len(data) + 8, len(names), len(record), 0)
+        data += record
+        names += name + b"\0"
+    name_offset = align(data_offset + len(data))
+    header = np.zeros(1, HEADER_DTYPE)
+    header["checksum"], header["version"], header["signature"] = PC_CHECKSUM, b"13RV", SIGNATURE
+    header["instance_count"], header["name_count"], header["template_count"] = count, count, len(tags)
+    header["data_offset"], header["data_size"] = data_offset, len(data)
+    header["name_offset"], header["name_size"] = name_offset, len(names)
+    name_descriptors = np.array([(i, 0) for i in range(count)], "<u4").tobytes()
+    templates = b"".join(bytes(8) + tag + sum(t == tag for t, _, _ in instances).to_bytes(4, "little") for tag in tags)
+    out = bytearray(name_offset + len(names))
+    table = header.tobytes() + descriptors.tobytes() + name_descriptors + templates
+    out[:len(table)] = table
+    out[data_offset:data_offset + len(data)] = data
+    out[name_offset:] = names
+    return bytes(out)

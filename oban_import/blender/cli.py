@@ -68,7 +68,7 @@ def main(argv):
     if args.list:
         return _list(paths, args.filter)
     bpy.ops.wm.read_homefile(use_empty=True)
-    result = import_files(bpy.context, paths, settings, progress=_progress if len(paths) > 1 else None)
+    result = import_files(bpy.context, paths, settings, progress=_Progress())
     for message in result.warnings:
         print(f"warning: {message}", file=sys.stderr)
     for message in result.errors:
@@ -132,8 +132,16 @@ def _list(paths, name_glob):
     return 1 if failed else 0
 
 
-def _progress(done, total):
-    print(f"[{done}/{total}]", file=sys.stderr)
+class _Progress:
+    """Prints the share done to stderr at most once per 10%."""
+
+    def __init__(self):
+        self.shown = 0
+
+    def __call__(self, fraction):
+        if fraction >= 1.0 or int(fraction * 10) > self.shown:
+            self.shown = int(fraction * 10)
+            print(f"importing: {fraction:4.0%}", file=sys.stderr)
 
 
 def save_atomically(output):

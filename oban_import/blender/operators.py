@@ -86,10 +86,10 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         paths = self.paths()
         wm = context.window_manager
-        wm.progress_begin(0, len(paths))
+        wm.progress_begin(0, 100)
         try:
             result = import_files(context, paths, self.settings(),
-                                  progress=lambda done, total: wm.progress_update(done))
+                                  progress=lambda fraction: wm.progress_update(100 * fraction))
         finally:
             wm.progress_end()
         for message in result.warnings:

@@ -54,15 +54,19 @@ class Result:
 def import_files(context, paths, settings, progress=None):
     """Import every file; a file that fails adds nothing and the others still import.
 
-    `progress(done, total)` is called after each file.
+    `progress(fraction)` is called as the work goes on, with the share done (0 to 1),
+    after each file and after each animation of a file that holds several.
     """
     result = Result()
     last_frame = settings.frame_start
     selected = list(context.selected_objects) if settings.target == "SELECTED" else []
-    for done, path in enumerate(paths, 1):
+    for index, path in enumerate(paths):
+        def file_progress(share):
+            if progress:
+                progress((index + share) / len(paths))
         try:
             jobs = _jobs(path, settings, selected)
-            built = _build_all(context, jobs, settings)
+            built = _build_all(context, jobs, settings, file_progress)
         except ObanError as error:
             result.errors.append(str(error))
         except Exception as error:  # a bug, not bad input: still nothing of this file is left
@@ -71,8 +75,7 @@ def import_files(context, paths, settings, progress=None):
             result.imported += [(path, animation, b.obj) for (animation, _), b in zip(jobs, built)]
             result.warnings += _warnings(path, jobs, built)
             last_frame = max([last_frame] + [b.last_frame for b in built])
-        if progress:
-            progress(done, len(paths))
+        file_progress(1.0)
     if result.imported:
         _update_scene(context.scene, last_frame, settings)
         _select_only(context, result.objects)
@@ -108,11 +111,13 @@ def _warnings(path, jobs, built):
     return messages
 
 
-def _build_all(context, jobs, settings):
+def _build_all(context, jobs, settings, progress):
     """All objects of one file, or none: a failure undoes what was done for it."""
     steps, built = [], []
     try:
-        for animation, target in jobs:
+        for done, (animation, target) in enumerate(jobs):
+            if done and done % 16 == 0:
+                progress(done / len(jobs))
             created = target is None
             obj = _new_object(context.collection, animation.name, settings) if created else target
             steps.append(_Undo(obj, created))

@@ -21,15 +21,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 
 import bpy
 import pytest
-
-try:
-    import tomllib
-except ImportError:  # Python < 3.11 (no supported Blender uses one)
-    tomllib = None
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE = os.path.join(ROOT, "tests", "data", "raw", "00011-fan_loop.OBAN")
@@ -45,8 +41,7 @@ ROOT_FILES = {"blender_manifest.toml", "__init__.py", "LICENSE", "README.md"}
 NEVER_SHIPPED = ("tests/", "tools/", "benchmarks/", "examples/", "build/", ".ci/", ".venvs/", ".git")
 
 HAS_EXTENSIONS = bpy.app.version >= (4, 2, 0)
-needs_extensions = pytest.mark.skipif(
-    not HAS_EXTENSIONS, reason=f"extensions need Blender 4.2+, this is {bpy.app.version_string}")
+needs_extensions = pytest.mark.extensions  # deselected before 4.2 (tests/blender/conftest.py)
 
 TIMEOUT = 600  # seconds, for each subprocess
 
@@ -284,7 +279,6 @@ def installed(extension_zip, tmp_path_factory):
 
 # Static checks (every version) ---------------------------------------------------
 
-@pytest.mark.skipif(tomllib is None, reason="needs tomllib (Python 3.11+)")
 def test_manifest_follows_blenders_rules():
     with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
         manifest = tomllib.load(f)
