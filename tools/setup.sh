@@ -42,9 +42,9 @@ new_venv() {  # new_venv DIR PIP_ARGS...
 for v in "${versions[@]}"; do
   case $v in
     apt)
-      if ! [ -x /usr/bin/blender ] \
+      if ! [ -x /usr/bin/blender ] || ! [ -x /usr/bin/xvfb-run ] \
           || ! /usr/bin/python3 -c 'import pytest, numpy, hypothesis' 2>/dev/null; then
-        apt_install blender python3-pytest python3-numpy python3-hypothesis
+        apt_install blender python3-pytest python3-numpy python3-hypothesis xvfb xauth
       fi
       ;;
     host)
