@@ -40,6 +40,7 @@ class Animation:
     door_open_frame: int
     keys: np.ndarray              # KEY_DTYPE records, frames strictly increasing
     warnings: list = field(default_factory=list)
+    record_header: tuple = (1, 0)  # instance id, file/level id: the 8 bytes before the data
 
     def has(self, flag):
         return bool(self.flags & flag)
@@ -92,12 +93,13 @@ def check(animation, path):
         animation.warnings.append(f"unknown flag bits 0x{unknown:x} kept")
 
 
-def flags_property(flags):
-    """u32 flags -> the signed 32-bit value an IDProperty int can hold (same bits)."""
-    return flags - (1 << 32) if flags >= 1 << 31 else flags
+def signed32(value):
+    """A u32 (flags, ids) -> the signed 32-bit int an IDProperty can hold, same bits."""
+    return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def flags_from_property(value):
+def unsigned32(value):
+    """The inverse of signed32."""
     return value & 0xFFFFFFFF
 
 
@@ -105,7 +107,7 @@ def properties(animation):
     """The custom properties that describe `animation` fully enough to write it back."""
     return {
         "oban_name": animation.name,
-        "oban_flags": flags_property(animation.flags),
+        "oban_flags": signed32(animation.flags),
         "oban_loop": animation.has(LOOP),
         "oban_pingpong": animation.has(PINGPONG),
         "oban_random_start": animation.has(RANDOM_START),
@@ -116,4 +118,21 @@ def properties(animation):
         "oban_door_open_frame": animation.door_open_frame,
         "oban_start_matrix": [float(v) for v in animation.start_matrix],
         "oban_base_matrix": [float(v) for v in animation.base_matrix],
+        # with the fields above, enough to write the instance back bit for bit
+        "oban_record_header": [signed32(v) for v in animation.record_header],
+        "oban_keys": keys_property(animation.keys),
     }
+
+
+def keys_property(keys):
+    """Keys as a flat list of floats, 8 per key (rotation, position, frame), exact."""
+    flat = np.empty((len(keys), 8))
+    flat[:, :4], flat[:, 4:7], flat[:, 7] = keys["rotation"], keys["position"], keys["frame"]
+    return flat.ravel().tolist()
+
+
+def keys_from_property(values):
+    flat = np.asarray(values, np.float64).reshape(-1, 8)
+    keys = np.zeros(len(flat), KEY_DTYPE)
+    keys["rotation"], keys["position"], keys["frame"] = flat[:, :4], flat[:, 4:7], flat[:, 7]
+    return keys

@@ -83,6 +83,7 @@ def parse_record(data, path, name, file_offset=0, exact=False):
         frames=int(head["frames"]),
         door_open_frame=int(head["door_open_frame"]),
         keys=keys,
+        record_header=(int(head["instance_id"]), int(head["level_id"])),
     )
     check(animation, path)
     extra = len(data) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize

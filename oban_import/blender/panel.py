@@ -8,8 +8,8 @@ the flag booleans in step, on the object and on its action.
 import bpy
 from bpy.props import BoolProperty, IntProperty, PointerProperty
 
-from ..animation import (AUTOSTART, KNOWN_FLAGS, LOCALIZED, LOOP, PINGPONG, RANDOM_START, flags_from_property,
-                         flags_property)
+from ..animation import (AUTOSTART, KNOWN_FLAGS, LOCALIZED, LOOP, PINGPONG, RANDOM_START, unsigned32,
+                         signed32)
 
 FLAGS = [("loop", LOOP, "Loop", "At the end, go back to frame 0"),
          ("pingpong", PINGPONG, "Ping-Pong", "At the end, play backwards; at 0, forwards again"),
@@ -29,13 +29,13 @@ def _owners(obj):
 
 def _flag(bit, name):
     def get(self):
-        return bool(flags_from_property(self.id_data.get("oban_flags", 0)) & bit)
+        return bool(unsigned32(self.id_data.get("oban_flags", 0)) & bit)
 
     def set(self, value):
-        flags = flags_from_property(self.id_data.get("oban_flags", 0))
+        flags = unsigned32(self.id_data.get("oban_flags", 0))
         flags = flags | bit if value else flags & ~bit
         for owner in _owners(self.id_data):
-            owner["oban_flags"] = flags_property(flags)
+            owner["oban_flags"] = signed32(flags)
             owner[f"oban_{name}"] = bool(value)
     return get, set
 
@@ -81,7 +81,7 @@ class OBJECT_PT_oban(bpy.types.Panel):
         column = layout.column(heading="Flags")
         for name, *_ in FLAGS:
             column.prop(obj.oban, name)
-        unknown = flags_from_property(obj.get("oban_flags", 0)) & ~KNOWN_FLAGS
+        unknown = unsigned32(obj.get("oban_flags", 0)) & ~KNOWN_FLAGS
         if unknown:
             layout.label(text=f"Unknown flag bits kept: 0x{unknown:x}", icon="INFO")
         column = layout.column()
