@@ -1,7 +1,10 @@
 """The command line: `python -m oban_import`, `blender -P oban_import/__main__.py --`,
 and `blender -c oban_import` all end here.
 
-Exit codes: 0 every file imported; 1 some file failed (the others are still written);
+    oban_import IN... -o OUT.blend [options]        import
+    oban_import export IN.blend -o OUTDIR [options] export
+
+Exit codes: 0 every file (object) done; 1 some failed (the others are still written);
 2 usage error (bad option, no input, output equal to an input).
 """
 
@@ -15,9 +18,9 @@ import tempfile
 import bpy
 
 from ..errors import ObanError
-from ..listing import table
+from ..listing import format_table, table
 from ..reader import read_file
-from .scene import Settings, import_files
+from .scene import Settings, axes_matrix, import_files
 
 AXES = ("X", "Y", "Z", "-X", "-Y", "-Z")
 ROTATION_MODES = ("QUATERNION", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
@@ -56,6 +59,8 @@ def parser():
 
 def main(argv):
     """Run the command line; returns the exit code."""
+    if argv[:1] == ["export"]:
+        return export_main(argv[1:])
     try:
         args = parser().parse_args(argv)
         paths = expand(args.inputs)
@@ -83,6 +88,55 @@ def main(argv):
     return 1 if result.errors else 0
 
 
+def export_parser():
+    p = _Parser(prog="oban_import export",
+                description="Write the animated objects of a .blend as OBAN files, one per object.")
+    p.add_argument("blend", metavar="IN.blend")
+    p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
+    p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects (default: every animated one)")
+    p.add_argument("--format", choices=("oni", "xml", "raw"), default="oni")
+    p.add_argument("--tolerance", type=float, default=1e-4,
+                   help="largest relative error on any frame's matrix (default 1e-4)")
+    p.add_argument("--scale", type=float, default=1.0, help="Blender units per Oni unit, as imported (default 1.0)")
+    p.add_argument("--forward", choices=AXES, default="-Z")
+    p.add_argument("--up", choices=AXES, default="Y")
+    return p
+
+
+def export_main(argv):
+    from .export import ExportSettings, animated_objects, export_objects
+    try:
+        args = export_parser().parse_args(argv)
+        if not os.path.isfile(args.blend):
+            raise UsageError(f"{args.blend!r} is not a file")
+        if not args.tolerance > 0:
+            raise UsageError("--tolerance must be positive")
+        settings = ExportSettings(global_scale=args.scale, axes=_axes(args), format=args.format,
+                                  tolerance=args.tolerance)
+    except UsageError as error:
+        print(f"oban_import export: error: {error}\n{export_parser().format_usage()}", file=sys.stderr, end="")
+        return 2
+    bpy.ops.wm.open_mainfile(filepath=args.blend)
+    missing = [name for name in args.objects or () if name not in bpy.data.objects]
+    for name in missing:
+        print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
+    if args.objects:
+        objects = [bpy.data.objects[name] for name in args.objects if name not in missing]
+    else:
+        objects = animated_objects(bpy.context.scene.objects)
+    os.makedirs(args.output, exist_ok=True)
+    written, errors = export_objects(bpy.context, objects, args.output, settings)
+    for message in errors:
+        print(f"error: {message}", file=sys.stderr)
+    print(format_table(("file", "frames", "keys", "worst error"),
+                       [(os.path.basename(w.path), w.frames, w.keys, f"{w.error:.2g}") for w in written],
+                       numeric=("frames", "keys")))
+    if not written and not errors and not missing:
+        print(f"oban_import export: {args.blend} has no animated object", file=sys.stderr)
+        return 1
+    return 1 if errors or missing else 0
+
+
 def expand(inputs):
     """Each input is a path, or a glob that must match something."""
     paths = []
@@ -97,13 +151,16 @@ def expand(inputs):
     return paths
 
 
-def _settings(args):
+def _axes(args):
     if args.forward[-1] == args.up[-1]:
         raise UsageError(f"--forward {args.forward} and --up {args.up} use the same axis")
     if not args.scale > 0:
         raise UsageError("--scale must be positive")
-    from .operators import axes_matrix
-    return Settings(global_scale=args.scale, axes=axes_matrix(args.forward, args.up),
+    return axes_matrix(args.forward, args.up)
+
+
+def _settings(args):
+    return Settings(global_scale=args.scale, axes=_axes(args),
                     frame_start=args.frame_start, rotation_mode=args.rotation_mode,
                     update_scene_fps=not args.no_scene_fps,
                     update_scene_duration=not args.no_scene_duration, name_glob=args.filter,

@@ -1,15 +1,15 @@
-"""File > Import > Oni Object Animation, drag and drop, and registration."""
+"""File > Import and File > Export > Oni Object Animation, drag and drop, and registration."""
 
 import os
 
 import bpy
-import numpy as np
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper, axis_conversion, orientation_helper
+from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..reader import EXTENSIONS
 from . import cli, compat, panel
-from .scene import Settings, import_files
+from .export import ExportSettings, animated_objects, export_objects
+from .scene import Settings, axes_matrix, import_files
 
 ROTATION_MODES = [("QUATERNION", "Quaternion", "Quaternion rotation, continuous in sign")] + [
     (order, f"Euler {order}", f"Euler angles in {order} order, continuous between frames")
@@ -25,11 +25,6 @@ PLAYBACKS = [
     ("FRAMES", "Frames", "Keys for frames 0 .. frames - 1, then the last frame holds"),
     ("ENGINE", "As the Engine Plays", "Loop and PingPong animations repeat forever as in the game"),
 ]
-
-
-def axes_matrix(axis_forward, axis_up):
-    """Oni -> Blender change of basis for the orientation helper's choice."""
-    return np.array(axis_conversion(from_forward=axis_forward, from_up=axis_up), dtype=np.float64)
 
 
 @orientation_helper(axis_forward="-Z", axis_up="Y")
@@ -103,11 +98,59 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
         return {"FINISHED"}
 
 
+FORMATS = [("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
+           ("xml", "OniSplit XML", "OBANName.xml"),
+           ("raw", "Raw instance", "NNNNN-Name.OBAN")]
+
+
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+class ExportOBAN(bpy.types.Operator):
+    """Export animated objects as Oni object animations (OBAN), one file each, with the
+    fewest keys the engine turns back into every frame"""
+    bl_idname = "export_anim.oban"
+    bl_label = "Export OBAN"
+    bl_options = {"REGISTER", "PRESET"}
+
+    directory: StringProperty(subtype="DIR_PATH")
+    filter_folder: BoolProperty(default=True, options={"HIDDEN"})
+    file_format: EnumProperty(name="Format", items=FORMATS, default="oni")
+    use_selection: BoolProperty(name="Selected Only", default=True,
+                                description="Export the selected objects (else every animated object)")
+    tolerance: FloatProperty(name="Tolerance", default=1e-4, min=1e-9, max=0.1, precision=6,
+                             description="Largest relative error allowed on any frame's matrix")
+    global_scale: FloatProperty(name="Scale", description="Blender units per Oni unit, as imported",
+                                default=1.0, min=1e-6, max=1e6)
+
+    def invoke(self, context, event):
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        candidates = context.selected_objects if self.use_selection else context.scene.objects
+        objects = animated_objects(candidates)
+        if not objects:
+            self.report({"ERROR"}, "No animated object to export")
+            return {"CANCELLED"}
+        settings = ExportSettings(global_scale=self.global_scale, axes=axes_matrix(self.axis_forward, self.axis_up),
+                                  format=self.file_format, tolerance=self.tolerance)
+        written, errors = export_objects(context, objects, bpy.path.abspath(self.directory), settings)
+        for w in written:
+            self.report({"INFO"}, f"{w.path}: {w.frames} frames, {w.keys} keys, worst error {w.error:.2g}"
+                                  + (" (unchanged import)" if w.unchanged else ""))
+        for message in errors:
+            self.report({"ERROR"}, message)
+        return {"FINISHED"} if written else {"CANCELLED"}
+
+
 def menu_import(self, context):
     self.layout.operator(ImportOBAN.bl_idname, text="Oni Object Animation (.oban, .oni, .dat, .xml)")
 
 
-classes = [ImportOBAN]
+def menu_export(self, context):
+    self.layout.operator(ExportOBAN.bl_idname, text="Oni Object Animation (.oni, .xml, .oban)")
+
+
+classes = [ImportOBAN, ExportOBAN]
 if compat.HAS_FILE_HANDLER:
     class OBAN_FH_import(bpy.types.FileHandler):
         bl_idname = "OBAN_FH_import"
@@ -129,6 +172,7 @@ def register():
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
     panel.register()
     _cli_handle = compat.register_cli_command("oban_import", cli.main)
 
@@ -138,6 +182,7 @@ def unregister():
     compat.unregister_cli_command(_cli_handle)
     _cli_handle = None
     panel.unregister()
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

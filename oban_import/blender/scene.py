@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
+from bpy_extras.io_utils import axis_conversion
 
 from .. import axes as oban_axes
 from ..animation import LOCALIZED, RANDOM_START, properties
@@ -17,6 +18,11 @@ ENGINE_FPS = 60            # one frame per tick (spec 6)
 CAMERA_FOV_Y = math.radians(45.0)  # Oni's vertical field of view
 TRANSFORM_GROUP = "Object Transforms"
 DOOR_MARKER = "door open"
+
+
+def axes_matrix(axis_forward, axis_up):
+    """Oni -> Blender change of basis for the orientation helper's choice."""
+    return np.array(axis_conversion(from_forward=axis_forward, from_up=axis_up), dtype=np.float64)
 
 
 @dataclass
