@@ -118,7 +118,12 @@ def properties(animation):
         "oban_door_open_frame": animation.door_open_frame,
         "oban_start_matrix": [float(v) for v in animation.start_matrix],
         "oban_base_matrix": [float(v) for v in animation.base_matrix],
-        # with the fields above, enough to write the instance back bit for bit
+    }
+
+
+def stored_data(animation):
+    """With properties(), enough to write the instance back bit for bit (kept on the action)."""
+    return {
         "oban_record_header": [signed32(v) for v in animation.record_header],
         "oban_keys": keys_property(animation.keys),
     }

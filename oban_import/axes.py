@@ -1,94 +1,157 @@
 """Oni frames -> Blender location / rotation / scale (spec 5), all frames at once.
 
 `axes` is the 3x3 change of basis from Oni to Blender axes (the default maps
-(x, y, z) to (x, -z, y)); `scale` multiplies translations.
+(x, y, z) to (x, -z, y)); `scale` multiplies translations. Rotations are worked
+as quaternions (Blender's w, x, y, z): the engine's R(q) for a stored (x, y, z, w)
+is the usual rotation of (-w, x, y, z) (spec 3), and a change of basis by A turns
+a quaternion's vector part by A; so no per-frame matrix is needed.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from .animation import matrix_from_columns
-from .engine import frame_parts
+from .animation import LOCALIZED
+from .engine import sample_many
 
 DEFAULT_AXES = np.array([[1.0, 0.0, 0.0],
                          [0.0, 0.0, -1.0],
                          [0.0, 1.0, 0.0]])
 BASE_TOLERANCE = 1e-5  # relative; a base matrix held less exactly than this is reported
+LOCALIZED_TURN_QUATERNION = np.array([np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0])  # Rx(+pi/2)
 
 
 @dataclass
 class Transforms:
     location: np.ndarray     # (n, 3)
-    rotation: np.ndarray     # (n, 3, 3) pure rotations
+    quaternion: np.ndarray   # (n, 4) unit, Blender's w x y z, signs continuous
     scale: np.ndarray        # (n, 3)
     error: float             # max |held - exact| / max |exact| of the 3x3 parts
 
     def matrices(self):
         """(n, 4, 4) matrices these transforms give in Blender."""
         m = np.zeros((len(self.location), 4, 4))
-        m[:, :3, :3] = self.rotation * self.scale[:, None, :]
+        m[:, :3, :3] = quaternion_matrices(self.quaternion) * self.scale[:, None, :]
         m[:, :3, 3] = self.location
         m[:, 3, 3] = 1.0
         return m
 
     def take(self, frames):
         """The transforms at these frame indices, in this order."""
-        return Transforms(self.location[frames], self.rotation[frames], self.scale[frames], self.error)
+        return Transforms(self.location[frames], continuous(self.quaternion[frames]), self.scale[frames],
+                          self.error)
 
 
 def object_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
     """W = [sA] M [sA]^-1: for empties and objects whose data lives in converted axes."""
-    axes = np.asarray(axes, np.float64)
-    return _transforms(animation, axes, axes @ _base3(animation) @ np.linalg.inv(axes), scale)
+    return transforms_many([animation], axes, scale)[0]
 
 
 def camera_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
     """W = T(sAt) . A . L: a Blender camera looks where the Oni camera looked."""
+    return transforms_many([animation], axes, scale, camera=True)[0]
+
+
+def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False):
+    """The Blender transforms of every frame of several animations, computed together.
+
+    Per frame: rotation A.turn.R(q).A^-1 . R_c and scale s_c, where R_c . diag(s_c) is
+    the constant part, A.Base.A^-1 (objects) or A.Base (cameras); location s.A.t(f).
+    """
     axes = np.asarray(axes, np.float64)
-    return _transforms(animation, axes, axes @ _base3(animation), scale)
+    position, stored, owner = sample_many(animations)
+    columns = np.array([a.base_matrix for a in animations], np.float64).reshape(-1, 4, 3)
+    base3, base_translation = np.swapaxes(columns[:, :3], 1, 2), columns[:, 3]
+    constant = axes @ base3 if camera else axes @ base3 @ np.linalg.inv(axes)
+    held_rotation, held_scale, errors = split_rotation_scale(constant, per_matrix=True)
+
+    q = np.concatenate([-stored[:, 3:], stored[:, :3]], axis=1)      # engine R(q): usual (-w, x, y, z)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    translation = position
+    moved = base_translation.any(axis=1)[owner]                       # R(q) . base translation
+    translation[moved] += rotate(q[moved], base_translation[owner[moved]])
+    turned = np.array([a.has(LOCALIZED) for a in animations])[owner]
+    q[turned] = multiply(LOCALIZED_TURN_QUATERNION, q[turned])
+    translation[turned] = rotate(LOCALIZED_TURN_QUATERNION, translation[turned])
+    q[:, 1:] = np.linalg.det(axes) * q[:, 1:] @ axes.T               # the change of basis
+    q = multiply(q, matrix_quaternions(held_rotation)[owner])
+    location = scale * translation @ axes.T
+
+    ends = np.cumsum([a.frames for a in animations])
+    q = continuous(q, ends - [a.frames for a in animations])
+    return [Transforms(location[end - a.frames:end], q[end - a.frames:end],
+                       held_scale[owner[end - a.frames:end]], float(errors[i]))
+            for i, (a, end) in enumerate(zip(animations, ends))]
 
 
 def decompose(matrices):
     """Any (n, 4, 4) affine matrices -> the nearest location, rotation and scale."""
     rotation, scale, error = split_rotation_scale(matrices[:, :3, :3])
-    return Transforms(matrices[:, :3, 3].copy(), rotation, scale, error)
+    return Transforms(matrices[:, :3, 3].copy(), continuous(matrix_quaternions(rotation)), scale, error)
 
 
-def _base3(animation):
-    return matrix_from_columns(animation.base_matrix)[:3, :3]
-
-
-def _transforms(animation, axes, constant, scale):
-    """Per-frame rotation A.R(f).A^-1 times the constant part, split as rotation . diag(scale)."""
-    rotation, translation = frame_parts(animation)
-    held_rotation, held_scale, error = split_rotation_scale(constant[None])
-    moving = axes @ rotation @ np.linalg.inv(axes)
-    return Transforms(
-        location=scale * translation @ axes.T,
-        rotation=moving @ held_rotation,
-        scale=np.repeat(held_scale, len(rotation), axis=0),
-        error=error,
-    )
-
-
-def split_rotation_scale(matrices):
+def split_rotation_scale(matrices, per_matrix=False):
     """(n, 3, 3) ~ rotation . diag(scale): exact for a rotation times an axis-aligned scale.
 
-    Returns (rotations, scales (n, 3), largest relative error); a mirror gives negative scales.
+    Returns (rotations, scales (n, 3), relative error: the largest, or each matrix's);
+    a mirror gives negative scales; a zero column gives a zero scale.
     """
     scale = np.linalg.norm(matrices, axis=1)
     scale[np.linalg.det(matrices) < 0] *= -1.0
-    u, _, vt = np.linalg.svd(matrices / scale[:, None, :])
+    u, _, vt = np.linalg.svd(matrices / np.where(scale == 0.0, 1.0, scale)[:, None, :])
     improper = np.linalg.det(u @ vt) < 0  # only for degenerate input: keep proper rotations
     u[improper, :, -1] *= -1.0
     rotation = u @ vt
-    error = np.abs(rotation * scale[:, None, :] - matrices).max() / max(np.abs(matrices).max(), 1e-30)
-    return rotation, scale, float(error)
+    deviation = np.abs(rotation * scale[:, None, :] - matrices).max(axis=(1, 2))
+    error = deviation / np.maximum(np.abs(matrices).max(axis=(1, 2)), 1e-30)
+    return rotation, scale, error if per_matrix else float(error.max())
+
+
+def multiply(a, b):
+    """Hamilton products of (..., 4) quaternions w x y z."""
+    aw, ax, ay, az = np.moveaxis(np.asarray(a, np.float64), -1, 0)
+    bw, bx, by, bz = np.moveaxis(np.asarray(b, np.float64), -1, 0)
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
+                     aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw], axis=-1)
+
+
+def rotate(q, v):
+    """Vectors (..., 3) turned by unit quaternions (..., 4)."""
+    w, u = np.asarray(q)[..., :1], np.asarray(q)[..., 1:]
+    twice = 2.0 * np.cross(u, v)
+    return v + w * twice + np.cross(u, twice)
+
+
+def quaternion_matrices(q):
+    """(n, 4) unit quaternions w x y z -> (n, 3, 3) rotations."""
+    w, x, y, z = np.moveaxis(q, -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
 
 
 def quaternions(rotation):
     """(n, 3, 3) rotations -> (n, 4) Blender quaternions (w, x, y, z), signs continuous."""
+    return continuous(matrix_quaternions(rotation))
+
+
+def continuous(q, starts=(0,)):
+    """Signs flipped so that each quaternion is on the near side of the one before; each
+    run from one of `starts` to the next begins with w >= 0."""
+    starts = np.asarray(starts)
+    flip = np.zeros(len(q), np.int64)
+    flip[1:] = (q[1:] * q[:-1]).sum(axis=1) < 0.0
+    flip[starts] = q[starts, 0] < 0.0
+    flips = np.cumsum(flip)
+    flips -= np.repeat(flips[starts] - flip[starts], np.diff(np.append(starts, len(q))))
+    return np.where((flips % 2 == 1)[:, None], -q, q)
+
+
+def matrix_quaternions(rotation):
+    """(n, 3, 3) rotations -> (n, 4) unit quaternions w x y z (each on its own)."""
     m = rotation
     trace_terms = np.stack([
         1.0 + m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2],
@@ -106,12 +169,7 @@ def quaternions(rotation):
         np.stack([d02, s01, 4 * big * big, s12], axis=1),   # y largest
         np.stack([d10, s02, s12, 4 * big * big], axis=1),   # z largest
     ], axis=1)
-    q = candidates[np.arange(len(m)), largest] / (4.0 * big)[:, None]
-    q[0] *= np.sign(q[0, 0]) or 1.0
-    flips = np.sign((q[1:] * q[:-1]).sum(axis=1))
-    flips[flips == 0] = 1.0
-    q[1:] *= np.cumprod(flips)[:, None]
-    return q
+    return candidates[np.arange(len(m)), largest] / (4.0 * big)[:, None]
 
 
 EULER_AXES = {"XYZ": (0, 1, 2), "XZY": (0, 2, 1), "YXZ": (1, 0, 2),

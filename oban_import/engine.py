@@ -10,6 +10,9 @@ LOCALIZED_TURN = np.array([[1.0, 0.0, 0.0],
                            [0.0, 1.0, 0.0]])
 
 
+STRIDE = 2.0 ** 33  # separates animations on one time line: any u32 key frame fits below it
+
+
 def sample_keys(animation, frames=None):
     """Position (n, 3) and quaternion (n, 4, stored x y z w) at each frame, float64.
 
@@ -17,21 +20,39 @@ def sample_keys(animation, frames=None):
     and the quaternion normalised-lerped with the shorter-arc flip; outside the keys
     the nearest end key holds.
     """
-    keys = animation.keys
-    key_frames = keys["frame"].astype(np.float64)
+    f = np.arange(animation.frames, dtype=np.float64) if frames is None else np.asarray(frames, np.float64)
+    return _sample(animation.keys, animation.keys["frame"].astype(np.float64), f, 0, len(animation.keys))
+
+
+def sample_many(animations):
+    """sample_keys for frames 0 .. frames - 1 of several animations at once, one after
+    another: (position (N, 3), quaternion (N, 4), index of each frame's animation (N,))."""
+    frame_counts = np.array([a.frames for a in animations])
+    key_counts = np.array([len(a.keys) for a in animations])
+    keys = np.concatenate([a.keys for a in animations])
+    owner_of_key = np.repeat(np.arange(len(animations)), key_counts)
+    owner = np.repeat(np.arange(len(animations)), frame_counts)
+    first_frame = np.repeat(np.cumsum(frame_counts) - frame_counts, frame_counts)
+    frame = np.arange(len(owner)) - first_frame
+    key_end = np.cumsum(key_counts)
+    position, quaternion = _sample(keys, owner_of_key * STRIDE + keys["frame"], owner * STRIDE + frame,
+                                   (key_end - key_counts)[owner], key_end[owner])
+    return position, quaternion, owner
+
+
+def _sample(keys, key_times, times, first_key, end_key):
+    """The engine's lookup and blend; keys[first_key:end_key] belong to each time."""
     rotations = keys["rotation"].astype(np.float64)
     positions = keys["position"].astype(np.float64)
-    f = np.arange(animation.frames, dtype=np.float64) if frames is None else np.asarray(frames, np.float64)
+    after = np.searchsorted(key_times, times, side="right")     # first key later than the time
+    before = np.clip(after - 1, first_key, end_key - 1)
+    after = np.minimum(after, end_key - 1)
+    between = (times > key_times[before]) & (times < key_times[after])
 
-    after = np.searchsorted(key_frames, f, side="right")        # first key later than f
-    before = np.clip(after - 1, 0, len(keys) - 1)
-    after = np.minimum(after, len(keys) - 1)
-    between = (f > key_frames[before]) & (f < key_frames[after])
-
-    position = positions[before].copy()
-    quaternion = rotations[before].copy()
+    position = positions[before]
+    quaternion = rotations[before]
     b, a = before[between], after[between]
-    t = ((f[between] - key_frames[b]) / (key_frames[a] - key_frames[b]))[:, None]
+    t = ((times[between] - key_times[b]) / (key_times[a] - key_times[b]))[:, None]
     position[between] = t * positions[a] + (1.0 - t) * positions[b]
     q_before, q_after = rotations[b], rotations[a]
     q_after = np.where((q_before * q_after).sum(axis=1, keepdims=True) < 0.0, -q_after, q_after)

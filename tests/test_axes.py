@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from oban_import.axes import (BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, camera_transforms, eulers,
-                              object_transforms, quaternions, split_rotation_scale)
+from oban_import.axes import (BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, camera_transforms, continuous, eulers,
+                              matrix_quaternions, object_transforms, quaternion_matrices, split_rotation_scale,
+                              transforms_many)
 from oban_import.engine import frame_matrices
 
 from generate import BASES, random_animation
@@ -39,7 +40,7 @@ def test_object_transforms_give_the_conjugated_engine_matrix(axes, scale):
         expected = conjugated(frame_matrices(animation), axes, scale)
         assert t.error < BASE_TOLERANCE
         np.testing.assert_allclose(t.matrices(), expected, atol=1e-6 * max(1, np.abs(expected).max()))  # float32 bases are rotation x scale to ~1e-7
-        r = t.rotation
+        r = quaternion_matrices(t.quaternion)
         np.testing.assert_allclose(r @ np.swapaxes(r, 1, 2), np.broadcast_to(np.eye(3), r.shape), atol=1e-9)
 
 
@@ -73,9 +74,10 @@ def test_a_scale_along_rotated_axes_is_measured_not_hidden():
 
 
 def test_quaternions_reproduce_the_rotations_with_continuous_signs():
+    rng = np.random.default_rng(21)
     for animation in animations(40, 21):
-        r = object_transforms(animation).rotation
-        q = quaternions(r)
+        r = quaternion_matrices(object_transforms(animation).quaternion)
+        q = continuous(matrix_quaternions(r) * rng.choice([-1.0, 1.0], (len(r), 1)))  # any signs in
         np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1, atol=1e-12)
         assert ((q[1:] * q[:-1]).sum(axis=1) >= 0).all()
         w, x, y, z = q.T
@@ -84,6 +86,24 @@ def test_quaternions_reproduce_the_rotations_with_continuous_signs():
             np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
             np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], 1)
         np.testing.assert_allclose(back, r, atol=1e-12)
+
+
+def test_many_animations_at_once_give_what_each_gives_alone():
+    batch = animations(60, 22)
+    for camera in (False, True):
+        together = transforms_many(batch, DEFAULT_AXES, 0.5, camera=camera)
+        rule = camera_transforms if camera else object_transforms
+        for animation, t in zip(batch, together):
+            alone = rule(animation, DEFAULT_AXES, 0.5)
+            np.testing.assert_allclose(t.matrices(), alone.matrices(), atol=1e-12)
+            assert t.error == alone.error
+
+
+def test_a_zero_base_gives_a_zero_scale_not_nan():
+    animation = animations(1, 23)[0]
+    animation.base_matrix[:] = 0
+    t = object_transforms(animation)
+    assert np.isfinite(t.quaternion).all() and (t.scale == 0).all()
 
 
 def euler_matrix(angles, order):
@@ -104,7 +124,7 @@ def euler_matrix(angles, order):
 @pytest.mark.parametrize("order", list(EULER_AXES))
 def test_eulers_reproduce_the_rotations_and_stay_continuous(order):
     for animation in animations(20, 31):
-        r = object_transforms(animation).rotation
+        r = quaternion_matrices(object_transforms(animation).quaternion)
         e = eulers(r, order)
         np.testing.assert_allclose(euler_matrix(e, order), r, atol=1e-9)
     # a steady spin over several turns, through gimbal lock, never jumps

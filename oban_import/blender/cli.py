@@ -116,7 +116,11 @@ def export_main(argv):
     except UsageError as error:
         print(f"oban_import export: error: {error}\n{export_parser().format_usage()}", file=sys.stderr, end="")
         return 2
-    bpy.ops.wm.open_mainfile(filepath=args.blend)
+    try:
+        bpy.ops.wm.open_mainfile(filepath=args.blend)
+    except RuntimeError as error:  # not a .blend, or one from a newer Blender
+        print(f"error: {args.blend}: cannot be opened: {str(error).strip()}", file=sys.stderr)
+        return 1
     missing = [name for name in args.objects or () if name not in bpy.data.objects]
     for name in missing:
         print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)

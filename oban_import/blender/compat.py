@@ -1,5 +1,8 @@
 """Every difference between the supported Blender versions (3.4 .. 5.0) lives here."""
 
+import functools
+from array import array
+
 import bpy
 import numpy as np
 
@@ -55,22 +58,30 @@ def action_fcurves(action, obj=None):
     ]
 
 
-def fill_fcurve(fcurve, frames, values, interpolation='LINEAR'):
-    """Bulk-write keys (`frames` ascending) into an F-curve that has none yet.
+def fill_fcurves(fcurves, frames, columns, interpolation='LINEAR'):
+    """Bulk-write keys into F-curves that have none yet: curve i gets (frames, columns[:, i]).
 
-    Both handles are put on the key itself, so the curve is well-formed without
-    fcurve.update(), which only sorts and recomputes handles at about half the
-    cost of the write."""
-    points = np.empty((len(frames), 2), np.float32)  # interleaved (frame, value)
-    points[:, 0], points[:, 1] = frames, values
-    points = points.ravel()
-    interpolation_value = bpy.types.Keyframe.bl_rna.properties['interpolation'].enum_items[interpolation].value
-    keyframes = fcurve.keyframe_points
-    keyframes.add(len(frames))
-    keyframes.foreach_set('co', points)
-    keyframes.foreach_set('handle_left', points)
-    keyframes.foreach_set('handle_right', points)
-    keyframes.foreach_set('interpolation', np.full(len(frames), interpolation_value, np.int32))
+    Both handles are put on the key itself, so the curves are well-formed without
+    fcurve.update(), which only sorts and recomputes handles at about half the cost
+    of the write. Never keyframe_insert."""
+    count = len(frames)
+    points = np.empty((len(fcurves), count, 2), np.float32)  # per curve, interleaved (frame, value)
+    points[:, :, 0] = frames
+    points[:, :, 1] = np.asarray(columns).T
+    # enums have no buffer fast path: a plain int array is read faster than numpy's
+    modes = array('i', [_enum_value(bpy.types.Keyframe, 'interpolation', interpolation)]) * count
+    for fcurve, co in zip(fcurves, points.reshape(len(fcurves), -1)):
+        keyframes = fcurve.keyframe_points
+        keyframes.add(count)
+        keyframes.foreach_set('co', co)
+        keyframes.foreach_set('handle_left', co)
+        keyframes.foreach_set('handle_right', co)
+        keyframes.foreach_set('interpolation', modes)
+
+
+@functools.cache
+def _enum_value(struct, prop, item):
+    return struct.bl_rna.properties[prop].enum_items[item].value
 
 
 def register_cli_command(id, execute):

@@ -151,9 +151,11 @@ def _flags(obj):
 
 
 def _stored_animation(obj, name):
-    """The animation as the importer read it, from the object's properties, or None."""
-    needed = ("oban_flags", "oban_start_matrix", "oban_base_matrix", "oban_frames", "oban_keys")
-    if not all(key in obj for key in needed):
+    """The animation as the importer read it, from the object's properties and its
+    action's stored keys, or None."""
+    action = obj.animation_data.action if obj.animation_data else None
+    needed = ("oban_flags", "oban_start_matrix", "oban_base_matrix", "oban_frames")
+    if action is None or "oban_keys" not in action or not all(key in obj for key in needed):
         return None
     return Animation(
         name=name,
@@ -163,8 +165,8 @@ def _stored_animation(obj, name):
         ticks_per_frame=int(obj.get("oban_ticks_per_frame", 80)),
         frames=int(obj["oban_frames"]),
         door_open_frame=int(obj.get("oban_door_open_frame", 0)),
-        keys=keys_from_property(obj["oban_keys"]),
-        record_header=tuple(unsigned32(v) for v in obj.get("oban_record_header", (1, 0))),
+        keys=keys_from_property(action["oban_keys"]),
+        record_header=tuple(unsigned32(v) for v in action.get("oban_record_header", (1, 0))),
     )
 
 

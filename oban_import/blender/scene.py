@@ -8,13 +8,14 @@ import numpy as np
 from bpy_extras.io_utils import axis_conversion
 
 from .. import axes as oban_axes
-from ..animation import LOCALIZED, RANDOM_START, properties
+from ..animation import LOCALIZED, RANDOM_START, properties, stored_data
 from ..errors import ObanError
 from ..playback import engine_frames, random_start_frame
 from ..reader import read_file
 from . import compat
 
 ENGINE_FPS = 60            # one frame per tick (spec 6)
+READING_SHARE = 0.2        # of the progress bar
 CAMERA_FOV_Y = math.radians(45.0)  # Oni's vertical field of view
 TRANSFORM_GROUP = "Object Transforms"
 DOOR_MARKER = "door open"
@@ -60,28 +61,37 @@ class Result:
 def import_files(context, paths, settings, progress=None):
     """Import every file; a file that fails adds nothing and the others still import.
 
-    `progress(fraction)` is called as the work goes on, with the share done (0 to 1),
-    after each file and after each animation of a file that holds several.
+    Files are read first, then the transforms of every new object are computed in one
+    go, then each file's objects are built. `progress(fraction)` is called as the work
+    goes on, with the share done (0 to 1).
     """
+    report = progress or (lambda fraction: None)
     result = Result()
-    last_frame = settings.frame_start
     selected = list(context.selected_objects) if settings.target == "SELECTED" else []
+    planned = []
     for index, path in enumerate(paths):
-        def file_progress(share):
-            if progress:
-                progress((index + share) / len(paths))
         try:
-            jobs = _jobs(path, settings, selected)
-            built = _build_all(context, jobs, settings, file_progress)
+            planned.append((path, _jobs(path, settings, selected)))
         except ObanError as error:
             result.errors.append(str(error))
+        report(READING_SHARE * (index + 1) / len(paths))
+    fresh = [animation for _, jobs in planned for animation, target in jobs if target is None]
+    transforms = iter(oban_axes.transforms_many(fresh, settings.axes, settings.global_scale,
+                                                camera=settings.target == "CAMERA") if fresh else ())
+    last_frame = settings.frame_start
+    for index, (path, jobs) in enumerate(planned):
+        jobs = [(animation, target, None if target else next(transforms)) for animation, target in jobs]
+        done = READING_SHARE + (1 - READING_SHARE) * index / len(planned)
+        try:
+            built = _build_all(context, jobs, settings,
+                               lambda share: report(done + (1 - READING_SHARE) * share / len(planned)))
         except Exception as error:  # a bug, not bad input: still nothing of this file is left
             result.errors.append(f"{path}: could not be imported: {error!r}")
         else:
-            result.imported += [(path, animation, b.obj) for (animation, _), b in zip(jobs, built)]
+            result.imported += [(path, animation, b.obj) for (animation, _, _), b in zip(jobs, built)]
             result.warnings += _warnings(path, jobs, built)
             last_frame = max([last_frame] + [b.last_frame for b in built])
-        file_progress(1.0)
+    report(1.0)
     if result.imported:
         _update_scene(context.scene, last_frame, settings)
         _select_only(context, result.objects)
@@ -109,7 +119,7 @@ def _jobs(path, settings, selected):
 
 def _warnings(path, jobs, built):
     messages = []
-    for (animation, _), b in zip(jobs, built):
+    for (animation, _, _), b in zip(jobs, built):
         messages += [f"{path}: '{animation.name}': {w}" for w in animation.warnings]
         if b.error > oban_axes.BASE_TOLERANCE:
             messages.append(f"{path}: '{animation.name}': shear or a scale along rotated axes that "
@@ -121,13 +131,13 @@ def _build_all(context, jobs, settings, progress):
     """All objects of one file, or none: a failure undoes what was done for it."""
     steps, built = [], []
     try:
-        for done, (animation, target) in enumerate(jobs):
+        for done, (animation, target, transforms) in enumerate(jobs):
             if done and done % 16 == 0:
                 progress(done / len(jobs))
             created = target is None
             obj = _new_object(context.collection, animation.name, settings) if created else target
             steps.append(_Undo(obj, created))
-            built.append(build(context, animation, obj, settings, placed=not created))
+            built.append(build(context, animation, obj, settings, transforms))
     except Exception:
         for step in reversed(steps):
             step.undo()
@@ -164,14 +174,15 @@ class _Undo:
             bpy.data.actions.remove(action)
 
 
-def build(context, animation, obj, settings, placed=False):
-    """Animate `obj` with `animation`; a `placed` object (one the user selected) keeps its
-    placement for Localized animations and its parent."""
+def build(context, animation, obj, settings, transforms=None):
+    """Animate `obj` with `animation`: a new object with its `transforms` at frames
+    0 .. F - 1, or (None) an object the user selected, which keeps its placement for
+    Localized animations and its parent."""
     ticks, period = _ticks(animation, settings)
-    if placed:
+    if transforms is None:
         transforms = _placed_transforms(context, animation, obj, ticks, settings)
-    else:
-        transforms = _transforms(animation, obj, settings).take(ticks)
+    elif settings.playback != "FRAMES":
+        transforms = transforms.take(ticks)
     obj.rotation_mode = settings.rotation_mode
     action = _animate(obj, animation.name, transforms, settings, period)
     if animation.door_open_frame and animation.door_open_frame in ticks:
@@ -180,13 +191,15 @@ def build(context, animation, obj, settings, placed=False):
     for owner in (obj, action):
         for key, value in properties(animation).items():
             owner[key] = value
+    for key, value in stored_data(animation).items():
+        action[key] = value
     return Built(obj, transforms.error, settings.frame_start + len(ticks) - 1)
 
 
 def _ticks(animation, settings):
     """The OBAN frame shown at each key, and the period after which they repeat (None: hold)."""
     if settings.playback == "FRAMES":
-        return list(range(animation.frames)), None
+        return range(animation.frames), None
     start = 0
     if animation.has(RANDOM_START) and settings.random_start_seed >= 0:
         start = random_start_frame(animation.frames, f"{settings.random_start_seed}:{animation.name}")
@@ -209,17 +222,12 @@ def _new_object(collection, name, settings):
     return obj
 
 
-def _transforms(animation, obj, settings):
-    """Spec 5: the camera rule for cameras, the object rule for everything else."""
-    rule = oban_axes.camera_transforms if obj.type == "CAMERA" else oban_axes.object_transforms
-    return rule(animation, settings.axes, settings.global_scale)
-
-
 def _placed_transforms(context, animation, obj, ticks, settings):
     """World matrices W(f) for an existing object: a Localized animation plays relative to
     the object's placement (kept in 'oban_placement', so importing again does not compound
     it); a parented object gets the parent-space keys that produce W(f)."""
-    world = _transforms(animation, obj, settings).matrices()[ticks]
+    world = oban_axes.transforms_many([animation], settings.axes, settings.global_scale,
+                                      camera=obj.type == "CAMERA")[0].matrices()[list(ticks)]
     if animation.has(LOCALIZED):
         if "oban_placement" not in obj:
             obj["oban_placement"] = [v for row in obj.matrix_world for v in row]
@@ -258,17 +266,18 @@ def _animate(obj, name, transforms, settings, period):
     if period is not None:
         transforms = transforms.take(list(range(len(transforms.location))) + [0])
     if settings.rotation_mode == "QUATERNION":
-        rotation_path, rotation = "rotation_quaternion", oban_axes.quaternions(transforms.rotation)
+        rotation_path, rotation = "rotation_quaternion", transforms.quaternion
     else:
-        rotation_path, rotation = "rotation_euler", oban_axes.eulers(transforms.rotation, settings.rotation_mode)
+        rotation_path = "rotation_euler"
+        rotation = oban_axes.eulers(oban_axes.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
     channels = [("location", transforms.location), (rotation_path, rotation), ("scale", transforms.scale)]
     specs = [(path, i, TRANSFORM_GROUP) for path, values in channels for i in range(values.shape[1])]
     action, fcurves = compat.new_object_action(obj, name, specs)
     frames = settings.frame_start + np.arange(len(transforms.location), dtype=np.float32)
-    columns = np.concatenate([values for _, values in channels], axis=1).astype(np.float32)
-    for fcurve, column in zip(fcurves, columns.T):
-        compat.fill_fcurve(fcurve, frames, column)
-        if period is not None:
+    columns = np.concatenate([values for _, values in channels], axis=1)
+    compat.fill_fcurves(fcurves, frames, columns)
+    if period is not None:
+        for fcurve in fcurves:
             fcurve.modifiers.new("CYCLES")
     # the rest pose is the first key, so the object also stands right with no action evaluated
     obj.location = transforms.location[0]

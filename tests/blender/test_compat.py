@@ -41,8 +41,8 @@ def empty(factory_scene):
 @pytest.fixture
 def animated(empty):
     action, fcurves = compat.new_object_action(empty, "EmptyAction", CHANNELS)
-    for channel, fcurve in enumerate(fcurves):
-        compat.fill_fcurve(fcurve, FRAMES, [channel_value(channel, k) for k in range(KEYS)])
+    columns = [[channel_value(channel, k) for channel in range(len(fcurves))] for k in range(KEYS)]
+    compat.fill_fcurves(fcurves, FRAMES, columns)
     return empty, action, fcurves
 
 
@@ -104,7 +104,7 @@ def test_subframe_halfway(animated):
 
 def test_constant_interpolation(empty):
     _, (fcurve,) = compat.new_object_action(empty, "Steps", [("location", 2, "")])
-    compat.fill_fcurve(fcurve, [1, 3], [4.0, 8.0], interpolation='CONSTANT')
+    compat.fill_fcurves([fcurve], [1, 3], [[4.0], [8.0]], interpolation='CONSTANT')
     assert fcurve.group is None
     assert [point.interpolation for point in fcurve.keyframe_points] == ['CONSTANT'] * 2
     bpy.context.scene.frame_set(2)

@@ -17,6 +17,7 @@ from oban_import.reader import read_file
 from oban_import.writer import oni_file_bytes, raw_file_bytes, xml_bytes
 
 from generate import BASES, level_file_bytes, random_animation
+from test_cli import IN_BPY_MODULE, blender_script, python_module, run
 from test_import import expected_world
 
 pytestmark = pytest.mark.usefixtures("addon")
@@ -224,3 +225,27 @@ def test_export_operator_and_menu(tmp_path):
     back = read_file(str(tmp_path / "OBANmover.xml"))[0]
     assert back.frames == 30 and len(back.keys) == 2  # a straight line needs its two ends
     np.testing.assert_allclose(frame_matrices(back)[-1][:3, 3], [10, 0, 0], atol=1e-5)
+
+
+# the .blend is saved by the Blender running the tests: the command must be as new
+@pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
+def test_the_export_command(tmp_path, command):
+    animations = generated(3, seed=10)
+    for animation in animations:
+        path = tmp_path / f"{animation.name}.oban"
+        path.write_bytes(raw_file_bytes(animation))
+        bpy.ops.import_anim.oban(filepath=str(path))
+    blend = tmp_path / "scene.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    out = tmp_path / "exported"
+    done = run(command, "export", blend, "-o", out, "--format", "raw", "--objects", animations[1].name, "nobody")
+    assert done.returncode == 1 and "no object named 'nobody'" in done.stderr
+    assert os.listdir(out) == [f"00001-{animations[1].name}.OBAN"]
+    assert (out / f"00001-{animations[1].name}.OBAN").read_bytes() == raw_file_bytes(animations[1])
+    done = run(command, "export", blend, "-o", out, "--format", "xml")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p for p in os.listdir(out) if p.endswith(".xml")) == sorted(f"OBAN{a.name}.xml" for a in animations)
+    assert run(command, "export", tmp_path / "missing.blend", "-o", out).returncode == 2
+    (tmp_path / "junk.blend").write_bytes(b"not a blend file")
+    done = run(command, "export", tmp_path / "junk.blend", "-o", out)
+    assert done.returncode == 1 and f"{tmp_path / 'junk.blend'}: cannot be opened" in done.stderr
