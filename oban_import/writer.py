@@ -1,9 +1,10 @@
-"""Bytes for an Animation in each binary container (spec 7.1, 7.2)."""
+"""Bytes for an Animation in each container: raw, .oni (spec 7.1, 7.2) and OniSplit XML (7.4)."""
 
 import numpy as np
 
-from .animation import KEY_DTYPE
+from .animation import KEY_DTYPE, KNOWN_FLAGS
 from .binary import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, RECORD_DTYPE, SIGNATURE
+from .xml_reader import FLAGS
 
 PC_CHECKSUM = 0x0003BCDF33DC271F
 
@@ -23,7 +24,8 @@ def record_bytes(animation, instance_id=1, level_id=0):
 
 
 def raw_file_bytes(animation):
-    return record_bytes(animation)
+    """A raw instance file: the record as it was read, its own header included."""
+    return record_bytes(animation, *animation.record_header)
 
 
 def oni_file_bytes(animation):
@@ -48,3 +50,54 @@ def oni_file_bytes(animation):
 
 def _align(n, to):
     return (n + to - 1) // to * to
+
+
+def xml_bytes(animation):
+    """OniSplit XML holding one OBAN, laid out like the samples (2-space indents, LF).
+
+    Flags are the XML names separated by single spaces (`<Flags />` for none), or the
+    number when an unknown bit is set. Each float is its shortest float32 text (numpy's),
+    checked to read back to the same bits as xml_reader and OniSplit read it (text ->
+    double -> float32); the rare text that would not is written as the exact double.
+    """
+    keys = animation.keys
+    count = len(keys)
+    texts = _float_texts(np.concatenate([animation.start_matrix, animation.base_matrix,
+                                         keys["rotation"].ravel(), keys["position"].ravel()]))
+    start, base = " ".join(texts[:12]), " ".join(texts[12:24])
+    rotations = [" ".join(texts[24 + 4 * i:28 + 4 * i]) for i in range(count)]
+    positions = [" ".join(texts[24 + 4 * count + 3 * i:27 + 4 * count + 3 * i]) for i in range(count)]
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', "<Oni>", '  <OBAN id="0">',
+             f"    {_flags_element(animation.flags)}",
+             f"    <InitialTransform>{start}</InitialTransform>",
+             f"    <BaseTransform>{base}</BaseTransform>",
+             f"    <FrameLength>{animation.ticks_per_frame}</FrameLength>",
+             f"    <FrameCount>{animation.frames}</FrameCount>",
+             f"    <HalfStopFrame>{animation.door_open_frame}</HalfStopFrame>",
+             "    <KeyFrames>"]
+    for rotation, position, frame in zip(rotations, positions, keys["frame"].tolist()):
+        lines += ["      <OBANKeyFrame>",
+                  f"        <Rotation>{rotation}</Rotation>",
+                  f"        <Translation>{position}</Translation>",
+                  f"        <Time>{frame}</Time>",
+                  "      </OBANKeyFrame>"]
+    lines += ["    </KeyFrames>", "  </OBAN>", "</Oni>", ""]
+    return "\n".join(lines).encode("utf-8")
+
+
+def _flags_element(flags):
+    if not flags:
+        return "<Flags />"
+    if flags & ~KNOWN_FLAGS:
+        return f"<Flags>{flags}</Flags>"
+    return f"<Flags>{' '.join(name for name, bit in FLAGS.items() if flags & bit)}</Flags>"
+
+
+def _float_texts(values):
+    """float32 values -> texts that read back (text -> double -> float32) to the same bits."""
+    values = np.asarray(values, np.float32)
+    texts = [str(v) for v in values]
+    back = np.array([float(text) for text in texts]).astype(np.float32)
+    for i in np.flatnonzero(back.view(np.uint32) != values.view(np.uint32)):
+        texts[i] = repr(float(values[i]))
+    return texts

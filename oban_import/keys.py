@@ -1,0 +1,247 @@
+"""Spec 3-4 in reverse: engine keys for wanted matrices, and the fewest keys that replay them.
+
+Wanted matrices M(f) are what spec 4 must give at every frame (engine space, with
+the Localized turn when that flag is set). Errors are measured per frame by
+`relative_errors`; keys are checked as the float32 values that will be written,
+replayed by the project's own engine (oban_import.engine).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .animation import KEY_DTYPE, LOCALIZED, Animation, check, matrix_from_columns
+from .axes import quaternions as hamilton_quaternions
+from .engine import LOCALIZED_TURN, frame_matrices, rotation_matrices
+from .errors import ObanError
+
+MAX_COUNT = 0xFFFF        # frames and keys are u16 (spec 1)
+TINY = np.finfo(np.float64).tiny
+PROBES = 4                # ends tried per round: doublings, kinks (twice as many narrowing)
+DENSE = 4                 # keys at most this far apart: batch the first probes of the next starts,
+MAX_AHEAD = 256           # up to this many
+
+
+def stored_columns(matrix):
+    """A 4x4 (or 3x4) affine matrix -> its 12 stored float32 values (3x4 by columns)."""
+    return np.asarray(matrix, np.float64)[:3, :4].T.astype(np.float32).ravel()
+
+
+IDENTITY = stored_columns(np.eye(4))
+
+
+def relative_errors(got, wanted):
+    """Per frame, how far `got` is from `wanted` ((n, 4, 4) or (n, 3, 4)): the larger of
+    max|d(3x3)| / max|wanted 3x3|   (the linear part against its own size: about radians) and
+    max|d(translation)| / max(1, max|wanted translation|),
+    |.| the largest absolute entry. It bounds the plain max|dM| / max(1, max|M|) from above,
+    and a signed permutation of rows (the Localized turn) does not change it.
+    """
+    difference = np.abs(got[:, :3, :4] - wanted[:, :3, :4])
+    linear = difference[:, :, :3].max(axis=(1, 2)) / np.maximum(np.abs(wanted[:, :3, :3]).max(axis=(1, 2)), TINY)
+    translation = difference[:, :, 3].max(axis=1) / np.maximum(np.abs(wanted[:, :3, 3]).max(axis=1), 1.0)
+    return np.maximum(linear, translation)
+
+
+def engine_keys_from_matrices(matrices, base_matrix, localized):
+    """Per-frame keys that give the wanted matrices (n, 4, 4) under spec 4.
+
+    Undoes the Localized turn (if `localized`), then solves M = T(p) . R(q) . Base with
+    `base_matrix` the 12 stored floats: R is the rotation nearest M3 . Base3^-1 and
+    p = t - R . Base_t. Returns (quaternions (n, 4) as stored: x y z w in the engine's
+    convention, i.e. the conjugate of the usual quaternion of R; unit length, signs
+    continuous from frame to frame, w >= 0 at frame 0;
+    positions (n, 3); errors (n,): per frame max|R . Base3 - M3| / max|M3|, 0 when
+    M3 . Base3^-1 is a rotation; shear or a changed scale shows here).
+    """
+    m = np.asarray(matrices, np.float64)[:, :3, :4]
+    if localized:
+        m = LOCALIZED_TURN.T @ m
+    base = matrix_from_columns(base_matrix)
+    linear = m[:, :, :3]
+    u, _, vt = np.linalg.svd(linear @ np.linalg.inv(base[:3, :3]))
+    u[np.linalg.det(u @ vt) < 0, :, -1] *= -1.0     # a mirror has no rotation: take the nearest one
+    rotation = u @ vt
+    errors = (np.abs(rotation @ base[:3, :3] - linear).max(axis=(1, 2))
+              / np.maximum(np.abs(linear).max(axis=(1, 2)), TINY))
+    w, x, y, z = hamilton_quaternions(rotation).T
+    positions = m[:, :, 3] - rotation @ base[:3, 3]
+    return np.column_stack([-x, -y, -z, w]), positions, errors
+
+
+def fewest_keys(quaternions, positions, tolerance=1e-4, base_matrix=IDENTITY):
+    """Sorted frame indices of a small key subset (first 0, last n - 1) whose replay by the
+    engine (spec 4, from the float32 keys that will be written) gives every frame within
+    `tolerance` (`relative_errors`) of the matrices the per-frame keys give with `base_matrix`.
+
+    Greedy furthest reach: from each key, the furthest end whose whole segment passes.
+    First probes: the ends 2, 4, 8 and 16 frames on, and the next kinks (frames where the
+    motion bends sharply, such as an original animation's keys: the error is not monotone
+    in a segment's length, and a segment to such a key can pass where shorter ones fail).
+    Then the reach doubles while probes pass, or narrows between the furthest passing and
+    the nearest failing end. A probe passes only if every frame of its segment does (a
+    screen of five frames first rejects most failing ones cheaply). Where keys come dense,
+    the first probes of the next starts are batched ahead. The next frame always qualifies,
+    so a tolerance finer than float32 keys can hold gives a key on every frame. The
+    Localized turn is left out: it does not change the error.
+    """
+    segments = _Segments(quaternions, positions, np.asarray(base_matrix, np.float32), tolerance)
+    last = len(segments.wanted) - 1
+    chosen, first_probes, ahead = [0], {}, 1
+    while chosen[-1] < last:
+        start = chosen[-1]
+        if start not in first_probes:
+            first_probes = segments.first_probes(np.arange(start, min(start + ahead, last)))
+        end = segments.furthest_end(start, *first_probes[start])
+        ahead = min(2 * ahead, MAX_AHEAD) if end - start <= DENSE else 1
+        chosen.append(end)
+    return np.array(chosen)
+
+
+class _Segments:
+    """Segments of the per-frame keys, replayed from keys at their ends by the engine."""
+
+    def __init__(self, quaternions, positions, base, tolerance):
+        quaternions = np.asarray(quaternions, np.float64)
+        self.keys = np.zeros(len(quaternions), KEY_DTYPE)      # float32, as written
+        self.keys["rotation"], self.keys["position"] = quaternions, positions
+        self.base, self.tolerance = base, tolerance
+        base4 = matrix_from_columns(base)
+        rotation = rotation_matrices(quaternions)
+        self.wanted = np.concatenate([rotation @ base4[:3, :3],
+                                      (rotation @ base4[:3, 3] + positions)[:, :, None]], axis=2)
+        self.kinks = _kinks(self.wanted)
+
+    def errors(self, starts, ends, segment, step):
+        """Errors at frames starts[segment] + step, each segment replayed from keys at its ends."""
+        lengths = ends - starts
+        offsets = _run_starts(lengths + 1)       # the segments side by side on one time line
+        pairs = np.empty(2 * len(ends), KEY_DTYPE)
+        pairs[0::2], pairs[1::2] = self.keys[starts], self.keys[ends]
+        pairs["frame"][0::2], pairs["frame"][1::2] = offsets, offsets + lengths
+        replay = Animation(name="segments", flags=0, start_matrix=IDENTITY, base_matrix=self.base,
+                           ticks_per_frame=0, frames=int(offsets[-1] + lengths[-1] + 1), door_open_frame=0,
+                           keys=pairs)
+        return relative_errors(frame_matrices(replay, offsets[segment] + step),
+                               self.wanted[starts[segment] + step])
+
+    def passes(self, starts, ends):
+        """Whether each segment replays all its frames within tolerance."""
+        lengths = ends - starts
+        screen = np.stack([np.ones_like(lengths), lengths // 4, lengths // 2, 3 * lengths // 4, lengths - 1])
+        errors = self.errors(starts, ends, np.repeat(np.arange(len(ends)), 5), screen.T.ravel())
+        ok = errors.reshape(-1, 5).max(axis=1) <= self.tolerance
+        if ok.any():
+            starts, ends, lengths = starts[ok], ends[ok], lengths[ok]
+            segment = np.repeat(np.arange(len(ends)), lengths + 1)
+            step = np.arange(segment.size) - _run_starts(lengths + 1)[segment]
+            errors = self.errors(starts, ends, segment, step)
+            ok[ok] = np.maximum.reduceat(errors, np.flatnonzero(step == 0)) <= self.tolerance
+        return ok
+
+    def first_probes(self, starts):
+        """{start: (ends, passes)} for the first probes of each start, in one batch."""
+        last = len(self.wanted) - 1
+        ends = [np.union1d(_doubled(start, start + 1, last),
+                           self.kinks[np.searchsorted(self.kinks, start + 1, "right"):][:PROBES])
+                for start in starts]
+        counts = [len(e) for e in ends]
+        ok = self.passes(np.repeat(starts, counts), np.concatenate(ends))
+        return dict(zip(starts.tolist(), zip(ends, np.split(ok, np.cumsum(counts)[:-1]))))
+
+    def furthest_end(self, start, ends, ok):
+        last = len(self.wanted) - 1
+        reach, fails = start + 1, last + 1   # furthest end known to pass; nearest above it known to fail
+        while True:
+            if ok.any():
+                reach = max(reach, int(ends[ok].max()))
+            fails = min([fails] + [int(e) for e in ends[~ok] if e > reach])
+            if fails > last:
+                ends = _doubled(start, reach, last)
+            else:
+                ends = np.unique(np.linspace(reach, fails, 2 * PROBES + 2).round().astype(np.int64))
+            ends = ends[(ends > reach) & (ends < fails)]
+            if not ends.size:
+                return reach
+            ok = self.passes(np.full(len(ends), start), ends)
+
+
+def _run_starts(sizes):
+    """Where each run begins when runs of these sizes are laid end to end from 0."""
+    return np.cumsum(sizes) - sizes
+
+
+def _doubled(start, reach, last):
+    """Ends reaching 2, 4, ... 2 ** PROBES times as far from `start` as `reach`, up to `last`."""
+    return np.unique(np.minimum(start + (reach - start) * 2 ** np.arange(1, PROBES + 1), last))
+
+
+def _kinks(wanted):
+    """Frames where the motion bends much more than at one of its neighbours (keys of its
+    own, likely), and the last frame."""
+    last = len(wanted) - 1
+    if last < 2:
+        return np.array([last])
+    bend = relative_errors((wanted[:-2] + wanted[2:]) / 2, wanted[1:-1])
+    neighbours = np.pad(bend, 1, mode="edge")
+    return np.append(1 + np.flatnonzero(bend > 2 * np.minimum(neighbours[:-2], neighbours[2:])), last)
+
+
+@dataclass
+class KeyReport:
+    frames: int
+    keys: int
+    worst_error: float       # relative_errors of the built animation, replayed, against the wanted matrices
+    worst_frame: int
+    rotation_error: float    # how far M3 . Base3^-1 is from a rotation (engine_keys_from_matrices)
+    rotation_frame: int
+
+
+def animation_from_matrices(name, matrices, base_matrix=IDENTITY, flags=0, ticks_per_frame=80,
+                            door_open_frame=0, start_matrix=None, tolerance=1e-4):
+    """An Animation with the fewest keys that replays the wanted matrices (n, 4, 4, engine
+    space) within `tolerance`, and a KeyReport measured by replaying it with the engine.
+
+    `base_matrix` and `start_matrix` are 12 stored floats (see `stored_columns`); the start
+    matrix defaults to the frame-0 matrix. Raises ObanError(name, ...) for what an OBAN
+    cannot hold; matrices off by more than `tolerance` (not a rotation times the base, or
+    not replayed within it) are warned about in animation.warnings, naming the worst frame.
+    """
+    matrices = np.asarray(matrices, np.float64)
+    frames = len(matrices)
+    if not 0 < frames <= MAX_COUNT:
+        raise ObanError(name, f"{frames} frames: an OBAN holds 1 to {MAX_COUNT} "
+                              f"(frame {MAX_COUNT} and later cannot be stored)")
+    finite = np.isfinite(matrices).all(axis=(1, 2))
+    if not finite.all():
+        raise ObanError(name, f"frame {int(np.argmin(finite))}: non-finite matrix")
+    for label, value, top in (("flags", flags, 0xFFFFFFFF), ("ticks per frame", ticks_per_frame, MAX_COUNT),
+                              ("door open frame", door_open_frame, MAX_COUNT)):
+        if not 0 <= value <= top:
+            raise ObanError(name, f"{label} {value} out of range (0 to {top})")
+    base = np.asarray(base_matrix, np.float32)
+    base3 = matrix_from_columns(base)[:3, :3]
+    if not np.isfinite(base).all() or abs(np.linalg.det(base3)) <= 1e-12 * np.abs(base3).max() ** 3:
+        raise ObanError(name, "the base matrix is not invertible")
+
+    quaternions, positions, rotation_errors = engine_keys_from_matrices(matrices, base, flags & LOCALIZED)
+    chosen = fewest_keys(quaternions, positions, tolerance, base)
+    keys = np.zeros(len(chosen), KEY_DTYPE)
+    keys["rotation"], keys["position"], keys["frame"] = quaternions[chosen], positions[chosen], chosen
+    start = stored_columns(matrices[0]) if start_matrix is None else np.asarray(start_matrix, np.float32)
+    animation = Animation(name=name, flags=flags, start_matrix=start, base_matrix=base,
+                          ticks_per_frame=ticks_per_frame, frames=frames, door_open_frame=door_open_frame,
+                          keys=keys)
+    check(animation, name)
+
+    errors = relative_errors(frame_matrices(animation), matrices)
+    report = KeyReport(frames, len(keys), float(errors.max()), int(errors.argmax()),
+                       float(rotation_errors.max()), int(rotation_errors.argmax()))
+    if report.rotation_error > tolerance:
+        animation.warnings.append(
+            f"frame {report.rotation_frame}: not a rotation times the base matrix (off by "
+            f"{report.rotation_error:.3g}): shear or a scale other than the base's cannot be stored")
+    if report.worst_error > tolerance:
+        animation.warnings.append(f"frame {report.worst_frame}: replayed off by {report.worst_error:.3g}, "
+                                  f"more than the tolerance {tolerance:g}")
+    return animation, report
