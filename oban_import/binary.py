@@ -55,13 +55,15 @@ DESCRIPTOR_DTYPE = np.dtype([
 ])
 UNNAMED, PLACEHOLDER = 1, 2
 OBAN_TAG = b"NABO"
+MAX_RECORD = RECORD_DTYPE.itemsize + 0xFFFF * KEY_DTYPE.itemsize  # 0xFFFF keys: the longest OBAN record
+MAX_NAME = 255  # bytes: longer than any Oni name (and Blender's); bounds the work per descriptor
 
 
-def parse_record(data, path, name, file_offset=0, exact=False):
+def parse_record(data, path, name, file_offset=0, size=None):
     """One OBAN record (8-byte header + instance data) from `data` -> Animation.
 
-    `file_offset` is where `data` starts in the file, for messages. With `exact`,
-    bytes past the keys are reported as a warning.
+    `file_offset` is where `data` starts in the file, for messages. With `size`, the
+    length of the file `data` starts, bytes past the keys are reported as a warning.
     """
     label = f"'{name}'"
     if len(data) < RECORD_DTYPE.itemsize:
@@ -86,8 +88,8 @@ def parse_record(data, path, name, file_offset=0, exact=False):
         record_header=(int(head["instance_id"]), int(head["level_id"])),
     )
     check(animation, path)
-    extra = len(data) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize
-    if exact and extra:
+    extra = (size or 0) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize
+    if size is not None and extra:
         animation.warnings.append(f"{extra} bytes after the last key ignored")
     return animation
 
@@ -101,10 +103,11 @@ def raw_name(path):
 
 def read_raw(path):
     with open(path, "rb") as f:
-        data = f.read()
+        size = os.fstat(f.fileno()).st_size
+        data = f.read(min(size, MAX_RECORD))  # never more than a record can use, however big the file
     if not data:
         raise ObanError(path, "empty file")
-    return [parse_record(data, path, raw_name(path), exact=True)]
+    return [parse_record(data, path, raw_name(path), size=size)]
 
 
 def looks_like_container(head):
@@ -192,9 +195,12 @@ def _record_ranges(path, descriptors, data_size):
 
 
 def _name_at(path, names, offset, index):
-    end = names.find(b"\0", offset)
-    if offset >= len(names) or end < 0:
+    if offset >= len(names):
         raise ObanError(path, f"descriptor {index}: name offset {offset} is outside the name table")
+    end = names.find(b"\0", offset, offset + MAX_NAME + 1)
+    if end < 0:
+        raise ObanError(path, f"descriptor {index}: name at offset {offset} is unterminated "
+                              f"or longer than {MAX_NAME} bytes")
     name = names[offset:end].decode("latin-1")
     return name[4:] if name.startswith("OBAN") else name
 

@@ -2,6 +2,7 @@
 
 import fnmatch
 import os
+import stat
 
 from . import binary, xml_reader
 from .errors import ObanError
@@ -20,11 +21,14 @@ def read_file(path, name_glob=None):
         pattern = name_glob.lower()
         name_filter = lambda name: fnmatch.fnmatchcase(name.lower(), pattern)
     try:
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a pipe or device: open() or read() may never end
+            raise ObanError(path, "is not a regular file")
         with open(path, "rb") as f:
             head = f.read(12)
     except IsADirectoryError:
         raise ObanError(path, "is a directory, not a file") from None
-    except OSError as error:
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
     extension = os.path.splitext(path)[1].lower()
     try:

@@ -38,7 +38,7 @@ LIMITS = {"Flags": 0xFFFFFFFF, "FrameLength": 0xFFFF, "FrameCount": 0xFFFF, "Hal
           "Time": 0xFFFFFFFF}
 # what float() accepts, less its underscores and non-ASCII digits; no nested repeats (linear time)
 NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))")
-WHOLE_NUMBER = re.compile(r"\s*([+-]?)0*([0-9]+)\s*")
+WHOLE_NUMBER = re.compile(r"\s*([+-]?)([0-9]+)\s*")  # no "0*" before the digits: quadratic backtracking
 
 
 def looks_like_xml(head):
@@ -231,6 +231,7 @@ class _OniXml:
         if not match:
             self.fail(f"<{name}> {_quote(text.strip())} is not a whole number", self.text_line)
         sign, digits = match.groups()
+        digits = digits.lstrip("0") or "0"
         if len(digits) > 10 or not 0 <= int(sign + digits) <= LIMITS[name]:
             self.fail(f"<{name}> {_quote(text.strip())} is out of range (0 to {LIMITS[name]})", self.text_line)
         return int(digits)

@@ -130,6 +130,9 @@ def export_main(argv):
         objects = animated_objects(bpy.context.scene.objects)
     os.makedirs(args.output, exist_ok=True)
     written, errors = export_objects(bpy.context, objects, args.output, settings)
+    for w in written:
+        for message in w.warnings:
+            print(f"warning: {w.path}: '{w.name}': {message}", file=sys.stderr)
     for message in errors:
         print(f"error: {message}", file=sys.stderr)
     print(format_table(("file", "frames", "keys", "worst error"),

@@ -44,6 +44,7 @@ class Written:
     keys: int
     error: float          # worst relative error over every frame, read back from the file
     unchanged: bool       # written exactly as imported
+    warnings: list        # what the key reduction found (frames it could not hold within tolerance)
 
 
 def animated_objects(objects):
@@ -203,4 +204,4 @@ def _write(animation, matrices, unchanged, directory, settings):
     os.replace(temporary, path)
     back = read_file(path)[0]
     return Written(animation.name, path, back.frames, len(back.keys),
-                   _relative_error(frame_matrices(back), matrices), unchanged)
+                   _relative_error(frame_matrices(back), matrices), unchanged, animation.warnings)

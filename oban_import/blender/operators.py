@@ -137,6 +137,8 @@ class ExportOBAN(bpy.types.Operator):
         for w in written:
             self.report({"INFO"}, f"{w.path}: {w.frames} frames, {w.keys} keys, worst error {w.error:.2g}"
                                   + (" (unchanged import)" if w.unchanged else ""))
+            for message in w.warnings:
+                self.report({"WARNING"}, f"{w.path}: '{w.name}': {message}")
         for message in errors:
             self.report({"ERROR"}, message)
         return {"FINISHED"} if written else {"CANCELLED"}
