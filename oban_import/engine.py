@@ -41,25 +41,28 @@ def sample_many(animations):
 
 
 def _sample(keys, key_times, times, first_key, end_key):
-    """The engine's lookup and blend; keys[first_key:end_key] belong to each time."""
+    """The engine's lookup and blend; keys[first_key:end_key] belong to each time.
+
+    Every time gets t in [0, 1) between the key at or before it and the next one:
+    t = 0 (a time on a key, or outside the keys) gives that key exactly as stored."""
     rotations = keys["rotation"].astype(np.float64)
     positions = keys["position"].astype(np.float64)
     after = np.searchsorted(key_times, times, side="right")     # first key later than the time
     before = np.clip(after - 1, first_key, end_key - 1)
     after = np.minimum(after, end_key - 1)
-    between = (times > key_times[before]) & (times < key_times[after])
+    start, span = key_times[before], key_times[after] - key_times[before]
+    between = (times > start) & (span > 0)
+    t = np.divide(times - start, span, out=np.zeros_like(times), where=between)[:, None]
 
-    position = positions[before]
-    quaternion = rotations[before]
-    b, a = before[between], after[between]
-    t = ((times[between] - key_times[b]) / (key_times[a] - key_times[b]))[:, None]
-    position[between] = t * positions[a] + (1.0 - t) * positions[b]
-    q_before, q_after = rotations[b], rotations[a]
-    q_after = np.where((q_before * q_after).sum(axis=1, keepdims=True) < 0.0, -q_after, q_after)
-    q = (1.0 - t) * q_before + t * q_after
-    length = np.linalg.norm(q, axis=1, keepdims=True)
-    q = np.divide(q, length, out=np.tile([0.0, 0.0, 0.0, 1.0], (len(q), 1)), where=length > 0.0)
-    quaternion[between] = q
+    p_before = positions[before]
+    position = p_before + t * (positions[after] - p_before)
+    q_before, q_after = rotations[before], rotations[after]
+    q_after *= np.where((q_before * q_after).sum(axis=1, keepdims=True) < 0.0, -1.0, 1.0)
+    quaternion = (1.0 - t) * q_before + t * q_after
+    length = np.linalg.norm(quaternion, axis=1, keepdims=True)
+    blended = between[:, None] & (length > 0.0)
+    quaternion = np.divide(quaternion, length, out=quaternion, where=blended)
+    quaternion[between & (length[:, 0] == 0.0)] = (0.0, 0.0, 0.0, 1.0)  # MUrQuat_Lerp's zero case
     return position, quaternion
 
 
