@@ -46,7 +46,6 @@ import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
 from array import array
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

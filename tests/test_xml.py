@@ -13,10 +13,10 @@ import pytest
 
 from oban_import import xml_reader
 from oban_import.engine import frame_matrices
-from oban_import.errors import ObanError
 from oban_import.reader import read_file
 
 from generate import random_animation
+from test_readers import expect_error
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 NAMES = ("camera_flyby", "door_swing", "fan_loop", "lift_pingpong", "spec_example")
@@ -29,14 +29,6 @@ def write(tmp_path, name, data):
     return str(path)
 
 
-def expect_error(path, *fragments):
-    with pytest.raises(ObanError) as caught:
-        read_file(path)
-    message = str(caught.value)
-    assert message.startswith(f"{path}: "), message
-    for fragment in fragments:
-        assert fragment in message, message
-    return message
 
 
 def edited(old, new):

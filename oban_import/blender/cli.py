@@ -17,13 +17,14 @@ import tempfile
 
 import bpy
 
+from ..axes import EULER_AXES
 from ..errors import ObanError
 from ..listing import format_table, table
 from ..reader import read_file
 from .scene import Settings, axes_matrix, import_files
 
 AXES = ("X", "Y", "Z", "-X", "-Y", "-Z")
-ROTATION_MODES = ("QUATERNION", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+ROTATION_MODES = ("QUATERNION",) + tuple(EULER_AXES)
 
 
 class UsageError(Exception):

@@ -10,7 +10,6 @@ by this add-on and left unchanged is written back exactly as it was read.
 import os
 from dataclasses import dataclass, field
 
-import bpy
 import numpy as np
 
 from .. import axes as oban_axes
@@ -21,6 +20,7 @@ from ..keys import animation_from_matrices
 from ..reader import read_file
 from ..writer import oni_file_bytes, raw_file_bytes, xml_bytes
 from .compat import action_fcurves
+from .scene import is_animated
 
 FORMATS = {"oni": ("OBAN{name}.oni", oni_file_bytes),
            "xml": ("OBAN{name}.xml", xml_bytes),
@@ -51,16 +51,6 @@ def animated_objects(objects):
     return [obj for obj in objects if is_animated(obj)]
 
 
-def is_animated(obj):
-    """Keyed, driven, constrained, or under a parent that is."""
-    while obj is not None:
-        data = obj.animation_data
-        if data and (data.action or len(data.drivers)) or len(obj.constraints):
-            return True
-        obj = obj.parent
-    return False
-
-
 def export_objects(context, objects, directory, settings):
     """Write one file per object; returns (written, errors). A failed object writes nothing."""
     written, errors = [], []
@@ -78,8 +68,8 @@ def animation_of(context, obj, settings):
     whether it is the imported animation unchanged)."""
     label = f"object '{obj.name}'"
     first, count = _frame_range(context.scene, obj)
-    if count > 0xFFFF:
-        raise ObanError(label, f"{count} frames; an OBAN holds at most 65535")
+    if not 1 <= count <= 0xFFFF:
+        raise ObanError(label, f"{count} frames to export; an OBAN holds 1 to 65535")
     world = _sample(context, obj, first, count)
     if LOCALIZED & _flags(obj) and "oban_placement" in obj:
         world = np.linalg.inv(np.array(obj["oban_placement"], np.float64).reshape(4, 4)) @ world

@@ -6,6 +6,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
+from ..axes import EULER_AXES
 from ..reader import EXTENSIONS
 from . import cli, compat, panel
 from .export import ExportSettings, animated_objects, export_objects
@@ -13,7 +14,7 @@ from .scene import Settings, axes_matrix, import_files
 
 ROTATION_MODES = [("QUATERNION", "Quaternion", "Quaternion rotation, continuous in sign")] + [
     (order, f"Euler {order}", f"Euler angles in {order} order, continuous between frames")
-    for order in ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")]
+    for order in EULER_AXES]
 
 TARGETS = [
     ("EMPTY", "New Empty", "Each animation makes a new Empty"),

@@ -241,7 +241,7 @@ def _parent_matrices(context, obj, count, settings):
     """parent world . parent inverse at each key's scene frame (evaluated only if it moves)."""
     def current():
         return np.array(obj.parent.matrix_world) @ np.array(obj.matrix_parent_inverse)
-    if not _moves(obj.parent):
+    if not is_animated(obj.parent):
         return current()[None]
     scene, frame = context.scene, context.scene.frame_current
     matrices = []
@@ -252,9 +252,11 @@ def _parent_matrices(context, obj, count, settings):
     return np.array(matrices)
 
 
-def _moves(obj):
+def is_animated(obj):
+    """Keyed, driven, constrained, or under a parent that is."""
     while obj is not None:
-        if obj.animation_data or obj.constraints:
+        data = obj.animation_data
+        if data and (data.action or len(data.drivers)) or len(obj.constraints):
             return True
         obj = obj.parent
     return False

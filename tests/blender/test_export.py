@@ -18,7 +18,6 @@ from oban_import.writer import oni_file_bytes, raw_file_bytes, xml_bytes
 
 from generate import BASES, level_file_bytes, random_animation
 from test_cli import IN_BPY_MODULE, blender_script, python_module, run
-from test_import import expected_world
 
 pytestmark = pytest.mark.usefixtures("addon")
 WRITERS = {"raw": raw_file_bytes, "oni": oni_file_bytes, "xml": xml_bytes}
@@ -188,35 +187,33 @@ def test_a_changing_scale_is_refused_naming_object_and_frame(tmp_path):
 
 def test_shear_is_refused(tmp_path):
     parent = bpy.data.objects.new("squashed", None)
-    child = bpy.data.objects.new("tilted", None)
-    for obj in (parent, child):
-        bpy.context.scene.collection.objects.link(obj)
+    bpy.context.scene.collection.objects.link(parent)
     parent.scale = (1, 3, 1)
-    child.parent = parent
+    child = moving_empty("tilted", 10, (5, 0, 0), parent=parent)
     child.rotation_euler = (0, 0, 0.7)
-    child.keyframe_insert("location", frame=1)
-    child.location = (5, 0, 0)
-    child.keyframe_insert("location", frame=10)
     written, errors = export(tmp_path, [child])
     assert written == [] and "object 'tilted'" in errors[0] and "shear" in errors[0]
 
 
-def test_too_many_frames_is_refused(tmp_path):
-    obj = bpy.data.objects.new("endless", None)
+def moving_empty(name, last_frame, to, parent=None):
+    """An Empty keyed at frame 1 where it stands and at `last_frame` at `to`."""
+    obj = bpy.data.objects.new(name, None)
     bpy.context.scene.collection.objects.link(obj)
+    obj.parent = parent
     obj.keyframe_insert("location", frame=1)
-    obj.location = (1, 0, 0)
-    obj.keyframe_insert("location", frame=70000)
+    obj.location = to
+    obj.keyframe_insert("location", frame=last_frame)
+    return obj
+
+
+def test_too_many_frames_is_refused(tmp_path):
+    obj = moving_empty("endless", 70000, (1, 0, 0))
     written, errors = export(tmp_path, [obj])
     assert written == [] and "object 'endless'" in errors[0] and "65535" in errors[0]
 
 
 def test_export_operator_and_menu(tmp_path):
-    obj = bpy.data.objects.new("mover", None)
-    bpy.context.scene.collection.objects.link(obj)
-    obj.keyframe_insert("location", frame=1)
-    obj.location = (10, 0, 0)
-    obj.keyframe_insert("location", frame=30)
+    obj = moving_empty("mover", 30, (10, 0, 0))
     for curve in action_fcurves(obj.animation_data.action, obj):
         for key in curve.keyframe_points:
             key.interpolation = "LINEAR"

@@ -2,15 +2,12 @@
 command line's issue-3 options, and seeded random starts."""
 
 import os
-import subprocess
-import sys
 
 import bpy
 import numpy as np
 import pytest
 
 from oban_import.animation import LOOP, RANDOM_START
-from oban_import.engine import frame_matrices
 from oban_import.playback import engine_frames, random_start_frame
 
 from generate import level_file_bytes, random_animation
