@@ -194,3 +194,16 @@ def test_a_base_that_loc_rot_scale_cannot_hold_is_reported_with_its_error(tmp_pa
     result = import_into(bpy.context, [str(path)], Settings())
     assert len(result.objects) == 1
     assert any("shear" in w and "sheared" in w for w in result.warnings), result.warnings
+
+
+def test_menu_entries_and_drag_and_drop_handler():
+    import_draw = [f.__name__ for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()]
+    export_draw = [f.__name__ for f in bpy.types.TOPBAR_MT_file_export._dyn_ui_initialize()]
+    assert "menu_import" in import_draw and "menu_export" in export_draw
+    assert "UNDO" in bpy.types.IMPORT_ANIM_OT_oban.bl_options
+    if bpy.app.version >= (4, 1, 0):  # FileHandler exists from 4.1
+        handler = bpy.types.OBAN_FH_import
+        assert handler.bl_import_operator == "import_anim.oban"
+        assert set(handler.bl_file_extensions.split(";")) == {".oban", ".oni", ".dat", ".xml"}
+    else:
+        assert not compat.HAS_FILE_HANDLER
