@@ -246,3 +246,23 @@ def test_the_export_command(tmp_path, command):
     (tmp_path / "junk.blend").write_bytes(b"not a blend file")
     done = run(command, "export", tmp_path / "junk.blend", "-o", out)
     assert done.returncode == 1 and f"{tmp_path / 'junk.blend'}: cannot be opened" in done.stderr
+
+
+def test_a_cycling_action_is_written_as_a_loop_and_a_driven_object_counts(tmp_path):
+    spinner = moving_empty("spinner", 24, (0, 0, 0))
+    spinner.rotation_euler = (0, 0, 1.0)
+    spinner.keyframe_insert("rotation_euler", frame=12)
+    for curve in action_fcurves(spinner.animation_data.action, spinner):
+        curve.modifiers.new("CYCLES")
+    follower = bpy.data.objects.new("follower", None)
+    bpy.context.scene.collection.objects.link(follower)
+    driver = follower.driver_add("location", 0).driver
+    driver.type, driver.expression = "SCRIPTED", "frame * 0.5"
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
+    from oban_import.blender.export import animated_objects
+    assert animated_objects([spinner, follower]) == [spinner, follower]
+    written, errors = export(tmp_path, [spinner, follower])
+    assert not errors
+    assert read_file(written[0].path)[0].flags == LOOP
+    follower_back = check_against_scene(written[1], follower, 1)
+    assert follower_back.flags == 0 and follower_back.frames == 20
