@@ -11,6 +11,7 @@ frames; sparse keys mostly, some dense, 37 Loop and 13 Localized) is written as 
 process, each on a freshly reset empty scene:
 
   operator        bpy.ops.import_anim.oban(directory=..., files=[...]) on every file
+  level file      the operator on one level file (VR31) holding the same animations
   import_files    oban_import.blender.scene.import_files() on the same paths: the
                   operator without bpy.ops (tells operator overhead from import work)
   baseline        the floor: only create the same empties + actions + 10 F-curves each
@@ -247,6 +248,23 @@ def run_operator(corpus):
 
 
 
+def write_level(corpus, directory):
+    """The same animations as one level file (VR31), for the level row."""
+    path = os.path.join(directory, "level0_Final.dat")
+    with open(path, "wb") as f:
+        f.write(load_generator().level_file_bytes(corpus.animations))
+    return path
+
+
+def run_level(path, count):
+    with quiet_stdout():
+        start = time.perf_counter()
+        result = bpy.ops.import_anim.oban(filepath=path)
+        elapsed = time.perf_counter() - start
+    assert result == {"FINISHED"} and len(bpy.data.objects) == count, result
+    return elapsed
+
+
 def run_import_files(corpus):
     paths = corpus.paths
     start = time.perf_counter()
@@ -449,7 +467,9 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
     worst = check_same_output(corpus, precomputed)  # also warms up first-call costs
     print(f"check: operator and baseline write the same frames and values (max |diff| {worst:.1g})")
 
+    level = write_level(corpus, scratch)
     rows = {"operator": lambda: run_operator(corpus),
+            "level file": lambda: run_level(level, len(corpus.names)),
             "import_files": lambda: run_import_files(corpus),
             "baseline": lambda: run_baseline(precomputed, write_numpy),
             "baseline+update": lambda: run_baseline(precomputed, write_numpy, update=True),
@@ -480,6 +500,7 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
           f"scaled x{scale:.1f} to {corpus.frames:,} frames")
     print(f"process peak RSS (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
+    print(f"level file / operator = {median['level file'] / median['operator']:.2f} (one level file vs loose files)")
     print(f"operator / (baseline+update) = {median['operator'] / median['baseline+update']:.2f}; "
           f"import_files / baseline = {median['import_files'] / base:.2f} (the add-on's work without bpy.ops)")
     ratio = median["operator"] / base
