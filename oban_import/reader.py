@@ -29,7 +29,7 @@ def read_file(path, name_glob=None):
     except IsADirectoryError:
         raise ObanError(path, "is a directory, not a file") from None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+        raise ObanError(path, f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
     extension = os.path.splitext(path)[1].lower()
     try:
         if binary.looks_like_container(head) or extension in (".oni", ".dat"):

@@ -27,6 +27,7 @@ MAX_KEYS = 0xFFFF
 MAX_ELEMENTS = 4 * MAX_KEYS + 4096   # an OBAN with the most keys (4 elements each), and to spare
 MAX_TEXT = 64 << 10                  # characters in one field
 MAX_MARKUP = 1 << 20                 # bytes expat may hold unparsed: one tag, comment or declaration
+MAX_NAME = 128                       # characters in an element name or an id, which messages quote
 CHUNK = 64 << 10
 
 FLAGS = {"NormalLoop": LOOP, "BackToBackLoop": PINGPONG, "RandomStartFrame": RANDOM_START,
@@ -61,7 +62,11 @@ def read_xml(path, name_filter=None):
 
 
 def _quote(text, limit=40):
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+    return repr(_short(text, limit))
+
+
+def _short(text, limit):
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class _OniXml:
@@ -97,7 +102,7 @@ class _OniXml:
             raise ObanError(self.path, f"{expat.ErrorString(error.code)} at line {error.lineno}, "
                                        f"column {error.offset + 1}") from None
         except (LookupError, ValueError) as error:  # pyexpat's handler for a declared encoding
-            raise ObanError(self.path, f"unsupported encoding: {error}") from None
+            raise ObanError(self.path, f"unsupported encoding: {_short(str(error), 100)}") from None
         if not self.ids:
             raise ObanError(self.path, "no <OBAN> element")
         return self.animations
@@ -118,6 +123,8 @@ class _OniXml:
             self.fail(f"more than {MAX_ELEMENTS} elements")
         if level >= MAX_DEPTH:
             self.fail(f"elements nested deeper than {MAX_DEPTH}")
+        if len(name) > MAX_NAME:
+            self.fail(f"element name {_quote(name)} longer than {MAX_NAME} characters")
         if self.skip_level is not None:
             return
         if self.text is not None:
@@ -149,6 +156,8 @@ class _OniXml:
         if "id" not in attributes:
             self.fail(f"<{name}> has no id attribute")
         xml_id = attributes["id"]
+        if len(xml_id) > MAX_NAME:
+            self.fail(f"id {_quote(xml_id)} longer than {MAX_NAME} characters")
         if xml_id in self.ids:
             self.fail(f"id {_quote(xml_id)} is used twice")
         self.name = f"{self.stem}_{xml_id}" if self.ids else self.stem
