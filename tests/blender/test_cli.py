@@ -127,3 +127,21 @@ def test_the_handler_for_blender_command_line(tmp_path):
     assert out.exists()
     bpy.ops.wm.open_mainfile(filepath=str(out))
     assert np.array(bpy.data.objects["one"].matrix_world).shape == (4, 4)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_no_oban_and_reader_warnings_reach_the_user(tmp_path, command):
+    from generate import level_file_bytes, random_animation
+    empty_level = tmp_path / "level5_Final.dat"
+    empty_level.write_bytes(level_file_bytes([], [(b"TBUS", "subs", b"x" * 16)]))
+    late = random_animation(np.random.default_rng(14), name="late", frames=20, key_count=4, flags=0)
+    late.keys["frame"] = [3, 8, 12, 19]
+    late_path = tmp_path / "00003-late.OBAN"
+    late_path.write_bytes(raw_file_bytes(late))
+    out = tmp_path / "out.blend"
+    done = run(command, empty_level, late_path, "-o", out)
+    assert done.returncode == 1
+    assert f"error: {empty_level}: holds no OBAN instance" in done.stderr
+    assert f"warning: {late_path}: 'late': first key is at frame 3, not 0" in done.stderr
+    done = run(command, late_path, "--filter", "*door*", "-o", out)
+    assert done.returncode == 1 and "holds no OBAN instance matching '*door*'" in done.stderr

@@ -207,3 +207,10 @@ def test_menu_entries_and_drag_and_drop_handler():
         assert set(handler.bl_file_extensions.split(";")) == {".oban", ".oni", ".dat", ".xml"}
     else:
         assert not compat.HAS_FILE_HANDLER
+
+
+def test_a_file_without_a_matching_oban_is_reported_and_adds_nothing():
+    path = os.path.join(DATA, "raw", "00011-fan_loop.OBAN")
+    with pytest.raises(RuntimeError, match=r"00011-fan_loop.OBAN: holds no OBAN instance matching '\*door\*'"):
+        bpy.ops.import_anim.oban(filepath=path, name_filter="*door*")
+    assert datablock_counts() == (0, 0, 0)
