@@ -30,7 +30,7 @@ PLAYBACKS = [
 
 @orientation_helper(axis_forward="-Z", axis_up="Y")
 class ImportOBAN(bpy.types.Operator, ImportHelper):
-    """Import Oni object animations (OBAN) as animated empties"""
+    """Import Oni object animations (OBAN) as animated empties or cameras, or onto the selected objects"""
     bl_idname = "import_anim.oban"
     bl_label = "Import OBAN"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
