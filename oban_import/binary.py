@@ -130,7 +130,7 @@ def read_container(path, name_filter=None):
         names = _read_at(f, path, size, int(header["name_offset"]), int(header["name_size"]), "name table")
         starts, ends = _record_ranges(path, descriptors, data_size)
 
-        fallback = _main_name(path)
+        fallback = onisplit_name(path)
         animations = []
         for i in np.flatnonzero(descriptors["tag"] == OBAN_TAG):
             d = descriptors[i]
@@ -205,7 +205,8 @@ def _name_at(path, names, offset, index):
     return name[4:] if name.startswith("OBAN") else name
 
 
-def _main_name(path):
+def onisplit_name(path):
+    """'OBANdoor.oni' or 'OBANdoor.xml' -> 'door': the file name, as OniSplit names the main instance."""
     stem = os.path.splitext(os.path.basename(path))[0]
     return stem[4:] if stem.startswith("OBAN") and len(stem) > 4 else stem
 

@@ -19,6 +19,7 @@ from xml.parsers import expat
 import numpy as np
 
 from .animation import AUTOSTART, KEY_DTYPE, LOCALIZED, LOOP, PINGPONG, RANDOM_START, Animation, check
+from .binary import onisplit_name
 from .errors import ObanError
 
 MAX_FILE_SIZE = 256 << 20
@@ -72,8 +73,7 @@ def _short(text, limit):
 class _OniXml:
     def __init__(self, path, name_filter):
         self.path = path
-        stem = os.path.splitext(os.path.basename(path))[0]
-        self.stem = stem[4:] if stem.startswith("OBAN") and len(stem) > 4 else stem
+        self.stem = onisplit_name(path)
         self.name_filter = name_filter
         self.parser = expat.ParserCreate()
         self.parser.StartDoctypeDeclHandler = self.refuse_doctype
