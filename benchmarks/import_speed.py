@@ -47,7 +47,6 @@ import statistics
 import sys
 import tempfile
 import time
-from array import array
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -140,11 +139,9 @@ def precompute(corpus, frame_start=1):
     """What the baseline writes: per animation (name, frames float32 (n,), columns float32 (10, n))."""
     out = []
     for animation in corpus.animations:
-        t = oban_axes.object_transforms(animation)
-        count = len(t.location)
-        columns = np.concatenate([t.location, oban_axes.continuous(t.quaternion), t.scale], axis=1)
+        columns = oban_axes.object_transforms(animation).columns
         out.append((animation.name,
-                    np.arange(frame_start, frame_start + count, dtype=np.float32),
+                    np.arange(frame_start, frame_start + len(columns), dtype=np.float32),
                     np.ascontiguousarray(columns.T, dtype=np.float32)))
     return out
 
@@ -292,7 +289,7 @@ def write_numpy(fcurve, frames, values):
     keyframes.foreach_set("interpolation", _LINEAR * count)
 
 
-_LINEAR = None  # array('i', [LINEAR]), set in main()
+_LINEAR = None  # bytes([LINEAR]) (one byte per key: an enum's fast path), set in main()
 
 
 def run_baseline(precomputed, writer, update=False):
@@ -438,7 +435,7 @@ def main(argv=None):
         from oban_import.blender import compat as _compat, scene as _scene
         compat, scene, oban_axes = _compat, _scene, _axes
         oban_import.register()
-        _LINEAR = array("i", [_interpolation_value("LINEAR")])
+        _LINEAR = bytes([_interpolation_value("LINEAR")])
         try:
             return run(args, rounds, subset_size, count, total, loops, doors, scratch)
         finally:

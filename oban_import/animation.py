@@ -1,5 +1,6 @@
 """One OBAN instance as stored (spec sections 1-2), independent of its container."""
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,22 +69,25 @@ def check(animation, path):
         raise ObanError(path, f"'{animation.name}': frame count is 0")
     if len(keys) == 0:
         raise ObanError(path, f"'{animation.name}': no keys")
+    # a float64 sum of float32 values is finite exactly when they all are (it cannot overflow)
     for label, values in (("start matrix", animation.start_matrix),
                           ("base matrix", animation.base_matrix)):
-        if not np.isfinite(values).all():
+        if not math.isfinite(values.sum(dtype=np.float64)):
             raise ObanError(path, f"'{animation.name}': non-finite value in the {label}")
-    finite = np.isfinite(keys["rotation"]).all(axis=1) & np.isfinite(keys["position"]).all(axis=1)
-    if not finite.all():
-        raise ObanError(path, f"'{animation.name}': non-finite value in key {int(np.argmin(finite))}")
-    zero = ~keys["rotation"].any(axis=1)
-    if zero.any():
-        raise ObanError(path, f"'{animation.name}': key {int(np.argmax(zero))} has a zero quaternion")
-    steps = np.diff(keys["frame"].astype(np.int64))
-    if (steps <= 0).any():
-        i = int(np.argmax(steps <= 0)) + 1
+    values = np.ascontiguousarray(keys).view("<f4").reshape(-1, 8)[:, :7]  # rotation, position
+    if not math.isfinite(values.sum(dtype=np.float64)):
+        raise ObanError(path, f"'{animation.name}': non-finite value in key "
+                              f"{int(np.argmin(np.isfinite(values).all(axis=1)))}")
+    nonzero = values[:, :4].any(axis=1)
+    if not nonzero.all():
+        raise ObanError(path, f"'{animation.name}': key {int(np.argmin(nonzero))} has a zero quaternion")
+    frame = keys["frame"]
+    increasing = frame[1:] > frame[:-1]
+    if not increasing.all():
+        i = int(np.argmin(increasing)) + 1
         raise ObanError(path, f"'{animation.name}': key frames not increasing at key {i} "
-                              f"(frame {keys['frame'][i]} after {keys['frame'][i - 1]})")
-    first, last = int(keys["frame"][0]), int(keys["frame"][-1])
+                              f"(frame {frame[i]} after {frame[i - 1]})")
+    first, last = int(frame[0]), int(frame[-1])
     if first > 0:
         animation.warnings.append(f"first key is at frame {first}, not 0: frames before it hold it")
     if last != frames - 1:
@@ -116,8 +120,8 @@ def properties(animation):
         "oban_frames": animation.frames,
         "oban_ticks_per_frame": animation.ticks_per_frame,
         "oban_door_open_frame": animation.door_open_frame,
-        "oban_start_matrix": [float(v) for v in animation.start_matrix],
-        "oban_base_matrix": [float(v) for v in animation.base_matrix],
+        "oban_start_matrix": animation.start_matrix.tolist(),
+        "oban_base_matrix": animation.base_matrix.tolist(),
     }
 
 
@@ -130,10 +134,11 @@ def stored_data(animation):
 
 
 def keys_property(keys):
-    """Keys as a flat list of floats, 8 per key (rotation, position, frame), exact."""
-    flat = np.empty((len(keys), 8))
-    flat[:, :4], flat[:, 4:7], flat[:, 7] = keys["rotation"], keys["position"], keys["frame"]
-    return flat.ravel().tolist()
+    """Keys as a flat float64 array, 8 per key (rotation, position, frame), exact; an
+    IDProperty takes it as a double array without a Python float per value."""
+    flat = np.ascontiguousarray(keys).view("<f4").reshape(-1, 8).astype(np.float64)
+    flat[:, 7] = keys["frame"]
+    return flat.ravel()
 
 
 def keys_from_property(values):

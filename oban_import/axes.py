@@ -12,25 +12,41 @@ from dataclasses import dataclass
 import numpy as np
 
 from .animation import LOCALIZED
-from .engine import sample_many
+from .engine import all_keys, key_table, sample_many
 
 DEFAULT_AXES = np.array([[1.0, 0.0, 0.0],
                          [0.0, 0.0, -1.0],
                          [0.0, 1.0, 0.0]])
 BASE_TOLERANCE = 1e-5  # relative; a base matrix held less exactly than this is reported
+CHUNK_FRAMES = 1 << 14  # frames worked on at a time: the temporaries stay in the CPU's cache
 LOCALIZED_TURN_QUATERNION = np.array([np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0])  # Rx(+pi/2)
 
 
 @dataclass
 class Transforms:
-    location: np.ndarray     # (n, 3)
-    quaternion: np.ndarray   # (n, 4) unit, Blender's w x y z, signs continuous
-    scale: np.ndarray        # (n, 3)
+    """Location, rotation and scale at n frames, side by side as F-curves want them."""
+    columns: np.ndarray      # (n, 10): location (3), unit quaternion (4, Blender's w x y z, signs continuous), scale (3)
     error: float             # max |held - exact| / max |exact| of the 3x3 parts
+
+    @classmethod
+    def of(cls, location, quaternion, scale, error):
+        return cls(np.concatenate([location, quaternion, scale], axis=1), error)
+
+    @property
+    def location(self):
+        return self.columns[:, 0:3]
+
+    @property
+    def quaternion(self):
+        return self.columns[:, 3:7]
+
+    @property
+    def scale(self):
+        return self.columns[:, 7:10]
 
     def matrices(self):
         """(n, 4, 4) matrices these transforms give in Blender."""
-        m = np.zeros((len(self.location), 4, 4))
+        m = np.zeros((len(self.columns), 4, 4))
         m[:, :3, :3] = quaternion_matrices(self.quaternion) * self.scale[:, None, :]
         m[:, :3, 3] = self.location
         m[:, 3, 3] = 1.0
@@ -38,56 +54,90 @@ class Transforms:
 
     def take(self, frames):
         """The transforms at these frame indices, in this order."""
-        return Transforms(self.location[frames], continuous(self.quaternion[frames]), self.scale[frames],
-                          self.error)
+        columns = self.columns[frames]
+        columns[:, 3:7] = continuous(columns[:, 3:7])
+        return Transforms(columns, self.error)
 
 
 def object_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
     """W = [sA] M [sA]^-1: for empties and objects whose data lives in converted axes."""
-    return transforms_many([animation], axes, scale)[0]
+    return next(transforms_many([animation], axes, scale))
 
 
 def camera_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
     """W = T(sAt) . A . L: a Blender camera looks where the Oni camera looked."""
-    return transforms_many([animation], axes, scale, camera=True)[0]
+    return next(transforms_many([animation], axes, scale, camera=True))
 
 
-def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False):
-    """The Blender transforms of every frame of several animations, computed together.
+def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False, chunk_frames=CHUNK_FRAMES):
+    """Yields the Blender transforms of every frame of each animation, in order, computed
+    together for about `chunk_frames` frames at a time: a caller that uses each as it
+    comes (writes its keys) finds the numbers still in the CPU's cache.
 
     Per frame: rotation A.turn.R(q).A^-1 . R_c and scale s_c, where R_c . diag(s_c) is
-    the constant part, A.Base.A^-1 (objects) or A.Base (cameras); location s.A.t(f).
+    the constant part, A.Base.A^-1 (objects) or A.Base (cameras); location
+    s.A.turn.(p + R(q).b) for the base's translation b. The keys, not the frames, are
+    turned into Blender's terms: a linear isometry of the quaternions (and a linear map
+    of the positions) commutes with the engine's blend.
     """
     axes = np.asarray(axes, np.float64)
-    position, stored, owner = sample_many(animations)
-    columns = np.array([a.base_matrix for a in animations], np.float64).reshape(-1, 4, 3)
-    base3, base_translation = np.swapaxes(columns[:, :3], 1, 2), columns[:, 3]
+    matrices = np.array([a.base_matrix for a in animations], np.float64).reshape(-1, 4, 3)
+    base3, base_translation = np.swapaxes(matrices[:, :3], 1, 2), matrices[:, 3]
     constant = axes @ base3 if camera else axes @ base3 @ np.linalg.inv(axes)
     held_rotation, held_scale, errors = split_rotation_scale(constant, per_matrix=True)
+    # s.A.turn.R(q).b = R(q_blender) . R_c^T . s.A.b
+    offsets = np.einsum("ni,nij->nj", scale * base_translation @ axes.T, held_rotation)
+    frame_counts = np.array([a.frames for a in animations])
+    key_counts = np.array([len(a.keys) for a in animations])
+    frame_starts, key_starts = np.cumsum(frame_counts) - frame_counts, np.cumsum(key_counts) - key_counts
+    # Keys on the near side of the key before, each animation's first with w >= 0: then
+    # every blend is too (the engine's flip never fires), and so are the frames.
+    table = _blender_keys(animations, axes, scale, held_rotation)
+    table[:, 3:] = continuous(table[:, 3:], key_starts)
+    for first, end in _chunks(frame_counts, chunk_frames):
+        keys = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
+        columns = np.empty((frame_counts[first:end].sum(), 10))
+        _, owner = sample_many(animations[first:end], table[keys], out=columns)
+        owner += first
+        if offsets[first:end].any():
+            columns[:, 0:3] += rotate(columns[:, 3:7], np.take(offsets, owner, axis=0))
+        columns[:, 7:10] = np.take(held_scale, owner, axis=0)
+        starts = frame_starts[first:end] - frame_starts[first]
+        for start, count, error in zip(starts, frame_counts[first:end], errors[first:end]):
+            yield Transforms(columns[start:start + count], float(error))
 
-    q = np.concatenate([-stored[:, 3:], stored[:, :3]], axis=1)      # engine R(q): usual (-w, x, y, z)
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
-    translation = position
-    moved = base_translation.any(axis=1)[owner]                       # R(q) . base translation
-    translation[moved] += rotate(q[moved], base_translation[owner[moved]])
-    turned = np.array([a.has(LOCALIZED) for a in animations])[owner]
-    q[turned] = multiply(LOCALIZED_TURN_QUATERNION, q[turned])
-    translation[turned] = rotate(LOCALIZED_TURN_QUATERNION, translation[turned])
-    q[:, 1:] = np.linalg.det(axes) * q[:, 1:] @ axes.T               # the change of basis
-    q = multiply(q, matrix_quaternions(held_rotation)[owner])
-    location = scale * translation @ axes.T
 
-    ends = np.cumsum([a.frames for a in animations])
-    q = continuous(q, ends - [a.frames for a in animations])
-    return [Transforms(location[end - a.frames:end], q[end - a.frames:end],
-                       held_scale[owner[end - a.frames:end]], float(errors[i]))
-            for i, (a, end) in enumerate(zip(animations, ends))]
+def _blender_keys(animations, axes, scale, held_rotation):
+    """key_table() of every key in Blender's terms, quaternions unnormalised: position
+    s.A.turn.p, quaternion A.turn.q.A^-1 . R_c (the engine's q being the usual (-w, x, y, z))."""
+    keys = all_keys(animations)
+    key_owner = np.repeat(np.arange(len(animations)), [len(a.keys) for a in animations])
+    turned = np.array([a.has(LOCALIZED) for a in animations])[key_owner]
+    table = key_table(keys)
+    positions, rotations = table[:, :3], table[:, 3:]
+    positions[turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[turned])
+    positions[:] = scale * positions @ axes.T
+    rotations[:] = np.concatenate([-rotations[:, 3:], rotations[:, :3]], axis=1)
+    rotations[turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[turned])
+    rotations[:, 1:] = np.linalg.det(axes) * rotations[:, 1:] @ axes.T    # the change of basis
+    rotations[:] = multiply(rotations, np.take(matrix_quaternions(held_rotation), key_owner, axis=0))
+    return table
+
+
+def _chunks(frame_counts, size):
+    """(first, end) ranges of animations with about `size` frames together (or one longer)."""
+    first, frames = 0, 0
+    for i, count in enumerate(frame_counts.tolist()):
+        frames += count
+        if frames >= size or i == len(frame_counts) - 1:
+            yield first, i + 1
+            first, frames = i + 1, 0
 
 
 def decompose(matrices):
     """Any (n, 4, 4) affine matrices -> the nearest location, rotation and scale."""
     rotation, scale, error = split_rotation_scale(matrices[:, :3, :3])
-    return Transforms(matrices[:, :3, 3].copy(), continuous(matrix_quaternions(rotation)), scale, error)
+    return Transforms.of(matrices[:, :3, 3], continuous(matrix_quaternions(rotation)), scale, error)
 
 
 def split_rotation_scale(matrices, per_matrix=False):
@@ -118,10 +168,13 @@ def multiply(a, b):
 
 
 def rotate(q, v):
-    """Vectors (..., 3) turned by unit quaternions (..., 4)."""
-    w, u = np.asarray(q)[..., :1], np.asarray(q)[..., 1:]
-    twice = 2.0 * np.cross(u, v)
-    return v + w * twice + np.cross(u, twice)
+    """Vectors (..., 3) turned by unit quaternions (..., 4): v + w.t + u x t, t = 2 u x v."""
+    w, x, y, z = np.moveaxis(np.asarray(q, np.float64), -1, 0)
+    vx, vy, vz = np.moveaxis(np.asarray(v, np.float64), -1, 0)
+    tx, ty, tz = 2.0 * (y * vz - z * vy), 2.0 * (z * vx - x * vz), 2.0 * (x * vy - y * vx)
+    return np.stack([vx + w * tx + (y * tz - z * ty),
+                     vy + w * ty + (z * tx - x * tz),
+                     vz + w * tz + (x * ty - y * tx)], axis=-1)
 
 
 def quaternion_matrices(q):
@@ -142,12 +195,12 @@ def continuous(q, starts=(0,)):
     """Signs flipped so that each quaternion is on the near side of the one before; each
     run from one of `starts` to the next begins with w >= 0."""
     starts = np.asarray(starts)
-    flip = np.zeros(len(q), np.int64)
-    flip[1:] = (q[1:] * q[:-1]).sum(axis=1) < 0.0
+    flip = np.empty(len(q), np.uint8)
+    flip[1:] = np.einsum("ij,ij->i", q[1:], q[:-1]) < 0.0
     flip[starts] = q[starts, 0] < 0.0
-    flips = np.cumsum(flip)
-    flips -= np.repeat(flips[starts] - flip[starts], np.diff(np.append(starts, len(q))))
-    return np.where((flips % 2 == 1)[:, None], -q, q)
+    odd = np.bitwise_xor.accumulate(flip)   # flips so far, counted from the first run's start
+    odd ^= np.repeat(odd[starts] ^ flip[starts], np.diff(np.append(starts, len(q))))
+    return q * (1.0 - 2.0 * odd)[:, None]
 
 
 def matrix_quaternions(rotation):

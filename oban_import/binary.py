@@ -7,6 +7,7 @@ the name table and each OBAN record, never the whole data table.
 
 import os
 import re
+import struct
 
 import numpy as np
 
@@ -26,6 +27,9 @@ RECORD_DTYPE = np.dtype([
     ("key_count", "<u2"),
 ])
 assert RECORD_DTYPE.itemsize == 8 + 0x78
+RECORD_FIELDS = struct.Struct("<II12xI96x4H")  # RECORD_DTYPE's integers, read in one call
+assert RECORD_FIELDS.size == RECORD_DTYPE.itemsize
+MATRICES_OFFSET = RECORD_DTYPE.fields["start_matrix"][1]
 
 CHECKSUMS = {0x0003BCDF33DC271F: "PC", 0x0003BCDF23C13061: "Mac/demo"}
 VERSIONS = {b"13RV": "VR31", b"23RV": "VR32"}
@@ -56,6 +60,7 @@ DESCRIPTOR_DTYPE = np.dtype([
 UNNAMED, PLACEHOLDER = 1, 2
 OBAN_TAG = b"NABO"
 MAX_RECORD = RECORD_DTYPE.itemsize + 0xFFFF * KEY_DTYPE.itemsize  # 0xFFFF keys: the longest OBAN record
+RAW_NAME = re.compile(r"\d+-(.+)")  # the instance number OniSplit puts before the name
 MAX_NAME = 255  # bytes: longer than any Oni name (and Blender's); bounds the work per descriptor
 
 
@@ -69,23 +74,23 @@ def parse_record(data, path, name, file_offset=0, size=None):
     if len(data) < RECORD_DTYPE.itemsize:
         raise ObanError(path, f"{label}: truncated at byte {file_offset + len(data)}: "
                               f"an OBAN record needs {RECORD_DTYPE.itemsize} bytes before its keys")
-    head = np.frombuffer(data, RECORD_DTYPE, count=1)[0]
-    declared = int(head["key_count"])
+    instance_id, level_id, flags, ticks_per_frame, frames, door_open_frame, declared = \
+        RECORD_FIELDS.unpack_from(data)
     room = (len(data) - RECORD_DTYPE.itemsize) // KEY_DTYPE.itemsize
     if declared > room:
         raise ObanError(path, f"{label}: key count says {declared} but only {room} fit "
                               f"(truncated at byte {file_offset + len(data)})")
-    keys = np.frombuffer(data, KEY_DTYPE, count=declared, offset=RECORD_DTYPE.itemsize).copy()
+    matrices = np.frombuffer(data, "<f4", count=24, offset=MATRICES_OFFSET)  # start, then base
     animation = Animation(
         name=name,
-        flags=int(head["flags"]),
-        start_matrix=head["start_matrix"].copy(),
-        base_matrix=head["base_matrix"].copy(),
-        ticks_per_frame=int(head["ticks_per_frame"]),
-        frames=int(head["frames"]),
-        door_open_frame=int(head["door_open_frame"]),
-        keys=keys,
-        record_header=(int(head["instance_id"]), int(head["level_id"])),
+        flags=flags,
+        start_matrix=matrices[:12].copy(),
+        base_matrix=matrices[12:].copy(),
+        ticks_per_frame=ticks_per_frame,
+        frames=frames,
+        door_open_frame=door_open_frame,
+        keys=np.frombuffer(data, KEY_DTYPE, count=declared, offset=RECORD_DTYPE.itemsize).copy(),
+        record_header=(instance_id, level_id),
     )
     check(animation, path)
     extra = (size or 0) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize
@@ -97,14 +102,13 @@ def parse_record(data, path, name, file_offset=0, size=None):
 def raw_name(path):
     """'00134-Blackvan_FB.OBAN' -> 'Blackvan_FB'; 'door.oban' -> 'door'."""
     stem = os.path.splitext(os.path.basename(path))[0]
-    match = re.fullmatch(r"\d+-(.+)", stem)
+    match = RAW_NAME.fullmatch(stem)
     return match.group(1) if match else stem
 
 
-def read_raw(path):
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        data = f.read(min(size, MAX_RECORD))  # never more than a record can use, however big the file
+def read_raw(f, path, size):
+    """The one OBAN of a raw instance file (spec 7.1), open as `f` (`size` bytes)."""
+    data = f.read(min(size, MAX_RECORD))  # never more than a record can use, however big the file
     if not data:
         raise ObanError(path, "empty file")
     return [parse_record(data, path, raw_name(path), size=size)]
@@ -114,34 +118,32 @@ def looks_like_container(head):
     return len(head) >= 12 and int.from_bytes(head[:8], "little") in CHECKSUMS and head[8:12] in VERSIONS
 
 
-def read_container(path, name_filter=None):
-    """Every OBAN of an .oni or level .dat file, in descriptor order.
+def read_container(f, path, size, name_filter=None):
+    """Every OBAN of an .oni or level .dat file open as `f` (`size` bytes), in descriptor order.
 
     `name_filter(name) -> bool` picks instances by name before their records are read.
     """
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        header = _read_header(f, path, size)
-        count = int(header["instance_count"])
-        descriptors = np.frombuffer(_read_at(f, path, size, 64, count * DESCRIPTOR_DTYPE.itemsize,
-                                             f"{count} instance descriptors"), DESCRIPTOR_DTYPE)
-        data_start, data_size = int(header["data_offset"]), int(header["data_size"])
-        _check_range(path, size, data_start, data_size, "data table")
-        names = _read_at(f, path, size, int(header["name_offset"]), int(header["name_size"]), "name table")
-        starts, ends = _record_ranges(path, descriptors, data_size)
+    header = _read_header(f, path, size)
+    count = int(header["instance_count"])
+    descriptors = np.frombuffer(_read_at(f, path, size, 64, count * DESCRIPTOR_DTYPE.itemsize,
+                                         f"{count} instance descriptors"), DESCRIPTOR_DTYPE)
+    data_start, data_size = int(header["data_offset"]), int(header["data_size"])
+    _check_range(path, size, data_start, data_size, "data table")
+    names = _read_at(f, path, size, int(header["name_offset"]), int(header["name_size"]), "name table")
+    starts, ends = _record_ranges(path, descriptors, data_size)
 
-        fallback = onisplit_name(path)
-        animations = []
-        for i in np.flatnonzero(descriptors["tag"] == OBAN_TAG):
-            d = descriptors[i]
-            name = fallback if d["flags"] & UNNAMED else _name_at(path, names, int(d["name_offset"]), i)
-            if name_filter and not name_filter(name):
-                continue
-            if ends[i] == starts[i]:
-                continue  # placeholder: the instance lives in another file
-            record = _read_at(f, path, size, data_start + int(starts[i]),
-                              int(ends[i] - starts[i]), f"record of instance {i}")
-            animations.append(parse_record(record, path, name, file_offset=data_start + int(starts[i])))
+    fallback = onisplit_name(path)
+    animations = []
+    for i in np.flatnonzero(descriptors["tag"] == OBAN_TAG):
+        d = descriptors[i]
+        name = fallback if d["flags"] & UNNAMED else _name_at(path, names, int(d["name_offset"]), i)
+        if name_filter and not name_filter(name):
+            continue
+        if ends[i] == starts[i]:
+            continue  # placeholder: the instance lives in another file
+        record = _read_at(f, path, size, data_start + int(starts[i]),
+                          int(ends[i] - starts[i]), f"record of instance {i}")
+        animations.append(parse_record(record, path, name, file_offset=data_start + int(starts[i])))
     return animations
 
 

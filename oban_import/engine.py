@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .animation import LOCALIZED, matrix_from_columns
+from .animation import KEY_DTYPE, LOCALIZED, matrix_from_columns
 
 # Rx(+pi/2): y -> z. Localized (door) animations are turned by it (spec 4, step 5).
 LOCALIZED_TURN = np.array([[1.0, 0.0, 0.0],
@@ -14,56 +14,80 @@ STRIDE = 2.0 ** 33  # separates animations on one time line: any u32 key frame f
 
 
 def sample_keys(animation, frames=None):
-    """Position (n, 3) and quaternion (n, 4, stored x y z w) at each frame, float64.
+    """Position (n, 3) and unit quaternion (n, 4, stored x y z w) at each frame, float64.
 
-    A frame on a key takes that key as stored; between keys the position is lerped
-    and the quaternion normalised-lerped with the shorter-arc flip; outside the keys
-    the nearest end key holds.
+    A frame on a key takes that key (normalised: R(q) of spec 3 does not see the
+    length); between keys the position is lerped and the quaternion normalised-lerped
+    with the shorter-arc flip; outside the keys the nearest end key holds.
     """
     f = np.arange(animation.frames, dtype=np.float64) if frames is None else np.asarray(frames, np.float64)
-    return _sample(animation.keys, animation.keys["frame"].astype(np.float64), f, 0, len(animation.keys))
+    keys = animation.keys
+    values = _sample(key_table(keys), keys["frame"].astype(np.float64), f, np.zeros(len(f), np.int64), [len(keys)])
+    return values[:, :3], values[:, 3:]
 
 
-def sample_many(animations):
+def sample_many(animations, table=None, out=None):
     """sample_keys for frames 0 .. frames - 1 of several animations at once, one after
-    another: (position (N, 3), quaternion (N, 4), index of each frame's animation (N,))."""
+    another: (values (N, 7): position and unit quaternion, index of each frame's animation (N,)).
+
+    `table` (K, 7), when given, stands for key_table() of all the animations' keys in
+    order, after a linear map of the positions and a linear isometry of the quaternions
+    (a change of axes), which the blend commutes with. With `out` ((N, 7 or more)),
+    the values are written into its first 7 columns.
+    """
     frame_counts = np.array([a.frames for a in animations])
     key_counts = np.array([len(a.keys) for a in animations])
-    keys = np.concatenate([a.keys for a in animations])
-    owner_of_key = np.repeat(np.arange(len(animations)), key_counts)
-    owner = np.repeat(np.arange(len(animations)), frame_counts)
-    first_frame = np.repeat(np.cumsum(frame_counts) - frame_counts, frame_counts)
-    frame = np.arange(len(owner)) - first_frame
-    key_end = np.cumsum(key_counts)
-    position, quaternion = _sample(keys, owner_of_key * STRIDE + keys["frame"], owner * STRIDE + frame,
-                                   (key_end - key_counts)[owner], key_end[owner])
-    return position, quaternion, owner
+    keys = all_keys(animations)
+    # one time line: frame f of animation i at i * STRIDE + f
+    origins = np.arange(len(animations)) * STRIDE
+    times = np.arange(frame_counts.sum(), dtype=np.float64)
+    times += np.repeat(origins - (np.cumsum(frame_counts) - frame_counts), frame_counts)
+    key_ends = np.cumsum(key_counts)
+    values = _sample(key_table(keys) if table is None else table, np.repeat(origins, key_counts) + keys["frame"],
+                     times, np.repeat(key_ends - key_counts, frame_counts), key_ends, out)
+    return values, np.repeat(np.arange(len(animations)), frame_counts)
 
 
-def _sample(keys, key_times, times, first_key, end_key):
-    """The engine's lookup and blend; keys[first_key:end_key] belong to each time.
+def all_keys(animations):
+    """The keys of several animations, one after another, in one (read-only) array."""
+    return np.frombuffer(b"".join([a.keys.tobytes() for a in animations]), KEY_DTYPE)
 
-    Every time gets t in [0, 1) between the key at or before it and the next one:
-    t = 0 (a time on a key, or outside the keys) gives that key exactly as stored."""
-    rotations = keys["rotation"].astype(np.float64)
-    positions = keys["position"].astype(np.float64)
-    after = np.searchsorted(key_times, times, side="right")     # first key later than the time
-    before = np.clip(after - 1, first_key, end_key - 1)
-    after = np.minimum(after, end_key - 1)
-    start, span = key_times[before], key_times[after] - key_times[before]
-    between = (times > start) & (span > 0)
-    t = np.divide(times - start, span, out=np.zeros_like(times), where=between)[:, None]
 
-    p_before = positions[before]
-    position = p_before + t * (positions[after] - p_before)
-    q_before, q_after = rotations[before], rotations[after]
-    q_after *= np.where((q_before * q_after).sum(axis=1, keepdims=True) < 0.0, -1.0, 1.0)
-    quaternion = (1.0 - t) * q_before + t * q_after
-    length = np.linalg.norm(quaternion, axis=1, keepdims=True)
-    blended = between[:, None] & (length > 0.0)
-    quaternion = np.divide(quaternion, length, out=quaternion, where=blended)
-    quaternion[between & (length[:, 0] == 0.0)] = (0.0, 0.0, 0.0, 1.0)  # MUrQuat_Lerp's zero case
-    return position, quaternion
+def key_table(keys):
+    """(K, 7) float64: each key's position, then its rotation (x y z w as stored)."""
+    floats = np.ascontiguousarray(keys).view("<f4").reshape(-1, 8)
+    return np.concatenate([floats[:, 4:7], floats[:, :4]], axis=1, dtype=np.float64)
+
+
+def _sample(table, key_times, times, first_key, key_ends, out=None):
+    """The engine's lookup and blend of key_table() rows. Each time belongs to the
+    animation whose keys run from its `first_key` to the next of `key_ends`, the ends
+    of every animation's keys.
+
+    Every time gets t in [0, 1) from the key at or before it towards the next one:
+    t = 0 (a time on a key, or outside the keys) gives that key exactly. The blend of
+    two keys is never the zero quaternion the engine turns into the identity: check()
+    refuses zero keys, and after the shorter-arc flip their dot product is >= 0.
+    """
+    before = np.searchsorted(key_times, times, side="right") - 1  # the key at or before the time
+    np.maximum(before, first_key, out=before)                      # or the first key, held
+    t = times - np.take(key_times, before)
+    t /= np.take(np.append(np.diff(key_times), np.inf), before)
+    np.maximum(t, 0.0, out=t)
+
+    # from each key to the next one, rotation on the shorter arc; an animation's last key holds
+    rotations = table[:, 3:]
+    flip = np.where(np.einsum("ij,ij->i", rotations[:-1], rotations[1:]) < 0.0, -1.0, 1.0)
+    steps = np.zeros_like(table)
+    steps[:-1] = table[1:]
+    steps[:-1, 3:] *= flip[:, None]
+    steps[:-1] -= table[:-1]
+    steps[np.asarray(key_ends) - 1] = 0.0
+    values = np.multiply(np.take(steps, before, axis=0), t[:, None], out=None if out is None else out[:, :7])
+    values += np.take(table, before, axis=0)
+    quaternion = values[:, 3:]
+    quaternion /= np.sqrt(np.einsum("ij,ij->i", quaternion, quaternion))[:, None]
+    return values
 
 
 def rotation_matrices(quaternions):

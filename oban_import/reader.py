@@ -8,6 +8,8 @@ from . import binary, xml_reader
 from .errors import ObanError
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
+# Non-blocking, so that opening a FIFO does not wait for a writer (it is refused after fstat).
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 def read_file(path, name_glob=None):
@@ -21,23 +23,29 @@ def read_file(path, name_glob=None):
         pattern = name_glob.lower()
         name_filter = lambda name: fnmatch.fnmatchcase(name.lower(), pattern)
     try:
-        mode = os.stat(path).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a pipe or device: open() or read() may never end
-            raise ObanError(path, "is not a regular file")
-        with open(path, "rb") as f:
-            head = f.read(12)
+        f = open(os.open(path, OPEN_FLAGS), "rb", buffering=0)  # reads are few and large
     except IsADirectoryError:
         raise ObanError(path, "is a directory, not a file") from None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         raise ObanError(path, f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
+    with f:
+        try:
+            return _read(f, path, name_filter)
+        except OSError as error:
+            raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+
+
+def _read(f, path, name_filter):
+    mode, size = (info := os.fstat(f.fileno())).st_mode, info.st_size
+    if stat.S_ISDIR(mode):
+        raise ObanError(path, "is a directory, not a file")
+    if not stat.S_ISREG(mode):  # a pipe or device: read() may never end
+        raise ObanError(path, "is not a regular file")
+    head = f.read(12)
+    f.seek(0)
     extension = os.path.splitext(path)[1].lower()
-    try:
-        if binary.looks_like_container(head) or extension in (".oni", ".dat"):
-            animations = binary.read_container(path, name_filter)
-        elif extension == ".xml" or xml_reader.looks_like_xml(head):
-            animations = xml_reader.read_xml(path, name_filter)
-        else:
-            animations = [a for a in binary.read_raw(path) if not name_filter or name_filter(a.name)]
-    except OSError as error:
-        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
-    return animations
+    if binary.looks_like_container(head) or extension in (".oni", ".dat"):
+        return binary.read_container(f, path, size, name_filter)
+    if extension == ".xml" or xml_reader.looks_like_xml(head):
+        return xml_reader.read_xml(f, path, size, name_filter)
+    return [a for a in binary.read_raw(f, path, size) if not name_filter or name_filter(a.name)]

@@ -12,7 +12,6 @@ text -> nearest double -> nearest float32, so an .oni file made from the same XM
 holds the same bits.
 """
 
-import os
 import re
 from xml.parsers import expat
 
@@ -47,19 +46,17 @@ def looks_like_xml(head):
     return head.startswith((b"<", b"\xef\xbb\xbf<"))
 
 
-def read_xml(path, name_filter=None):
-    """Every OBAN instance of an OniSplit XML file, in file order, checked.
+def read_xml(f, path, size, name_filter=None):
+    """Every OBAN instance of an OniSplit XML file open as `f` (`size` bytes), in file order, checked.
 
     The first is named after the file (without extension and 'OBAN' prefix), the
     others '<that name>_<id>'. `name_filter(name) -> bool` skips instances unread.
     """
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            raise ObanError(path, "empty file")
-        if size > MAX_FILE_SIZE:
-            raise ObanError(path, f"{size} bytes: XML files over {MAX_FILE_SIZE >> 20} MiB are refused")
-        return _OniXml(path, name_filter).parse(f)
+    if size == 0:
+        raise ObanError(path, "empty file")
+    if size > MAX_FILE_SIZE:
+        raise ObanError(path, f"{size} bytes: XML files over {MAX_FILE_SIZE >> 20} MiB are refused")
+    return _OniXml(path, name_filter).parse(f)
 
 
 def _quote(text, limit=40):

@@ -88,15 +88,26 @@ def test_quaternions_reproduce_the_rotations_with_continuous_signs():
         np.testing.assert_allclose(back, r, atol=1e-12)
 
 
-def test_many_animations_at_once_give_what_each_gives_alone():
+@pytest.mark.parametrize("chunk_frames", [1, 97, 1 << 14])
+def test_many_animations_at_once_give_what_each_gives_alone(chunk_frames):
     batch = animations(60, 22)
     for camera in (False, True):
-        together = transforms_many(batch, DEFAULT_AXES, 0.5, camera=camera)
+        together = list(transforms_many(batch, DEFAULT_AXES, 0.5, camera=camera, chunk_frames=chunk_frames))
+        assert len(together) == len(batch)
         rule = camera_transforms if camera else object_transforms
         for animation, t in zip(batch, together):
             alone = rule(animation, DEFAULT_AXES, 0.5)
             np.testing.assert_allclose(t.matrices(), alone.matrices(), atol=1e-12)
             assert t.error == alone.error
+
+
+def test_every_animation_turns_continuously_from_a_quaternion_with_w_positive():
+    batch = animations(120, 24)  # keys up to 150 degrees apart, stored with random signs
+    for camera in (False, True):
+        for t in transforms_many(batch, DEFAULT_AXES, 1.0, camera=camera):
+            q = t.quaternion
+            assert q[0, 0] >= 0
+            assert (np.einsum("ij,ij->i", q[1:], q[:-1]) >= 0).all()
 
 
 def test_a_zero_base_gives_a_zero_scale_not_nan():

@@ -59,7 +59,7 @@ def test_the_same_animation_reads_the_same_from_every_container():
     for other in (read_file(sample("oni", "OBANlift_pingpong.oni"))[0],
                   read_file(sample("level", "level1_Final.dat"), "lift_pingpong")[0]):
         assert properties(other) == properties(raw)
-        assert stored_data(other)["oban_keys"] == stored_data(raw)["oban_keys"]
+        assert np.array_equal(stored_data(other)["oban_keys"], stored_data(raw)["oban_keys"])
         assert other.keys.tobytes() == raw.keys.tobytes()
 
 

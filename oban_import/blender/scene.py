@@ -61,9 +61,9 @@ class Result:
 def import_files(context, paths, settings, progress=None):
     """Import every file; a file that fails adds nothing and the others still import.
 
-    Files are read first, then the transforms of every new object are computed in one
-    go, then each file's objects are built. `progress(fraction)` is called as the work
-    goes on, with the share done (0 to 1).
+    Files are read first; then each file's objects are built, their transforms computed
+    together a chunk at a time just before they are needed. `progress(fraction)` is
+    called as the work goes on, with the share done (0 to 1).
     """
     report = progress or (lambda fraction: None)
     result = Result()
@@ -76,8 +76,8 @@ def import_files(context, paths, settings, progress=None):
             result.errors.append(str(error))
         report(READING_SHARE * (index + 1) / len(paths))
     fresh = [animation for _, jobs in planned for animation, target in jobs if target is None]
-    transforms = iter(oban_axes.transforms_many(fresh, settings.axes, settings.global_scale,
-                                                camera=settings.target == "CAMERA") if fresh else ())
+    transforms = oban_axes.transforms_many(fresh, settings.axes, settings.global_scale,  # lazily, in order
+                                           camera=settings.target == "CAMERA")
     last_frame = settings.frame_start
     for index, (path, jobs) in enumerate(planned):
         jobs = [(animation, target, None if target else next(transforms)) for animation, target in jobs]
@@ -188,11 +188,9 @@ def build(context, animation, obj, settings, transforms=None):
     if animation.door_open_frame and animation.door_open_frame in ticks:
         marker = action.pose_markers.new(DOOR_MARKER)
         marker.frame = settings.frame_start + ticks.index(animation.door_open_frame)
-    for owner in (obj, action):
-        for key, value in properties(animation).items():
-            owner[key] = value
-    for key, value in stored_data(animation).items():
-        action[key] = value
+    described = properties(animation)
+    obj.id_properties_ensure().update(described)
+    action.id_properties_ensure().update(described | stored_data(animation))
     return Built(obj, transforms.error, settings.frame_start + len(ticks) - 1)
 
 
@@ -226,8 +224,8 @@ def _placed_transforms(context, animation, obj, ticks, settings):
     """World matrices W(f) for an existing object: a Localized animation plays relative to
     the object's placement (kept in 'oban_placement', so importing again does not compound
     it); a parented object gets the parent-space keys that produce W(f)."""
-    world = oban_axes.transforms_many([animation], settings.axes, settings.global_scale,
-                                      camera=obj.type == "CAMERA")[0].matrices()[list(ticks)]
+    world = next(oban_axes.transforms_many([animation], settings.axes, settings.global_scale,
+                                           camera=obj.type == "CAMERA")).matrices()[list(ticks)]
     if animation.has(LOCALIZED):
         if "oban_placement" not in obj:
             obj["oban_placement"] = [v for row in obj.matrix_world for v in row]
@@ -266,25 +264,25 @@ def _animate(obj, name, transforms, settings, period):
     """Keys for location, rotation and scale on every tick, LINEAR, written in bulk; with a
     period, a closing key equal to the first and a Cycles modifier repeat them forever."""
     if period is not None:
-        transforms = transforms.take(list(range(len(transforms.location))) + [0])
+        transforms = transforms.take(list(range(len(transforms.columns))) + [0])
     if settings.rotation_mode == "QUATERNION":
-        rotation_path, rotation = "rotation_quaternion", transforms.quaternion
+        rotation_path, columns = "rotation_quaternion", transforms.columns
     else:
         rotation_path = "rotation_euler"
-        rotation = oban_axes.eulers(oban_axes.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
-    channels = [("location", transforms.location), (rotation_path, rotation), ("scale", transforms.scale)]
-    specs = [(path, i, TRANSFORM_GROUP) for path, values in channels for i in range(values.shape[1])]
+        euler = oban_axes.eulers(oban_axes.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
+        columns = np.concatenate([transforms.location, euler, transforms.scale], axis=1)
+    sizes = (("location", 3), (rotation_path, columns.shape[1] - 6), ("scale", 3))
+    specs = [(path, i, TRANSFORM_GROUP) for path, size in sizes for i in range(size)]
     action, fcurves = compat.new_object_action(obj, name, specs)
-    frames = settings.frame_start + np.arange(len(transforms.location), dtype=np.float32)
-    columns = np.concatenate([values for _, values in channels], axis=1)
+    frames = settings.frame_start + np.arange(len(columns), dtype=np.float32)
     compat.fill_fcurves(fcurves, frames, columns)
     if period is not None:
         for fcurve in fcurves:
             fcurve.modifiers.new("CYCLES")
     # the rest pose is the first key, so the object also stands right with no action evaluated
-    obj.location = transforms.location[0]
-    setattr(obj, rotation_path, rotation[0])
-    obj.scale = transforms.scale[0]
+    first = columns[0].tolist()
+    obj.location, obj.scale = first[:3], first[-3:]
+    setattr(obj, rotation_path, first[3:-3])
     return action
 
 
