@@ -28,9 +28,14 @@ The rows run alternately (the order flips every round) so noise hits them alike;
 table shows the median of the rounds and each row's peak RSS rise. Requirements,
 checked on ratios measured in the same run, never on absolute times:
 
-  operator <= 1.5 x baseline          operator >= 30 x faster than keyframe_insert
+  operator        <= 1.5 x baseline          (issue 2 as written: the operator row
+                                              includes the scene update bpy.ops runs
+                                              after it, the baseline has none)
+  operator        <= 1.5 x baseline+update   (like for like: both evaluate the scene once)
+  import_files    <= 1.5 x baseline          (like for like: neither evaluates it)
+  keyframe_insert >= 30 x operator
 
-Exit code 0 when both hold, 1 when one fails.
+Exit code 0 when all hold, 1 when one fails.
 """
 
 import argparse
@@ -410,14 +415,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="1 round on a tenth of the corpus (107 animations, 33,439 frames)")
-    parser.add_argument("--rounds", type=int, help="rounds (default 3; 1 with --quick)")
+    parser.add_argument("--rounds", type=int, help="rounds (default 5; 1 with --quick)")
     parser.add_argument("--subset", type=int, help="animations for keyframe_insert (default 20; 10 with --quick)")
     parser.add_argument("--seed", type=int, default=1067)
     parser.add_argument("--profile", action="store_true", help="also cProfile one operator run and print where time goes")
     parser.add_argument("--top", type=int, default=25, help="rows per --profile listing")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory (corpus, Blender user dirs)")
     args = parser.parse_args(argv)
-    rounds = args.rounds or (1 if args.quick else 3)
+    rounds = args.rounds or (1 if args.quick else 5)
     subset_size = args.subset or (10 if args.quick else 20)
     count, total = ((round(RETAIL_ANIMATIONS / 10), round(RETAIL_FRAMES / 10)) if args.quick
                     else (RETAIL_ANIMATIONS, RETAIL_FRAMES))
@@ -498,18 +503,25 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
     print(f"process peak RSS (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
     print(f"level file / operator = {median['level file'] / median['operator']:.2f} (one level file vs loose files)")
-    print(f"operator / (baseline+update) = {median['operator'] / median['baseline+update']:.2f}; "
-          f"import_files / baseline = {median['import_files'] / base:.2f} (the add-on's work without bpy.ops)")
-    ratio = median["operator"] / base
-    speedup = median["keyframe_insert"] * scale / median["operator"]
-    ok_base, ok_naive = ratio <= BASELINE_LIMIT, speedup >= KEYFRAME_INSERT_MIN
-    print(f"\noperator / baseline        = {ratio:6.2f}  (must be <= {BASELINE_LIMIT})  {'PASS' if ok_base else 'FAIL'}")
-    print(f"keyframe_insert / operator = {speedup:6.1f}  (must be >= {KEYFRAME_INSERT_MIN:g})  "
-          f"{'PASS' if ok_naive else 'FAIL'}")
+    print(f"scene update after the baseline = {median['baseline+update'] - base:.2f} s "
+          f"({(median['baseline+update'] - base) / base:.0%} of the baseline)")
+    checks = [("operator / baseline", median["operator"] / base, BASELINE_LIMIT, "as written in issue 2"),
+              ("operator / (baseline+update)", median["operator"] / median["baseline+update"], BASELINE_LIMIT,
+               "like for like"),
+              ("import_files / baseline", median["import_files"] / base, BASELINE_LIMIT, "like for like"),
+              ("keyframe_insert / operator", median["keyframe_insert"] * scale / median["operator"],
+               KEYFRAME_INSERT_MIN, "")]
+    print()
+    passed = True
+    for label, value, limit, note in checks:
+        ok = value >= limit if label.startswith("keyframe_insert") else value <= limit
+        passed &= ok
+        bound = f">= {limit:g}" if label.startswith("keyframe_insert") else f"<= {limit:g}"
+        print(f"{label:<28} = {value:6.2f}  (must be {bound})  {'PASS' if ok else 'FAIL'}  {note}")
     if args.profile:
         profile_operator(corpus, args.top)
         reset_scene()
-    return 0 if ok_base and ok_naive else 1
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

@@ -26,14 +26,14 @@ def sample_keys(animation, frames=None):
     return values[:, :3], values[:, 3:]
 
 
-def sample_many(animations, table=None, out=None):
+def sample_many(animations, table, out=None):
     """sample_keys for frames 0 .. frames - 1 of several animations at once, one after
     another: (values (N, 7): position and unit quaternion, index of each frame's animation (N,)).
 
-    `table` (K, 7), when given, stands for key_table() of all the animations' keys in
-    order, after a linear map of the positions and a linear isometry of the quaternions
-    (a change of axes), which the blend commutes with. With `out` ((N, 7 or more)),
-    the values are written into its first 7 columns.
+    `table` (K, 7) is key_table() of all the animations' keys in order, or the same
+    after a linear map of the positions and a linear isometry of the quaternions (a
+    change of axes), which the blend commutes with. With `out` ((N, 7 or more)), the
+    values are written into its first 7 columns.
     """
     frame_counts = np.array([a.frames for a in animations])
     key_counts = np.array([len(a.keys) for a in animations])
@@ -43,8 +43,8 @@ def sample_many(animations, table=None, out=None):
     times = np.arange(frame_counts.sum(), dtype=np.float64)
     times += np.repeat(origins - (np.cumsum(frame_counts) - frame_counts), frame_counts)
     key_ends = np.cumsum(key_counts)
-    values = _sample(key_table(keys) if table is None else table, np.repeat(origins, key_counts) + keys["frame"],
-                     times, np.repeat(key_ends - key_counts, frame_counts), key_ends, out)
+    values = _sample(table, np.repeat(origins, key_counts) + keys["frame"], times,
+                     np.repeat(key_ends - key_counts, frame_counts), key_ends, out)
     return values, np.repeat(np.arange(len(animations)), frame_counts)
 
 

@@ -8,9 +8,11 @@ import pytest
 from oban_import.axes import (BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, camera_transforms, continuous, eulers,
                               matrix_quaternions, object_transforms, quaternion_matrices, split_rotation_scale,
                               transforms_many)
+from oban_import.animation import LOCALIZED
 from oban_import.engine import frame_matrices
 
-from generate import BASES, random_animation
+from generate import BASES, plain_keys, random_animation
+from reference_engine import matrix_at
 
 # a few of the orientation helper's conversions, as matrices (det +1 and -1)
 OTHER_AXES = [np.eye(3), np.array([[0, 0, 1.0], [1, 0, 0], [0, 1, 0]]), np.diag([1.0, 1.0, -1.0])]
@@ -71,6 +73,34 @@ def test_a_scale_along_rotated_axes_is_measured_not_hidden():
     assert error > 0.05
     rotation, scale, error = split_rotation_scale((-2 * tilt)[None])  # a mirror: negative scale
     assert error < 1e-12 and np.linalg.det(rotation[0]) > 0 and (scale < 0).all()
+
+
+@pytest.mark.parametrize("camera", [False, True])
+def test_a_batch_matches_the_plain_reference_at_every_frame(camera):
+    """transforms_many blends keys already turned into Blender's axes; the plain
+    reference blends the stored keys and is turned afterwards, frame by frame."""
+    rng = np.random.default_rng(31 + camera)
+    axes, scale = OTHER_AXES[1] if camera else DEFAULT_AXES, 0.25
+    batch = [random_animation(rng, name=f"a{i}", flags=i % 32, base=BASES[i % len(BASES)],
+                              frames=int(rng.integers(2, 300)), key_count=10_000 if i % 3 == 0 else None,
+                              max_angle=math.radians(rng.uniform(1, 150)))
+             for i in range(200)]
+    for animation in batch[4::5]:  # keys starting late and ending early: the ends hold
+        animation.keys["frame"] += 7
+    c = np.eye(4)
+    c[:3, :3] = scale * axes
+    for animation, t in zip(batch, transforms_many(batch, axes, scale, camera=camera, chunk_frames=500)):
+        keys, base = plain_keys(animation), [float(v) for v in animation.base_matrix]
+        m = np.array([matrix_at(keys, base, animation.has(LOCALIZED), f) for f in range(animation.frames)])
+        if camera:
+            expected = np.zeros_like(m)
+            expected[:, :3, :3] = axes @ m[:, :3, :3]
+            expected[:, :3, 3] = scale * m[:, :3, 3] @ axes.T
+            expected[:, 3, 3] = 1.0
+        else:
+            expected = c @ m @ np.linalg.inv(c)
+        error = np.abs(t.matrices() - expected).max() / max(1.0, np.abs(expected).max())
+        assert error < 1e-5, (animation.name, error)
 
 
 def test_quaternions_reproduce_the_rotations_with_continuous_signs():

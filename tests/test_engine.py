@@ -25,13 +25,16 @@ def generated(count, seed):
     rng = np.random.default_rng(seed)
     for i in range(count):
         kind = i % 4  # sparse, dense, wide angles, every flag bit combination
-        yield random_animation(
+        animation = random_animation(
             rng, name=f"gen{i}",
             frames=int(rng.integers(2, 300)),
             key_count=None if kind != 1 else 10_000,
             flags=i % 32,
             max_angle=math.radians(150) if kind == 2 else math.radians(rng.uniform(1, 150)),
             base=BASES[i % len(BASES)])
+        if i % 5 == 4:  # keys starting late and ending early: both ends hold
+            animation.keys["frame"] += 7
+        yield animation
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -56,7 +59,8 @@ def test_generated_animations_cover_what_they_claim():
     assert {a.flags for a in animations} == set(range(32))
     dense = [a for a in animations if len(a.keys) == a.frames]
     sparse = [a for a in animations if len(a.keys) < a.frames / 3]
-    assert dense and sparse
+    late = [a for a in animations if a.keys["frame"][0] > 0]
+    assert dense and sparse and late
     flips = wide = 0
     for a in animations:
         q = a.keys["rotation"].astype(np.float64)
