@@ -80,6 +80,8 @@ def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False, chun
     turned into Blender's terms: a linear isometry of the quaternions (and a linear map
     of the positions) commutes with the engine's blend.
     """
+    if not animations:
+        return
     axes = np.asarray(axes, np.float64)
     matrices = np.array([a.base_matrix for a in animations], np.float64).reshape(-1, 4, 3)
     base3, base_translation = np.swapaxes(matrices[:, :3], 1, 2), matrices[:, 3]

@@ -118,6 +118,10 @@ def test_quaternions_reproduce_the_rotations_with_continuous_signs():
         np.testing.assert_allclose(back, r, atol=1e-12)
 
 
+def test_no_animations_give_no_transforms():
+    assert list(transforms_many([])) == []
+
+
 @pytest.mark.parametrize("chunk_frames", [1, 97, 1 << 14])
 def test_many_animations_at_once_give_what_each_gives_alone(chunk_frames):
     batch = animations(60, 22)

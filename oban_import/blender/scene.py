@@ -61,9 +61,9 @@ class Result:
 def import_files(context, paths, settings, progress=None):
     """Import every file; a file that fails adds nothing and the others still import.
 
-    Files are read first; then each file's objects are built, their transforms computed
-    together a chunk at a time just before they are needed. `progress(fraction)` is
-    called as the work goes on, with the share done (0 to 1).
+    Files are read first, then the transforms of every new object are computed together
+    (a chunk of frames at a time), then each file's objects are built. `progress(fraction)`
+    is called as the work goes on, with the share done (0 to 1).
     """
     report = progress or (lambda fraction: None)
     result = Result()
@@ -76,8 +76,14 @@ def import_files(context, paths, settings, progress=None):
             result.errors.append(str(error))
         report(READING_SHARE * (index + 1) / len(paths))
     fresh = [animation for _, jobs in planned for animation, target in jobs if target is None]
-    transforms = oban_axes.transforms_many(fresh, settings.axes, settings.global_scale,  # lazily, in order
-                                           camera=settings.target == "CAMERA")
+    try:
+        transforms = iter(list(oban_axes.transforms_many(fresh, settings.axes, settings.global_scale,
+                                                         camera=settings.target == "CAMERA")))
+    except Exception as error:  # a bug, or no memory: no new object can be made, nothing is
+        result.errors += [f"{path}: could not be imported: {error!r}"
+                          for path, jobs in planned if any(target is None for _, target in jobs)]
+        planned = [(path, jobs) for path, jobs in planned if all(target is not None for _, target in jobs)]
+        transforms = iter(())
     last_frame = settings.frame_start
     for index, (path, jobs) in enumerate(planned):
         jobs = [(animation, target, None if target else next(transforms)) for animation, target in jobs]

@@ -214,3 +214,41 @@ def test_a_file_without_a_matching_oban_is_reported_and_adds_nothing():
     with pytest.raises(RuntimeError, match=r"00011-fan_loop.OBAN: holds no OBAN instance matching '\*door\*'"):
         bpy.ops.import_anim.oban(filepath=path, name_filter="*door*")
     assert datablock_counts() == (0, 0, 0)
+
+
+def test_an_unexpected_failure_takes_back_only_its_own_file(tmp_path, monkeypatch):
+    from oban_import.blender import scene
+    animations, paths = generated_files(tmp_path, 2, seed=9)
+    level = os.path.join(DATA, "level", "level1_Final.dat")
+    animate = scene._animate
+
+    def failing(obj, name, *args):  # a bug on the third of the level's five animations
+        if name == "fan_loop":
+            raise RuntimeError("boom")
+        return animate(obj, name, *args)
+
+    monkeypatch.setattr(scene, "_animate", failing)
+    with pytest.raises(RuntimeError) as caught:
+        bpy.ops.import_anim.oban(directory=str(tmp_path), files=[{"name": paths[0].name}, {"name": level},
+                                                                 {"name": paths[1].name}])
+    assert f"{level}: could not be imported: RuntimeError('boom')" in str(caught.value)
+    assert sorted(o.name for o in bpy.data.objects) == sorted(a.name for a in animations)
+    assert datablock_counts() == (2, 2, 0)
+
+
+def test_a_failure_in_the_math_adds_nothing_and_names_every_file(tmp_path, monkeypatch):
+    from oban_import.blender import scene
+    animations, paths = generated_files(tmp_path, 3, seed=10)
+    many = scene.oban_axes.transforms_many
+
+    def failing(*args, **kwargs):  # the engine's math fails after the first animation
+        transforms = many(*args, **kwargs)
+        yield next(transforms)
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(scene.oban_axes, "transforms_many", failing)
+    before = datablock_counts()
+    with pytest.raises(RuntimeError) as caught:
+        import_files(paths)
+    assert all(f"{path}: could not be imported: MemoryError('out of memory')" in str(caught.value) for path in paths)
+    assert datablock_counts() == before
