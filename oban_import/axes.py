@@ -71,8 +71,8 @@ def camera_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
 
 def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False, chunk_frames=CHUNK_FRAMES):
     """Yields the Blender transforms of every frame of each animation, in order, computed
-    together for about `chunk_frames` frames at a time: a caller that uses each as it
-    comes (writes its keys) finds the numbers still in the CPU's cache.
+    together for about `chunk_frames` frames at a time (the temporaries stay in the
+    CPU's cache, and a caller that needs only the first ones waits for no more).
 
     Per frame: rotation A.turn.R(q).A^-1 . R_c and scale s_c, where R_c . diag(s_c) is
     the constant part, A.Base.A^-1 (objects) or A.Base (cameras); location
