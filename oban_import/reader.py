@@ -23,7 +23,7 @@ def read_file(path, name_glob=None):
         pattern = name_glob.lower()
         name_filter = lambda name: fnmatch.fnmatchcase(name.lower(), pattern)
     try:
-        f = open(os.open(path, OPEN_FLAGS), "rb", buffering=0)  # reads are few and large
+        f = open(os.open(path, OPEN_FLAGS), "rb")
     except IsADirectoryError:
         raise ObanError(path, "is a directory, not a file") from None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
