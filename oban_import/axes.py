@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .animation import LOCALIZED
-from .engine import all_keys, key_table, sample_many
+from .engine import all_keys, key_table, run_starts, sample_many
 
 DEFAULT_AXES = np.array([[1.0, 0.0, 0.0],
                          [0.0, 0.0, -1.0],
@@ -91,15 +91,20 @@ def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False, chun
     offsets = np.einsum("ni,nij->nj", scale * base_translation @ axes.T, held_rotation)
     frame_counts = np.array([a.frames for a in animations])
     key_counts = np.array([len(a.keys) for a in animations])
-    frame_starts, key_starts = np.cumsum(frame_counts) - frame_counts, np.cumsum(key_counts) - key_counts
+    frame_starts, key_starts = run_starts(frame_counts), run_starts(key_counts)
+    keys = all_keys(animations)
+    key_owner = np.repeat(np.arange(len(animations)), key_counts)
+    localized = np.array([a.has(LOCALIZED) for a in animations])
+    held = np.take(matrix_quaternions(held_rotation), key_owner, axis=0)
     # Keys on the near side of the key before, each animation's first with w >= 0: then
     # every blend is too (the engine's flip never fires), and so are the frames.
-    table = _blender_keys(animations, axes, scale, held_rotation)
+    table = _blender_keys(keys, localized[key_owner], held, axes, scale)
     table[:, 3:] = continuous(table[:, 3:], key_starts)
     for first, end in _chunks(frame_counts, chunk_frames):
-        keys = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
+        chunk = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
         columns = np.empty((frame_counts[first:end].sum(), 10))
-        _, owner = sample_many(animations[first:end], table[keys], out=columns)
+        _, owner = sample_many(frame_counts[first:end], key_counts[first:end], keys["frame"][chunk], table[chunk],
+                               out=columns)
         owner += first
         if offsets[first:end].any():
             columns[:, 0:3] += rotate(columns[:, 3:7], np.take(offsets, owner, axis=0))
@@ -109,12 +114,10 @@ def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False, chun
             yield Transforms(columns[start:start + count], float(error))
 
 
-def _blender_keys(animations, axes, scale, held_rotation):
-    """key_table() of every key in Blender's terms, quaternions unnormalised: position
-    s.A.turn.p, quaternion A.turn.q.A^-1 . R_c (the engine's q being the usual (-w, x, y, z))."""
-    keys = all_keys(animations)
-    key_owner = np.repeat(np.arange(len(animations)), [len(a.keys) for a in animations])
-    turned = np.array([a.has(LOCALIZED) for a in animations])[key_owner]
+def _blender_keys(keys, turned, held, axes, scale):
+    """key_table() of `keys` in Blender's terms, quaternions unnormalised: position
+    s.A.turn.p, quaternion A.turn.q.A^-1 . R_c (the engine's q being the usual (-w, x, y, z)),
+    turned where `turned` (Localized), R_c being each key's `held` quaternion."""
     table = key_table(keys)
     positions, rotations = table[:, :3], table[:, 3:]
     positions[turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[turned])
@@ -122,7 +125,7 @@ def _blender_keys(animations, axes, scale, held_rotation):
     rotations[:] = np.concatenate([-rotations[:, 3:], rotations[:, :3]], axis=1)
     rotations[turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[turned])
     rotations[:, 1:] = np.linalg.det(axes) * rotations[:, 1:] @ axes.T    # the change of basis
-    rotations[:] = multiply(rotations, np.take(matrix_quaternions(held_rotation), key_owner, axis=0))
+    rotations[:] = multiply(rotations, held)
     return table
 
 

@@ -26,26 +26,29 @@ def sample_keys(animation, frames=None):
     return values[:, :3], values[:, 3:]
 
 
-def sample_many(animations, table, out=None):
-    """sample_keys for frames 0 .. frames - 1 of several animations at once, one after
-    another: (values (N, 7): position and unit quaternion, index of each frame's animation (N,)).
+def sample_many(frame_counts, key_counts, key_frames, table, out=None):
+    """sample_keys for frames 0 .. F - 1 of several animations at once, one after another,
+    the i-th with frame_counts[i] frames and key_counts[i] keys: (values (N, 7): position
+    and unit quaternion, index of each frame's animation (N,)).
 
-    `table` (K, 7) is key_table() of all the animations' keys in order, or the same
-    after a linear map of the positions and a linear isometry of the quaternions (a
-    change of axes), which the blend commutes with. With `out` ((N, 7 or more)), the
-    values are written into its first 7 columns.
+    `key_frames` (K,) and `table` (K, 7) are the frames and key_table() of all their keys
+    in order; the table may also be that after a linear map of the positions and a linear
+    isometry of the quaternions (a change of axes), which the blend commutes with. With
+    `out` ((N, 7 or more)), the values are written into its first 7 columns.
     """
-    frame_counts = np.array([a.frames for a in animations])
-    key_counts = np.array([len(a.keys) for a in animations])
-    keys = all_keys(animations)
     # one time line: frame f of animation i at i * STRIDE + f
-    origins = np.arange(len(animations)) * STRIDE
+    origins = np.arange(len(frame_counts)) * STRIDE
     times = np.arange(frame_counts.sum(), dtype=np.float64)
-    times += np.repeat(origins - (np.cumsum(frame_counts) - frame_counts), frame_counts)
-    key_ends = np.cumsum(key_counts)
-    values = _sample(table, np.repeat(origins, key_counts) + keys["frame"], times,
-                     np.repeat(key_ends - key_counts, frame_counts), key_ends, out)
-    return values, np.repeat(np.arange(len(animations)), frame_counts)
+    times += np.repeat(origins - run_starts(frame_counts), frame_counts)
+    first_keys = run_starts(key_counts)
+    values = _sample(table, np.repeat(origins, key_counts) + key_frames, times,
+                     np.repeat(first_keys, frame_counts), first_keys + key_counts, out)
+    return values, np.repeat(np.arange(len(frame_counts)), frame_counts)
+
+
+def run_starts(sizes):
+    """Where each run begins when runs of these sizes are laid end to end from 0."""
+    return np.cumsum(sizes) - sizes
 
 
 def all_keys(animations):

@@ -12,7 +12,7 @@ import numpy as np
 
 from .animation import KEY_DTYPE, LOCALIZED, Animation, check, matrix_from_columns
 from .axes import quaternions as hamilton_quaternions
-from .engine import LOCALIZED_TURN, frame_matrices, rotation_matrices
+from .engine import LOCALIZED_TURN, frame_matrices, rotation_matrices, run_starts
 from .errors import ObanError
 
 MAX_COUNT = 0xFFFF        # frames and keys are u16 (spec 1)
@@ -115,7 +115,7 @@ class _Segments:
     def errors(self, starts, ends, segment, step):
         """Errors at frames starts[segment] + step, each segment replayed from keys at its ends."""
         lengths = ends - starts
-        offsets = _run_starts(lengths + 1)       # the segments side by side on one time line
+        offsets = run_starts(lengths + 1)       # the segments side by side on one time line
         pairs = np.empty(2 * len(ends), KEY_DTYPE)
         pairs[0::2], pairs[1::2] = self.keys[starts], self.keys[ends]
         pairs["frame"][0::2], pairs["frame"][1::2] = offsets, offsets + lengths
@@ -134,7 +134,7 @@ class _Segments:
         if ok.any():
             starts, ends, lengths = starts[ok], ends[ok], lengths[ok]
             segment = np.repeat(np.arange(len(ends)), lengths + 1)
-            step = np.arange(segment.size) - _run_starts(lengths + 1)[segment]
+            step = np.arange(segment.size) - run_starts(lengths + 1)[segment]
             errors = self.errors(starts, ends, segment, step)
             ok[ok] = np.maximum.reduceat(errors, np.flatnonzero(step == 0)) <= self.tolerance
         return ok
@@ -164,11 +164,6 @@ class _Segments:
             if not ends.size:
                 return reach
             ok = self.passes(np.full(len(ends), start), ends)
-
-
-def _run_starts(sizes):
-    """Where each run begins when runs of these sizes are laid end to end from 0."""
-    return np.cumsum(sizes) - sizes
 
 
 def _doubled(start, reach, last):

@@ -90,10 +90,14 @@ def animation_of(context, obj, settings):
     return animation, matrices, False
 
 
+def _action(obj):
+    return obj.animation_data.action if obj.animation_data else None
+
+
 def _frame_range(scene, obj):
     """(first scene frame, frame count): the action's range, else the scene's; an
     imported object keeps its frame count."""
-    action = obj.animation_data.action if obj.animation_data else None
+    action = _action(obj)
     if action is not None:
         first, last = (int(round(v)) for v in action.frame_range)
     else:
@@ -135,7 +139,7 @@ def _to_oni(world, obj, settings):
 def _flags(obj):
     if "oban_flags" in obj:
         return unsigned32(obj["oban_flags"])
-    action = obj.animation_data.action if obj.animation_data else None
+    action = _action(obj)
     cycles = action is not None and any(
         m.type == "CYCLES" for c in action_fcurves(action, obj) for m in c.modifiers)
     return LOOP if cycles else 0
@@ -144,7 +148,7 @@ def _flags(obj):
 def _stored_animation(obj, name):
     """The animation as the importer read it, from the object's properties and its
     action's stored keys, or None."""
-    action = obj.animation_data.action if obj.animation_data else None
+    action = _action(obj)
     needed = ("oban_flags", "oban_start_matrix", "oban_base_matrix", "oban_frames")
     if action is None or "oban_keys" not in action or not all(key in obj for key in needed):
         return None
