@@ -12,7 +12,7 @@ process, each on a freshly reset empty scene:
 
   operator        bpy.ops.import_anim.oban(directory=..., files=[...]) on every file
   level file      the operator on one level file (VR31) holding the same animations
-  import_files    oban_import.blender.scene.import_files() on the same paths: the
+  import_files    oban_import.blender.importer.import_files() on the same paths: the
                   operator without bpy.ops (tells operator overhead from import work)
   baseline        the floor: only create the same empties + actions + 10 F-curves each
                   (compat.new_object_action) and write the same keys, precomputed before
@@ -116,7 +116,7 @@ class Corpus:
 
 
 def make_corpus(directory, count, total_frames, loops, doors, seed):
-    from oban_import.writer import raw_file_bytes
+    from oban_import.oni.writer import raw_file_bytes
     generate = load_generator()
     rng = np.random.default_rng(seed)
     counts = frame_counts(rng, count, total_frames)
@@ -270,7 +270,8 @@ def run_level(path, count):
 def run_import_files(corpus):
     paths = corpus.paths
     start = time.perf_counter()
-    result = scene.import_files(bpy.context, paths, scene.Settings())
+    from oban_import.options import Settings
+    result = scene.import_files(bpy.context, paths, Settings())
     elapsed = time.perf_counter() - start
     assert not result.errors and len(result.objects) == len(paths), result.errors[:3]
     return elapsed
@@ -436,8 +437,8 @@ def main(argv=None):
         import numpy as _np
         bpy, np = _bpy, _np
         import oban_import
-        from oban_import import axes as _axes
-        from oban_import.blender import compat as _compat, scene as _scene
+        from oban_import.engine import axes as _axes
+        from oban_import.blender import compat as _compat, importer as _scene
         compat, scene, oban_axes = _compat, _scene, _axes
         oban_import.register()
         _LINEAR = bytes([_interpolation_value("LINEAR")])

@@ -1,7 +1,8 @@
 """Import Oni object animations (OBAN) into Blender, exactly as the engine plays them.
 
-The format and math modules (animation, binary, reader, engine, axes) never import
-bpy; everything Blender-side lives in the `blender` subpackage, loaded on register.
+Folders show the layers (each has a README): `oni/` Oni's bytes, `engine/` the engine's
+math and the change to Blender's axes, both without bpy; `blender/` everything that
+builds scenes, loaded on register; `options.py` the options every front end shares.
 """
 
 bl_info = {  # for Blender 3.4-4.1, which load this folder as a legacy add-on

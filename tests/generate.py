@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from oban_import.animation import KEY_DTYPE, KNOWN_FLAGS, Animation
+from oban_import.oni.oban import KEY_DTYPE, KNOWN_FLAGS, Animation
 
 BASES = ("identity", "uniform", "rotated_uniform", "rotated_diagonal")
 
@@ -80,8 +80,9 @@ def plain_keys(animation):
 def level_file_bytes(animations, others=()):
     """A VR31 level file (spec 7.3) holding `animations` and `others`, a list of
     (reversed 4-byte tag, name, instance data) of other kinds, interleaved with them."""
-    from oban_import.binary import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, SIGNATURE
-    from oban_import.writer import PC_CHECKSUM, record_bytes
+    from oban_import.oni.container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, SIGNATURE
+    from oban_import.oni.container import PC_CHECKSUM
+    from oban_import.oni.oban import record_bytes
 
     instances = [(OBAN_TAG, b"OBAN" + a.name.encode(), record_bytes(a, i + 1, 1)) for i, a in enumerate(animations)]
     for j, (tag, name, data) in enumerate(others):  # spread the others among the OBANs

@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from oban_import.axes import (BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, camera_transforms, continuous, eulers,
+from oban_import.engine.axes import (BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, camera_transforms, continuous, eulers,
                               matrix_quaternions, object_transforms, quaternion_matrices, split_rotation_scale,
                               transforms_many)
-from oban_import.animation import LOCALIZED
-from oban_import.engine import frame_matrices
+from oban_import.oni.oban import LOCALIZED
+from oban_import.engine.frames import frame_matrices
 
 from generate import BASES, plain_keys, random_animation
 from reference_engine import matrix_at

@@ -6,9 +6,10 @@ import os
 import numpy as np
 import pytest
 
-from oban_import.animation import LOCALIZED, matrix_from_columns
-from oban_import.engine import frame_matrices, rotation_matrices
-from oban_import.reader import read_file
+from oban_import.oni.oban import LOCALIZED, matrix_from_columns
+from oban_import.engine.frames import frame_matrices
+from oban_import.engine.rotations import rotation_matrices
+from oban_import.oni.reader import read_file
 
 from generate import BASES, plain_keys, random_animation
 from reference_engine import matrix_at

@@ -40,12 +40,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from oban_import import binary, xml_reader
-from oban_import.animation import KEY_DTYPE, Animation
-from oban_import.binary import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, RECORD_DTYPE, SIGNATURE
+from oban_import.oni import container, onisplit_xml, oban
+from oban_import.oni.oban import KEY_DTYPE, Animation
+from oban_import.oni.container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, SIGNATURE
+from oban_import.oni.oban import RECORD_DTYPE
 from oban_import.errors import ObanError
-from oban_import.reader import read_file
-from oban_import.writer import PC_CHECKSUM, oni_file_bytes, raw_file_bytes, record_bytes
+from oban_import.oni.reader import read_file
+from oban_import.oni.container import PC_CHECKSUM
+from oban_import.oni.oban import record_bytes
+from oban_import.oni.writer import oni_file_bytes, raw_file_bytes
 
 from generate import random_animation
 
@@ -236,7 +239,7 @@ def layout(data):
     """Every field of a valid binary file as (offset, kind), and the sizes worth trying in them."""
     size = len(data)
     anchors = {0, 8, 64, RECORD_DTYPE.itemsize}
-    if not binary.looks_like_container(data[:12]):
+    if not container.looks_like_container(data[:12]):
         fields = _record_fields(0, data)
     else:
         header = np.frombuffer(data, HEADER_DTYPE, count=1)[0]
@@ -335,7 +338,7 @@ def mutated_binary(draw, seeds, own_extensions):
 
 START_TAG = re.compile(r"<([A-Za-z_][\w.-]*)\b[^<>]*?(/?)>")
 NUMBER_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
-ELEMENT_NAMES = list(xml_reader.FIELDS + xml_reader.KEY_FIELDS) + [
+ELEMENT_NAMES = list(onisplit_xml.FIELDS + onisplit_xml.KEY_FIELDS) + [
     "Oni", "OBAN", "OBANKeyFrame", "KeyFrames", "TXMP", "Instance", "oban", "Flag", "a"]
 BAD_NUMBERS = ["1e39", "-1e39", "1e400", "nan", "NaN", "-nan", "inf", "-Infinity", "infinity", "0", "-0", "-1",
                "+1", "4294967295", "4294967296", "65535", "65536", "18446744073709551616", "1" * 400,
@@ -554,7 +557,7 @@ def test_legitimate_worst_cases_fit_the_limits(folder):
     assert len(replay(folder, "xml", text.encode("ascii"), ".xml")[0].keys) == 20000
 
 
-@pytest.mark.parametrize("field", xml_reader.FIELDS[:-1] + xml_reader.KEY_FIELDS)
+@pytest.mark.parametrize("field", onisplit_xml.FIELDS[:-1] + onisplit_xml.KEY_FIELDS)
 @pytest.mark.parametrize("text", ["0" * 65_000 + "x", "0" * 65_000 + "1", "1" * 65_000 + "x", " " * 65_000 + "x",
                                   "-" + "0" * 65_000 + " x", "1 " * 32_000 + "x", "1." + "0" * 65_000 + "x",
                                   "1e" + "0" * 65_000 + "x"],

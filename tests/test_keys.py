@@ -8,12 +8,13 @@ import time
 import numpy as np
 import pytest
 
-from oban_import.animation import LOCALIZED, LOOP, matrix_from_columns
-from oban_import.engine import LOCALIZED_TURN, frame_matrices
+from oban_import.oni.oban import LOCALIZED, LOOP, matrix_from_columns
+from oban_import.engine.frames import frame_matrices
+from oban_import.engine.rotations import LOCALIZED_TURN, relative_errors
 from oban_import.errors import ObanError
-from oban_import.keys import (IDENTITY, animation_from_matrices, engine_keys_from_matrices, fewest_keys,
-                              relative_errors, stored_columns)
-from oban_import.reader import read_file
+from oban_import.engine.keys import animation_from_matrices, engine_keys_from_matrices, fewest_keys
+from oban_import.oni.oban import IDENTITY, stored_columns
+from oban_import.oni.reader import read_file
 
 from generate import BASES, plain_keys, random_animation
 from reference_engine import matrix_at

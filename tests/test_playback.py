@@ -4,8 +4,8 @@ from random import Random
 
 import pytest
 
-from oban_import.animation import AUTOSTART, LOCALIZED, LOOP, PINGPONG, RANDOM_START
-from oban_import.playback import Player, engine_frames, random_start_frame
+from oban_import.oni.oban import AUTOSTART, LOCALIZED, LOOP, PINGPONG, RANDOM_START
+from oban_import.engine.playback import Player, engine_frames, random_start_frame
 
 FRAME_COUNTS = [1, 2, 3, 5, 48, 100]
 

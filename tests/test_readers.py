@@ -6,11 +6,12 @@ import struct
 import numpy as np
 import pytest
 
-from oban_import.animation import keys_from_property, properties, stored_data, unsigned32
-from oban_import.binary import DESCRIPTOR_DTYPE, HEADER_DTYPE, RECORD_DTYPE
+from oban_import.oni.properties import keys_from_property, properties, stored_data, unsigned32
+from oban_import.oni.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
+from oban_import.oni.oban import RECORD_DTYPE
 from oban_import.errors import ObanError
-from oban_import.reader import read_file
-from oban_import.writer import oni_file_bytes, raw_file_bytes
+from oban_import.oni.reader import read_file
+from oban_import.oni.writer import oni_file_bytes, raw_file_bytes
 
 from generate import random_animation
 

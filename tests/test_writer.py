@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from oban_import.reader import read_file
-from oban_import.writer import raw_file_bytes, xml_bytes
+from oban_import.oni.reader import read_file
+from oban_import.oni.writer import raw_file_bytes, xml_bytes
 
 from generate import random_animation
 

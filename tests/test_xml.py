@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oban_import import xml_reader
-from oban_import.engine import frame_matrices
-from oban_import.reader import read_file
+from oban_import.oni import onisplit_xml as xml_reader
+from oban_import.engine.frames import frame_matrices
+from oban_import.oni.reader import read_file
 
 from generate import random_animation
 from test_readers import expect_error

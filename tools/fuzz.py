@@ -114,10 +114,10 @@ def run_atheris(reader, seconds, work, folder, extra):
     import atheris
     import numpy  # noqa: F401  (not instrumented: only the project's own code is)
     with atheris.instrument_imports(include=["oban_import"]):
-        import oban_import.reader  # noqa: F401
+        import oban_import.oni.reader  # noqa: F401
         import oban_import.binary  # noqa: F401
         import oban_import.xml_reader  # noqa: F401
-        import oban_import.animation  # noqa: F401
+        import oban_import.oni.oban  # noqa: F401
     import test_fuzz
 
     corpus = os.path.join(work, "corpus")

@@ -15,10 +15,10 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from oban_import.animation import KEY_DTYPE, LOCALIZED, LOOP, Animation  # noqa: E402
-from oban_import.axes import quaternions  # noqa: E402
-from oban_import.engine import frame_matrices  # noqa: E402
-from oban_import.writer import oni_file_bytes, raw_file_bytes  # noqa: E402
+from oban_import.oni.oban import KEY_DTYPE, LOCALIZED, LOOP, Animation  # noqa: E402
+from oban_import.engine.axes import quaternions  # noqa: E402
+from oban_import.engine.frames import frame_matrices  # noqa: E402
+from oban_import.oni.writer import oni_file_bytes, raw_file_bytes  # noqa: E402
 
 IDENTITY = np.array([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], np.float32)
 

@@ -2,10 +2,12 @@
 and `blender -c oban_import` all end here.
 
     oban_import IN... -o OUT.blend [options]        import
+    oban_import IN... --list [--filter GLOB]        list (plain Python and numpy: no bpy)
     oban_import export IN.blend -o OUTDIR [options] export
 
 Exit codes: 0 every file (object) done; 1 some failed (the others are still written);
-2 usage error (bad option, no input, output equal to an input).
+2 usage error (bad option, no input, output equal to an input). bpy is imported only
+where a scene is built, so that listing needs nothing of Blender.
 """
 
 import argparse
@@ -15,16 +17,10 @@ import shutil
 import sys
 import tempfile
 
-import bpy
-
-from ..axes import EULER_AXES
 from ..errors import ObanError
 from ..listing import format_table, table
-from ..reader import read_file
-from .scene import Settings, axes_matrix, import_files
-
-AXES = ("X", "Y", "Z", "-X", "-Y", "-Z")
-ROTATION_MODES = ("QUATERNION",) + tuple(EULER_AXES)
+from ..oni.reader import read_file
+from ..options import EXPORT_OPTIONS, IMPORT_OPTIONS, ExportSettings, Settings
 
 
 class UsageError(Exception):
@@ -36,24 +32,28 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def add_options(parser, options):
+    """One flag per option that has one: a bool's flag turns it off."""
+    for option in options:
+        if not option.flag:
+            continue
+        if option.kind == "bool":
+            parser.add_argument(option.flag, dest=option.name, action="store_false", help=option.description)
+            continue
+        choices = option.cli_items or [item[0] for item in option.items] or None
+        parser.add_argument(option.flag, dest=option.name, default=option.default, choices=choices,
+                            type=None if choices else type(option.default),
+                            help=f"{option.description} (default {option.default})")
+
+
 def parser():
     p = _Parser(prog="oban_import", description="Import Oni object animations (OBAN) into a .blend file.")
-    p.add_argument("inputs", nargs="+", metavar="IN", help=".oban, .oni, level .dat or OniSplit .xml files (globs are expanded)")
+    p.add_argument("inputs", nargs="+", metavar="IN",
+                   help=".oban, .oni, level .dat or OniSplit .xml files (globs are expanded)")
     p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write (required unless --list)")
     p.add_argument("--list", action="store_true", help="print the OBANs each file holds; import nothing")
-    p.add_argument("--filter", metavar="GLOB", default="", help="only instances whose name matches, e.g. '*door*'")
-    p.add_argument("--scale", type=float, default=1.0, help="Blender units per Oni unit (default 1.0)")
-    p.add_argument("--forward", choices=AXES, default="-Z", help="Oni axis that points forward (default -Z)")
-    p.add_argument("--up", choices=AXES, default="Y", help="Oni axis that points up (default Y)")
-    p.add_argument("--frame-start", type=int, default=1, help="scene frame of OBAN frame 0 (default 1)")
-    p.add_argument("--rotation-mode", choices=ROTATION_MODES, default="QUATERNION")
-    p.add_argument("--no-scene-fps", action="store_true", help="leave the scene's frame rate (default: 60 fps)")
-    p.add_argument("--no-scene-duration", action="store_true", help="leave the scene's frame range")
-    p.add_argument("--target", choices=("EMPTY", "CAMERA"), default="EMPTY",
-                   help="make an Empty (default) or a Camera for each animation")
-    p.add_argument("--playback", choices=("FRAMES", "ENGINE"), default="FRAMES",
-                   help="FRAMES: keys for 0 .. frames-1 (default); ENGINE: loops repeat as in the game")
-    p.add_argument("--random-start-seed", type=int, default=-1, metavar="SEED",
+    add_options(p, IMPORT_OPTIONS)
+    p.add_argument("--random-start-seed", dest="random_seed", type=int, default=-1, metavar="SEED",
                    help="with --playback ENGINE, RandomStart animations start at a frame drawn with SEED")
     return p
 
@@ -64,15 +64,23 @@ def main(argv):
         return export_main(argv[1:])
     try:
         args = parser().parse_args(argv)
+        args.use_random_start = args.random_seed >= 0
         paths = expand(args.inputs)
-        settings = _settings(args)
+        settings = Settings.from_options(_checked(args))
         if not args.list:
             _check_output(args.output, paths)
     except UsageError as error:
         print(f"oban_import: error: {error}\n{parser().format_usage()}", file=sys.stderr, end="")
         return 2
     if args.list:
-        return _list(paths, args.filter)
+        return _list(paths, args.name_filter)
+    return _import(paths, settings, args.output)
+
+
+def _import(paths, settings, output):
+    import bpy
+
+    from .importer import import_files
     bpy.ops.wm.read_homefile(use_empty=True)
     result = import_files(bpy.context, paths, settings, progress=_Progress())
     for message in result.warnings:
@@ -81,11 +89,11 @@ def main(argv):
         print(f"error: {message}", file=sys.stderr)
     if result.objects:
         print(table([(os.path.basename(path), a) for path, a, _ in result.imported]))
-        save_atomically(args.output)
-        print(f"wrote {args.output}: {len(result.objects)} animation(s) from "
+        save_atomically(output)
+        print(f"wrote {output}: {len(result.objects)} animation(s) from "
               f"{len(paths) - len(result.errors)} of {len(paths)} file(s)")
     else:
-        print(f"oban_import: nothing imported; {args.output} not written", file=sys.stderr)
+        print(f"oban_import: nothing imported; {output} not written", file=sys.stderr)
     return 1 if result.errors else 0
 
 
@@ -95,28 +103,24 @@ def export_parser():
     p.add_argument("blend", metavar="IN.blend")
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
     p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects (default: every animated one)")
-    p.add_argument("--format", choices=("oni", "xml", "raw"), default="oni")
-    p.add_argument("--tolerance", type=float, default=1e-4,
-                   help="largest relative error on any frame's matrix (default 1e-4)")
-    p.add_argument("--scale", type=float, default=1.0, help="Blender units per Oni unit, as imported (default 1.0)")
-    p.add_argument("--forward", choices=AXES, default="-Z")
-    p.add_argument("--up", choices=AXES, default="Y")
+    add_options(p, EXPORT_OPTIONS)
     return p
 
 
 def export_main(argv):
-    from .export import ExportSettings, animated_objects, export_objects
     try:
         args = export_parser().parse_args(argv)
         if not os.path.isfile(args.blend):
             raise UsageError(f"{args.blend!r} is not a file")
         if not args.tolerance > 0:
             raise UsageError("--tolerance must be positive")
-        settings = ExportSettings(global_scale=args.scale, axes=_axes(args), format=args.format,
-                                  tolerance=args.tolerance)
+        settings = ExportSettings.from_options(_checked(args))
     except UsageError as error:
         print(f"oban_import export: error: {error}\n{export_parser().format_usage()}", file=sys.stderr, end="")
         return 2
+    import bpy
+
+    from .export import animated_objects, export_objects
     try:
         bpy.ops.wm.open_mainfile(filepath=args.blend)
     except RuntimeError as error:  # not a .blend, or one from a newer Blender
@@ -159,20 +163,12 @@ def expand(inputs):
     return paths
 
 
-def _axes(args):
-    if args.forward[-1] == args.up[-1]:
-        raise UsageError(f"--forward {args.forward} and --up {args.up} use the same axis")
-    if not args.scale > 0:
+def _checked(args):
+    if args.axis_forward[-1] == args.axis_up[-1]:
+        raise UsageError(f"--forward {args.axis_forward} and --up {args.axis_up} use the same axis")
+    if not args.global_scale > 0:
         raise UsageError("--scale must be positive")
-    return axes_matrix(args.forward, args.up)
-
-
-def _settings(args):
-    return Settings(global_scale=args.scale, axes=_axes(args),
-                    frame_start=args.frame_start, rotation_mode=args.rotation_mode,
-                    update_scene_fps=not args.no_scene_fps,
-                    update_scene_duration=not args.no_scene_duration, name_glob=args.filter,
-                    target=args.target, playback=args.playback, random_start_seed=args.random_start_seed)
+    return args
 
 
 def _check_output(output, paths):
@@ -212,6 +208,7 @@ class _Progress:
 def save_atomically(output):
     """Write the .blend in a temporary folder beside `output`, then rename it into place:
     an interrupted run never leaves a half-written output."""
+    import bpy
     folder = tempfile.mkdtemp(prefix=".oban_import-", dir=os.path.dirname(os.path.abspath(output)))
     try:
         temporary = os.path.join(folder, os.path.basename(output))

@@ -107,3 +107,18 @@ def invoke_import(operator, context, event):
 def poll_drop(context):
     """Accept drops on the 3D Viewport and the Outliner."""
     return context.area is not None and context.area.type in {"VIEW_3D", "OUTLINER"}
+
+
+HAS_LAYOUT_PANELS = hasattr(bpy.types.UILayout, "panel")  # 4.2+
+
+
+def option_group(layout, idname, label):
+    """A group of a dialog's options: a collapsible layout panel (4.2+), else a labelled
+    box. Returns the layout to draw into, or None while the panel is closed."""
+    if HAS_LAYOUT_PANELS:
+        header, body = layout.panel(idname, default_closed=False)
+        header.label(text=label)
+        return body
+    box = layout.box()
+    box.label(text=label)
+    return box

@@ -8,32 +8,25 @@ by this add-on and left unchanged is written back exactly as it was read.
 """
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .. import axes as oban_axes
-from ..animation import LOCALIZED, LOOP, Animation, keys_from_property, unsigned32
-from ..engine import frame_matrices
+from ..engine.frames import frame_matrices
+from ..engine.keys import animation_from_matrices
+from ..engine.rotations import relative_errors, split_rotation_scale
 from ..errors import ObanError
-from ..keys import animation_from_matrices
-from ..reader import read_file
-from ..writer import oni_file_bytes, raw_file_bytes, xml_bytes
+from ..oni.oban import LOCALIZED, LOOP
+from ..oni.properties import PLACEMENT, from_properties
+from ..oni.reader import read_file
+from ..oni.writer import oni_file_bytes, raw_file_bytes, xml_bytes
 from .compat import action_fcurves
-from .scene import is_animated
+from .targets import is_animated
 
-FORMATS = {"oni": ("OBAN{name}.oni", oni_file_bytes),
-           "xml": ("OBAN{name}.xml", xml_bytes),
-           "raw": ("{id:05d}-{name}.OBAN", raw_file_bytes)}
+FILES = {"oni": ("OBAN{name}.oni", oni_file_bytes),   # EXPORT_FORMATS of options
+         "xml": ("OBAN{name}.xml", xml_bytes),
+         "raw": ("{id:05d}-{name}.OBAN", raw_file_bytes)}
 UNCHANGED = 1e-5   # relative: an imported object whose motion is within this is written as read
-
-
-@dataclass
-class ExportSettings:
-    global_scale: float = 1.0
-    axes: np.ndarray = field(default_factory=lambda: oban_axes.DEFAULT_AXES)
-    format: str = "oni"
-    tolerance: float = 1e-4
 
 
 @dataclass
@@ -67,23 +60,26 @@ def animation_of(context, obj, settings):
     """(the OBAN that replays `obj`'s evaluated motion, the engine matrices it must give,
     whether it is the imported animation unchanged)."""
     label = f"object '{obj.name}'"
-    first, count = _frame_range(context.scene, obj)
+    action = _action(obj)
+    described = from_properties(obj, action)
+    first, count = _frame_range(context.scene, action, described.frames)
     if not 1 <= count <= 0xFFFF:
         raise ObanError(label, f"{count} frames to export; an OBAN holds 1 to 65535")
     world = _sample(context, obj, first, count)
-    if LOCALIZED & _flags(obj) and "oban_placement" in obj:
-        world = np.linalg.inv(np.array(obj["oban_placement"], np.float64).reshape(4, 4)) @ world
+    flags = _flags(obj, action, described.flags)
+    if LOCALIZED & flags and PLACEMENT in obj:
+        world = np.linalg.inv(np.array(obj[PLACEMENT], np.float64).reshape(4, 4)) @ world
     matrices = _to_oni(world, obj, settings)
-    name = obj.get("oban_name", obj.name)
-    stored = _stored_animation(obj, name)
+    described.name = described.name or obj.name
+    stored = described.animation()
     if stored is not None and stored.frames == count and \
             _relative_error(frame_matrices(stored), matrices) < UNCHANGED:
         return stored, matrices, True
-    base = _base_matrix(obj, matrices, label)
+    base = described.base_matrix if described.base_matrix is not None else _base_matrix(matrices, label)
     animation, _ = animation_from_matrices(
-        name, matrices, base, _flags(obj),
-        ticks_per_frame=obj.get("oban_ticks_per_frame", 80),
-        door_open_frame=obj.get("oban_door_open_frame", 0),
+        described.name, matrices, base, flags,
+        ticks_per_frame=described.ticks_per_frame,
+        door_open_frame=described.door_open_frame,
         tolerance=settings.tolerance)
     if stored is not None:
         animation.record_header = stored.record_header
@@ -94,15 +90,14 @@ def _action(obj):
     return obj.animation_data.action if obj.animation_data else None
 
 
-def _frame_range(scene, obj):
+def _frame_range(scene, action, frames):
     """(first scene frame, frame count): the action's range, else the scene's; an
     imported object keeps its frame count."""
-    action = _action(obj)
     if action is not None:
         first, last = (int(round(v)) for v in action.frame_range)
     else:
         first, last = scene.frame_start, scene.frame_end
-    return first, int(obj.get("oban_frames", last - first + 1))
+    return first, frames if frames is not None else last - first + 1
 
 
 def _sample(context, obj, first, count):
@@ -136,41 +131,19 @@ def _to_oni(world, obj, settings):
     return m
 
 
-def _flags(obj):
-    if "oban_flags" in obj:
-        return unsigned32(obj["oban_flags"])
-    action = _action(obj)
+def _flags(obj, action, flags):
+    """The stored flags, else Loop for a cycling action."""
+    if flags is not None:
+        return flags
     cycles = action is not None and any(
         m.type == "CYCLES" for c in action_fcurves(action, obj) for m in c.modifiers)
     return LOOP if cycles else 0
 
 
-def _stored_animation(obj, name):
-    """The animation as the importer read it, from the object's properties and its
-    action's stored keys, or None."""
-    action = _action(obj)
-    needed = ("oban_flags", "oban_start_matrix", "oban_base_matrix", "oban_frames")
-    if action is None or "oban_keys" not in action or not all(key in obj for key in needed):
-        return None
-    return Animation(
-        name=name,
-        flags=unsigned32(obj["oban_flags"]),
-        start_matrix=np.array(obj["oban_start_matrix"], np.float32),
-        base_matrix=np.array(obj["oban_base_matrix"], np.float32),
-        ticks_per_frame=int(obj.get("oban_ticks_per_frame", 80)),
-        frames=int(obj["oban_frames"]),
-        door_open_frame=int(obj.get("oban_door_open_frame", 0)),
-        keys=keys_from_property(action["oban_keys"]),
-        record_header=tuple(unsigned32(v) for v in action.get("oban_record_header", (1, 0))),
-    )
-
-
-def _base_matrix(obj, matrices, label):
-    """The stored base, or the motion's constant scale (identity when there is none);
-    a scale that changes over time, or shear, cannot be held by an OBAN."""
-    if "oban_base_matrix" in obj:
-        return np.array(obj["oban_base_matrix"], np.float32)
-    _, scale, error = oban_axes.split_rotation_scale(matrices[:, :3, :3])
+def _base_matrix(matrices, label):
+    """The motion's constant scale (identity when there is none); a scale that changes
+    over time, or shear, cannot be held by an OBAN."""
+    _, scale, error = split_rotation_scale(matrices[:, :3, :3])
     worst = int(np.argmax(np.abs(scale - scale[0]).max(axis=1)))
     if np.abs(scale[worst] - scale[0]).max() > 1e-5 * np.abs(scale[0]).max():
         raise ObanError(label, f"its scale changes over time (frame {worst} of the range: "
@@ -183,13 +156,13 @@ def _base_matrix(obj, matrices, label):
     return base
 
 
-def _relative_error(a, b):
-    return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
+def _relative_error(got, wanted):
+    return float(relative_errors(got, wanted).max())
 
 
 def _write(animation, matrices, unchanged, directory, settings):
     """Write atomically, then read the file back and compare every frame with `matrices`."""
-    pattern, to_bytes = FORMATS[settings.format]
+    pattern, to_bytes = FILES[settings.format]
     file_name = pattern.format(name=animation.name, id=animation.record_header[0])
     path = os.path.join(directory, file_name.replace("/", "_").replace("\\", "_"))
     temporary = path + ".tmp"

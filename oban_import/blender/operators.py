@@ -1,4 +1,5 @@
-"""File > Import and File > Export > Oni Object Animation, drag and drop, and registration."""
+"""File > Import and File > Export > Oni Object Animation, drag and drop, and registration.
+The options come from options.py; the work from importer.py and export.py."""
 
 import os
 
@@ -6,29 +7,51 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
-from ..axes import EULER_AXES
-from ..reader import EXTENSIONS
+from ..oni.reader import EXTENSIONS
+from ..options import EXPORT_OPTIONS, IMPORT_OPTIONS, ORIENTATION, ExportSettings, Settings, groups
 from . import cli, compat, panel
-from .export import ExportSettings, animated_objects, export_objects
-from .scene import Settings, axes_matrix, import_files
+from .export import animated_objects, export_objects
+from .importer import import_files
 
-ROTATION_MODES = [("QUATERNION", "Quaternion", "Quaternion rotation, continuous in sign")] + [
-    (order, f"Euler {order}", f"Euler angles in {order} order, continuous between frames")
-    for order in EULER_AXES]
 
-TARGETS = [
-    ("EMPTY", "New Empty", "Each animation makes a new Empty"),
-    ("CAMERA", "New Camera", "Each animation makes a new Camera that looks where the Oni camera looked"),
-    ("SELECTED", "Selected Objects", "Animate the selected objects (matched by name when a file holds several "
-                                     "animations); Localized animations play relative to where the object stands"),
-]
-PLAYBACKS = [
-    ("FRAMES", "Frames", "Keys for frames 0 .. frames - 1, then the last frame holds"),
-    ("ENGINE", "As the Engine Plays", "Loop and PingPong animations repeat forever as in the game"),
-]
+def _property(option):
+    common = dict(name=option.label, description=option.description, default=option.default)
+    if option.items:
+        return EnumProperty(items=list(option.items), **common)
+    limits = {k: v for k, v in (("min", option.minimum), ("max", option.maximum)) if v is not None}
+    if option.kind == "float":
+        return FloatProperty(precision=option.precision, **limits, **common)
+    if option.kind == "int":
+        return IntProperty(**limits, **common)
+    if option.kind == "bool":
+        return BoolProperty(**common)
+    return StringProperty(**common)
+
+
+def with_options(options):
+    """Class decorator: one operator property per option (the orientation pair is the
+    orientation helper's), and a dialog that draws them in their groups."""
+    def decorate(cls):
+        for option in options:
+            if option.name not in ORIENTATION:
+                cls.__annotations__[option.name] = _property(option)
+        grouped = groups(options)
+
+        def draw(self, context):
+            self.layout.use_property_split = True
+            self.layout.use_property_decorate = False
+            for group, names in grouped.items():
+                body = compat.option_group(self.layout, f"{cls.__name__}_{group}", group)
+                if body is not None:
+                    for name in names:
+                        body.prop(self, name)
+        cls.draw = draw
+        return cls
+    return decorate
 
 
 @orientation_helper(axis_forward="-Z", axis_up="Y")
+@with_options(IMPORT_OPTIONS)
 class ImportOBAN(bpy.types.Operator, ImportHelper):
     """Import Oni object animations (OBAN) as animated empties or cameras, or onto the selected objects"""
     bl_idname = "import_anim.oban"
@@ -40,23 +63,6 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
     files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
 
-    global_scale: FloatProperty(name="Scale", description="Blender units per Oni unit (0.1 gives metres)",
-                                default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
-    frame_start: IntProperty(name="Start Frame", description="Scene frame of the animation's frame 0",
-                             default=1)
-    rotation_mode: EnumProperty(name="Rotation", items=ROTATION_MODES, default="QUATERNION")
-    update_scene_fps: BoolProperty(name="Set Scene to 60 fps", default=True,
-                                   description="Oni plays one frame per tick, 60 per second")
-    update_scene_duration: BoolProperty(name="Extend Scene Frame Range", default=True,
-                                        description="Extend (never shorten) the scene range to the animations")
-    target: EnumProperty(name="Target", items=TARGETS, default="EMPTY")
-    playback: EnumProperty(name="Playback", items=PLAYBACKS, default="FRAMES")
-    use_random_start: BoolProperty(name="Random Start", default=False,
-                                   description="With Engine playback, RandomStart animations start at a seeded frame")
-    random_seed: IntProperty(name="Seed", default=0, min=0, description="Seed of the random start frames")
-    name_filter: StringProperty(name="Name Filter", default="",
-                                description="Only instances whose name matches this pattern, e.g. *door* (empty: all)")
-
     def invoke(self, context, event):
         return compat.invoke_import(self, context, event)
 
@@ -65,26 +71,12 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
             return [os.path.join(self.directory, f.name) for f in self.files if f.name]
         return [self.filepath]
 
-    def settings(self):
-        return Settings(
-            global_scale=self.global_scale,
-            axes=axes_matrix(self.axis_forward, self.axis_up),
-            frame_start=self.frame_start,
-            rotation_mode=self.rotation_mode,
-            update_scene_fps=self.update_scene_fps,
-            update_scene_duration=self.update_scene_duration,
-            name_glob=self.name_filter,
-            target=self.target,
-            playback=self.playback,
-            random_start_seed=self.random_seed if self.use_random_start else -1,
-        )
-
     def execute(self, context):
         paths = self.paths()
         wm = context.window_manager
         wm.progress_begin(0, 100)
         try:
-            result = import_files(context, paths, self.settings(),
+            result = import_files(context, paths, Settings.from_options(self),
                                   progress=lambda fraction: wm.progress_update(100 * fraction))
         finally:
             wm.progress_end()
@@ -99,12 +91,8 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
         return {"FINISHED"}
 
 
-FORMATS = [("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
-           ("xml", "OniSplit XML", "OBANName.xml"),
-           ("raw", "Raw instance", "NNNNN-Name.OBAN")]
-
-
 @orientation_helper(axis_forward="-Z", axis_up="Y")
+@with_options(EXPORT_OPTIONS)
 class ExportOBAN(bpy.types.Operator):
     """Export animated objects as Oni object animations (OBAN), one file each, with the
     fewest keys the engine turns back into every frame"""
@@ -114,13 +102,6 @@ class ExportOBAN(bpy.types.Operator):
 
     directory: StringProperty(subtype="DIR_PATH")
     filter_folder: BoolProperty(default=True, options={"HIDDEN"})
-    file_format: EnumProperty(name="Format", items=FORMATS, default="oni")
-    use_selection: BoolProperty(name="Selected Only", default=True,
-                                description="Export the selected objects (else every animated object)")
-    tolerance: FloatProperty(name="Tolerance", default=1e-4, min=1e-9, max=0.1, precision=6,
-                             description="Largest relative error allowed on any frame's matrix")
-    global_scale: FloatProperty(name="Scale", description="Blender units per Oni unit, as imported",
-                                default=1.0, min=1e-6, max=1e6)
 
     def invoke(self, context, event):
         context.window_manager.fileselect_add(self)
@@ -132,9 +113,8 @@ class ExportOBAN(bpy.types.Operator):
         if not objects:
             self.report({"ERROR"}, "No animated object to export")
             return {"CANCELLED"}
-        settings = ExportSettings(global_scale=self.global_scale, axes=axes_matrix(self.axis_forward, self.axis_up),
-                                  format=self.file_format, tolerance=self.tolerance)
-        written, errors = export_objects(context, objects, bpy.path.abspath(self.directory), settings)
+        written, errors = export_objects(context, objects, bpy.path.abspath(self.directory),
+                                         ExportSettings.from_options(self))
         for w in written:
             self.report({"INFO"}, f"{w.path}: {w.frames} frames, {w.keys} keys, worst error {w.error:.2g}"
                                   + (" (unchanged import)" if w.unchanged else ""))

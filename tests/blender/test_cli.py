@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from oban_import.blender import cli
-from oban_import.writer import raw_file_bytes
+from oban_import.oni.writer import raw_file_bytes
 
 from test_import import DATA, expected_world, generated_files, world_error
 

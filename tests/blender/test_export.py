@@ -8,13 +8,14 @@ import bpy
 import numpy as np
 import pytest
 
-from oban_import.animation import LOCALIZED, LOOP
-from oban_import.axes import DEFAULT_AXES
+from oban_import.oni.oban import LOCALIZED, LOOP
+from oban_import.engine.axes import DEFAULT_AXES
 from oban_import.blender.compat import action_fcurves
-from oban_import.blender.export import ExportSettings, export_objects
-from oban_import.engine import frame_matrices
-from oban_import.reader import read_file
-from oban_import.writer import oni_file_bytes, raw_file_bytes, xml_bytes
+from oban_import.blender.export import export_objects
+from oban_import.options import ExportSettings
+from oban_import.engine.frames import frame_matrices
+from oban_import.oni.reader import read_file
+from oban_import.oni.writer import oni_file_bytes, raw_file_bytes, xml_bytes
 
 from generate import BASES, level_file_bytes, random_animation
 from test_cli import IN_BPY_MODULE, blender_script, python_module, run

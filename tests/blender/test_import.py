@@ -8,11 +8,11 @@ import bpy
 import numpy as np
 import pytest
 
-from oban_import.axes import DEFAULT_AXES
+from oban_import.engine.axes import DEFAULT_AXES
 from oban_import.blender import compat
-from oban_import.engine import frame_matrices
-from oban_import.reader import read_file
-from oban_import.writer import oni_file_bytes, raw_file_bytes
+from oban_import.engine.frames import frame_matrices
+from oban_import.oni.reader import read_file
+from oban_import.oni.writer import oni_file_bytes, raw_file_bytes
 
 from generate import BASES, random_animation
 
@@ -186,7 +186,8 @@ def test_importing_twice_makes_new_objects(tmp_path):
 
 
 def test_a_base_that_loc_rot_scale_cannot_hold_is_reported_with_its_error(tmp_path):
-    from oban_import.blender.scene import Settings, import_files as import_into
+    from oban_import.blender.importer import import_files as import_into
+    from oban_import.options import Settings
     animation = random_animation(np.random.default_rng(5), name="sheared", frames=20, flags=0)
     animation.base_matrix[:9] = np.array([[1, 0, 0], [0.5, 1, 0], [0, 0, 1]], np.float32).ravel()  # shear
     path = tmp_path / "sheared.oban"
@@ -217,17 +218,17 @@ def test_a_file_without_a_matching_oban_is_reported_and_adds_nothing():
 
 
 def test_an_unexpected_failure_takes_back_only_its_own_file(tmp_path, monkeypatch):
-    from oban_import.blender import scene
+    from oban_import.blender import importer as scene
     animations, paths = generated_files(tmp_path, 2, seed=9)
     level = os.path.join(DATA, "level", "level1_Final.dat")
-    animate = scene._animate
+    animate = scene.actions.animate
 
     def failing(obj, name, *args):  # a bug on the third of the level's five animations
         if name == "fan_loop":
             raise RuntimeError("boom")
         return animate(obj, name, *args)
 
-    monkeypatch.setattr(scene, "_animate", failing)
+    monkeypatch.setattr(scene.actions, "animate", failing)
     with pytest.raises(RuntimeError) as caught:
         bpy.ops.import_anim.oban(directory=str(tmp_path), files=[{"name": paths[0].name}, {"name": level},
                                                                  {"name": paths[1].name}])
@@ -237,16 +238,16 @@ def test_an_unexpected_failure_takes_back_only_its_own_file(tmp_path, monkeypatc
 
 
 def test_a_failure_in_the_math_adds_nothing_and_names_every_file(tmp_path, monkeypatch):
-    from oban_import.blender import scene
+    from oban_import.blender import importer as scene
     animations, paths = generated_files(tmp_path, 3, seed=10)
-    many = scene.oban_axes.transforms_many
+    many = scene.axes.transforms_many
 
     def failing(*args, **kwargs):  # the engine's math fails after the first animation
         transforms = many(*args, **kwargs)
         yield next(transforms)
         raise MemoryError("out of memory")
 
-    monkeypatch.setattr(scene.oban_axes, "transforms_many", failing)
+    monkeypatch.setattr(scene.axes, "transforms_many", failing)
     before = datablock_counts()
     with pytest.raises(RuntimeError) as caught:
         import_files(paths)

@@ -7,8 +7,8 @@ import bpy
 import numpy as np
 import pytest
 
-from oban_import.animation import LOOP, RANDOM_START
-from oban_import.playback import engine_frames, random_start_frame
+from oban_import.oni.oban import LOOP, RANDOM_START
+from oban_import.engine.playback import engine_frames, random_start_frame
 
 from generate import level_file_bytes, random_animation
 from test_cli import COMMANDS, run
@@ -31,7 +31,8 @@ def level(tmp_path_factory):
 def test_a_level_file_imports_every_oban_and_skips_the_rest(level):
     path, animations = level
     progress = []
-    from oban_import.blender.scene import Settings, import_files
+    from oban_import.blender.importer import import_files
+    from oban_import.options import Settings
     result = import_files(bpy.context, [path], Settings(), progress=progress.append)
     assert not result.errors
     assert [a.name for a in result.objects] == [a.name for a in animations]
@@ -74,7 +75,7 @@ def test_xml_and_oni_give_the_same_matrices():
 def test_a_seeded_random_start_begins_at_the_seeded_frame(tmp_path):
     anim = random_animation(np.random.default_rng(41), name="spinner", flags=LOOP | RANDOM_START, frames=23)
     path = tmp_path / "spinner.oban"
-    from oban_import.writer import raw_file_bytes
+    from oban_import.oni.writer import raw_file_bytes
     path.write_bytes(raw_file_bytes(anim))
     bpy.ops.import_anim.oban(filepath=str(path), playback="ENGINE", use_random_start=True, random_seed=7)
     start = random_start_frame(23, "7:spinner")

@@ -8,11 +8,11 @@ import bpy
 import numpy as np
 import pytest
 
-from oban_import.animation import LOCALIZED, LOOP, PINGPONG
-from oban_import.axes import DEFAULT_AXES
-from oban_import.engine import frame_matrices
-from oban_import.playback import Player
-from oban_import.writer import raw_file_bytes
+from oban_import.oni.oban import LOCALIZED, LOOP, PINGPONG
+from oban_import.engine.axes import DEFAULT_AXES
+from oban_import.engine.frames import frame_matrices
+from oban_import.engine.playback import Player
+from oban_import.oni.writer import raw_file_bytes
 
 from generate import random_animation
 from test_import import DATA, expected_world, world_error

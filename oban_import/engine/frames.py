@@ -1,14 +1,9 @@
-"""The engine's matrix at every frame (spec sections 3-4), all frames at once."""
+"""The engine's matrix at every frame (docs/engine.md 1-2), all frames at once."""
 
 import numpy as np
 
-from .animation import KEY_DTYPE, LOCALIZED, matrix_from_columns
-
-# Rx(+pi/2): y -> z. Localized (door) animations are turned by it (spec 4, step 5).
-LOCALIZED_TURN = np.array([[1.0, 0.0, 0.0],
-                           [0.0, 0.0, -1.0],
-                           [0.0, 1.0, 0.0]])
-
+from ..oni.oban import KEY_DTYPE, LOCALIZED, Animation, matrix_from_columns
+from .rotations import LOCALIZED_TURN, rotation_matrices
 
 STRIDE = 2.0 ** 33  # separates animations on one time line: any u32 key frame fits below it
 
@@ -16,7 +11,7 @@ STRIDE = 2.0 ** 33  # separates animations on one time line: any u32 key frame f
 def sample_keys(animation, frames=None):
     """Position (n, 3) and unit quaternion (n, 4, stored x y z w) at each frame, float64.
 
-    A frame on a key takes that key (normalised: R(q) of spec 3 does not see the
+    A frame on a key takes that key (normalised: R(q) of docs/engine.md 1 does not see the
     length); between keys the position is lerped and the quaternion normalised-lerped
     with the shorter-arc flip; outside the keys the nearest end key holds.
     """
@@ -93,23 +88,6 @@ def _sample(table, key_times, times, first_key, key_ends, out=None):
     return values
 
 
-def rotation_matrices(quaternions):
-    """(n, 4) stored quaternions -> (n, 3, 3) rotations, the engine's transposed convention."""
-    x, y, z, w = np.moveaxis(np.asarray(quaternions, np.float64), -1, 0)
-    s = 2.0 / (x * x + y * y + z * z + w * w)
-    r = np.empty(x.shape + (3, 3))
-    r[..., 0, 0] = 1.0 - s * (y * y + z * z)
-    r[..., 1, 0] = s * (x * y - w * z)
-    r[..., 2, 0] = s * (x * z + w * y)
-    r[..., 0, 1] = s * (x * y + w * z)
-    r[..., 1, 1] = 1.0 - s * (x * x + z * z)
-    r[..., 2, 1] = s * (y * z - w * x)
-    r[..., 0, 2] = s * (x * z - w * y)
-    r[..., 1, 2] = s * (y * z + w * x)
-    r[..., 2, 2] = 1.0 - s * (x * x + y * y)
-    return r
-
-
 def frame_parts(animation, frames=None):
     """Rotation (n, 3, 3) and translation (n, 3) with M(f) = [rotation . Base3 | translation].
 
@@ -126,7 +104,7 @@ def frame_parts(animation, frames=None):
 
 
 def frame_matrices(animation, frames=None):
-    """M(f) of spec 4 as (n, 4, 4) float64: T(position) . R(q) . Base, turned if Localized."""
+    """M(f) of docs/engine.md 2 as (n, 4, 4) float64: T(position) . R(q) . Base, turned if Localized."""
     rotation, translation = frame_parts(animation, frames)
     m = np.zeros((len(rotation), 4, 4))
     m[:, :3, :3] = rotation @ matrix_from_columns(animation.base_matrix)[:3, :3]

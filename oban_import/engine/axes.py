@@ -1,9 +1,9 @@
-"""Oni frames -> Blender location / rotation / scale (spec 5), all frames at once.
+"""Oni frames -> Blender location / rotation / scale (docs/engine.md 4), all frames at once.
 
 `axes` is the 3x3 change of basis from Oni to Blender axes (the default maps
 (x, y, z) to (x, -z, y)); `scale` multiplies translations. Rotations are worked
 as quaternions (Blender's w, x, y, z): the engine's R(q) for a stored (x, y, z, w)
-is the usual rotation of (-w, x, y, z) (spec 3), and a change of basis by A turns
+is the usual rotation of (-w, x, y, z) (docs/engine.md 1), and a change of basis by A turns
 a quaternion's vector part by A; so no per-frame matrix is needed.
 """
 
@@ -11,15 +11,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .animation import LOCALIZED
-from .engine import all_keys, key_table, run_starts, sample_many
+from ..oni.oban import LOCALIZED, Animation
+from .frames import all_keys, key_table, run_starts, sample_many
+from .rotations import (LOCALIZED_TURN_QUATERNION, continuous, hamilton_from_stored, matrix_quaternions, multiply,
+                        quaternion_matrices, rotate, split_rotation_scale)
 
 DEFAULT_AXES = np.array([[1.0, 0.0, 0.0],
                          [0.0, 0.0, -1.0],
                          [0.0, 1.0, 0.0]])
+AXIS_VECTORS = {"X": (1, 0, 0), "Y": (0, 1, 0), "Z": (0, 0, 1), "-X": (-1, 0, 0), "-Y": (0, -1, 0), "-Z": (0, 0, -1)}
 BASE_TOLERANCE = 1e-5  # relative; a base matrix held less exactly than this is reported
 CHUNK_FRAMES = 1 << 14  # frames worked on at a time: the temporaries stay in the CPU's cache
-LOCALIZED_TURN_QUATERNION = np.array([np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0])  # Rx(+pi/2)
+
+
+def axes_matrix(forward: str, up: str) -> np.ndarray:
+    """The Oni -> Blender change of basis for an orientation choice ('-Z', 'Y'): Oni's
+    `forward` axis becomes Blender's +Y and its `up` +Z (bpy_extras' axis_conversion)."""
+    f, u = np.array(AXIS_VECTORS[forward], np.float64), np.array(AXIS_VECTORS[up], np.float64)
+    if abs(f @ u):
+        raise ValueError(f"forward {forward} and up {up} use the same axis")
+    source = np.column_stack([f, u, np.cross(f, u)])
+    return np.column_stack([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]) @ source.T
 
 
 @dataclass
@@ -122,7 +134,7 @@ def _blender_keys(keys, turned, held, axes, scale):
     positions, rotations = table[:, :3], table[:, 3:]
     positions[turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[turned])
     positions[:] = scale * positions @ axes.T
-    rotations[:] = np.concatenate([-rotations[:, 3:], rotations[:, :3]], axis=1)
+    rotations[:] = hamilton_from_stored(rotations)
     rotations[turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[turned])
     rotations[:, 1:] = np.linalg.det(axes) * rotations[:, 1:] @ axes.T    # the change of basis
     rotations[:] = multiply(rotations, held)
@@ -143,91 +155,6 @@ def decompose(matrices):
     """Any (n, 4, 4) affine matrices -> the nearest location, rotation and scale."""
     rotation, scale, error = split_rotation_scale(matrices[:, :3, :3])
     return Transforms.of(matrices[:, :3, 3], continuous(matrix_quaternions(rotation)), scale, error)
-
-
-def split_rotation_scale(matrices, per_matrix=False):
-    """(n, 3, 3) ~ rotation . diag(scale): exact for a rotation times an axis-aligned scale.
-
-    Returns (rotations, scales (n, 3), relative error: the largest, or each matrix's);
-    a mirror gives negative scales; a zero column gives a zero scale.
-    """
-    scale = np.linalg.norm(matrices, axis=1)
-    scale[np.linalg.det(matrices) < 0] *= -1.0
-    u, _, vt = np.linalg.svd(matrices / np.where(scale == 0.0, 1.0, scale)[:, None, :])
-    improper = np.linalg.det(u @ vt) < 0  # only for degenerate input: keep proper rotations
-    u[improper, :, -1] *= -1.0
-    rotation = u @ vt
-    deviation = np.abs(rotation * scale[:, None, :] - matrices).max(axis=(1, 2))
-    error = deviation / np.maximum(np.abs(matrices).max(axis=(1, 2)), 1e-30)
-    return rotation, scale, error if per_matrix else float(error.max())
-
-
-def multiply(a, b):
-    """Hamilton products of (..., 4) quaternions w x y z."""
-    aw, ax, ay, az = np.moveaxis(np.asarray(a, np.float64), -1, 0)
-    bw, bx, by, bz = np.moveaxis(np.asarray(b, np.float64), -1, 0)
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
-                     aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw], axis=-1)
-
-
-def rotate(q, v):
-    """Vectors (..., 3) turned by unit quaternions (..., 4): v + w.t + u x t, t = 2 u x v."""
-    w, x, y, z = np.moveaxis(np.asarray(q, np.float64), -1, 0)
-    vx, vy, vz = np.moveaxis(np.asarray(v, np.float64), -1, 0)
-    tx, ty, tz = 2.0 * (y * vz - z * vy), 2.0 * (z * vx - x * vz), 2.0 * (x * vy - y * vx)
-    return np.stack([vx + w * tx + (y * tz - z * ty),
-                     vy + w * ty + (z * tx - x * tz),
-                     vz + w * tz + (x * ty - y * tx)], axis=-1)
-
-
-def quaternion_matrices(q):
-    """(n, 4) unit quaternions w x y z -> (n, 3, 3) rotations."""
-    w, x, y, z = np.moveaxis(q, -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
-
-
-def quaternions(rotation):
-    """(n, 3, 3) rotations -> (n, 4) Blender quaternions (w, x, y, z), signs continuous."""
-    return continuous(matrix_quaternions(rotation))
-
-
-def continuous(q, starts=(0,)):
-    """Signs flipped so that each quaternion is on the near side of the one before; each
-    run from one of `starts` to the next begins with w >= 0."""
-    starts = np.asarray(starts)
-    flip = np.empty(len(q), np.uint8)
-    flip[1:] = np.einsum("ij,ij->i", q[1:], q[:-1]) < 0.0
-    flip[starts] = q[starts, 0] < 0.0
-    odd = np.bitwise_xor.accumulate(flip)   # flips so far, counted from the first run's start
-    odd ^= np.repeat(odd[starts] ^ flip[starts], np.diff(np.append(starts, len(q))))
-    return q * (1.0 - 2.0 * odd)[:, None]
-
-
-def matrix_quaternions(rotation):
-    """(n, 3, 3) rotations -> (n, 4) unit quaternions w x y z (each on its own)."""
-    m = rotation
-    trace_terms = np.stack([
-        1.0 + m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2],
-        1.0 + m[:, 0, 0] - m[:, 1, 1] - m[:, 2, 2],
-        1.0 - m[:, 0, 0] + m[:, 1, 1] - m[:, 2, 2],
-        1.0 - m[:, 0, 0] - m[:, 1, 1] + m[:, 2, 2],
-    ], axis=1)
-    largest = np.argmax(trace_terms, axis=1)
-    big = 0.5 * np.sqrt(np.maximum(trace_terms[np.arange(len(m)), largest], 0.0))
-    d21, d02, d10 = m[:, 2, 1] - m[:, 1, 2], m[:, 0, 2] - m[:, 2, 0], m[:, 1, 0] - m[:, 0, 1]
-    s01, s02, s12 = m[:, 0, 1] + m[:, 1, 0], m[:, 0, 2] + m[:, 2, 0], m[:, 1, 2] + m[:, 2, 1]
-    candidates = np.stack([
-        np.stack([4 * big * big, d21, d02, d10], axis=1),   # w largest
-        np.stack([d21, 4 * big * big, s01, s02], axis=1),   # x largest
-        np.stack([d02, s01, 4 * big * big, s12], axis=1),   # y largest
-        np.stack([d10, s02, s12, 4 * big * big], axis=1),   # z largest
-    ], axis=1)
-    return candidates[np.arange(len(m)), largest] / (4.0 * big)[:, None]
 
 
 EULER_AXES = {"XYZ": (0, 1, 2), "XZY": (0, 2, 1), "YXZ": (1, 0, 2),

@@ -1,4 +1,4 @@
-"""Playing an OBAN as the engine does (spec section 6), one frame per tick, 60 ticks a second.
+"""Playing an OBAN as the engine does (docs/engine.md 3), one frame per tick, 60 ticks a second.
 
 `Player` applies PHrPhysics_Update_Animation's rules one tick at a time; `engine_frames`
 runs a Player to get the frames the importer bakes, so the bake rests on the simulator.
@@ -6,13 +6,13 @@ runs a Player to get the frames the importer bakes, so the bake rests on the sim
 
 from random import Random
 
-from .animation import AUTOSTART, LOOP, PINGPONG, RANDOM_START
+from ..oni.oban import AUTOSTART, LOOP, PINGPONG, RANDOM_START
 
 
 class Player:
     """One OBAN's playback state: `playing`, `frame`, `step` (+1 or -1), `stop_frame` (0: none).
 
-    Where spec 6 leaves room, the player does what the engine's code does:
+    Where the rules leave room, the player does what the engine's code does:
 
     - `tick` returns True on the tick the animation ends by itself (the end or the stop
       frame reached with no Loop or PingPong to carry on), False on every other tick,

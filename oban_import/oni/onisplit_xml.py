@@ -1,4 +1,4 @@
-"""OniSplit XML (spec 7.4): OBAN instances as `onisplit -extract:xml` writes them.
+"""OniSplit XML (docs/formats.md, containers 4): OBAN instances as `onisplit -extract:xml` writes them.
 
 Parsed with expat directly and hardened against hostile files: a DOCTYPE is refused
 as soon as it starts, so no entity is ever declared, expanded or fetched; nesting
@@ -17,36 +17,35 @@ from xml.parsers import expat
 
 import numpy as np
 
-from .animation import AUTOSTART, KEY_DTYPE, LOCALIZED, LOOP, PINGPONG, RANDOM_START, Animation, check
-from .binary import onisplit_name
-from .errors import ObanError
+from ..errors import ObanError
+from .container import onisplit_name
+from .oban import FLAGS, KEY_DTYPE, MAX_COUNT, Animation, check
 
 MAX_FILE_SIZE = 256 << 20
 MAX_DEPTH = 32
-MAX_KEYS = 0xFFFF
+MAX_KEYS = MAX_COUNT
 MAX_ELEMENTS = 4 * MAX_KEYS + 4096   # an OBAN with the most keys (4 elements each), and to spare
 MAX_TEXT = 64 << 10                  # characters in one field
 MAX_MARKUP = 1 << 20                 # bytes expat may hold unparsed: one tag, comment or declaration
 MAX_NAME = 128                       # characters in an element name or an id, which messages quote
 CHUNK = 64 << 10
 
-FLAGS = {"NormalLoop": LOOP, "BackToBackLoop": PINGPONG, "RandomStartFrame": RANDOM_START,
-         "Autostart": AUTOSTART, "ZAxisUp": LOCALIZED}
+XML_FLAGS = {flag.xml: flag.bit for flag in FLAGS}
 FIELDS = ("Flags", "InitialTransform", "BaseTransform", "FrameLength", "FrameCount", "HalfStopFrame",
           "KeyFrames")
 KEY_FIELDS = ("Rotation", "Translation", "Time")
-LIMITS = {"Flags": 0xFFFFFFFF, "FrameLength": 0xFFFF, "FrameCount": 0xFFFF, "HalfStopFrame": 0xFFFF,
+LIMITS = {"Flags": 0xFFFFFFFF, "FrameLength": MAX_COUNT, "FrameCount": MAX_COUNT, "HalfStopFrame": MAX_COUNT,
           "Time": 0xFFFFFFFF}
 # what float() accepts, less its underscores and non-ASCII digits; no nested repeats (linear time)
 NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))")
 WHOLE_NUMBER = re.compile(r"\s*([+-]?)([0-9]+)\s*")  # no "0*" before the digits: quadratic backtracking
 
 
-def looks_like_xml(head):
+def looks_like_xml(head: bytes) -> bool:
     return head.startswith((b"<", b"\xef\xbb\xbf<"))
 
 
-def read_xml(f, path, size, name_filter=None):
+def read_xml(f, path: str, size: int, name_filter=None) -> list[Animation]:
     """Every OBAN instance of an OniSplit XML file open as `f` (`size` bytes), in file order, checked.
 
     The first is named after the file (without extension and 'OBAN' prefix), the
@@ -249,10 +248,10 @@ class _OniXml:
             return self.unsigned("Flags", text)
         flags = 0
         for word in text.split(" ") if text else ():
-            if word not in FLAGS and word != "None":
-                self.fail(f"unknown flag {_quote(word)} (known: {' '.join(FLAGS)} or a number, "
+            if word not in XML_FLAGS and word != "None":
+                self.fail(f"unknown flag {_quote(word)} (known: {' '.join(XML_FLAGS)} or a number, "
                           "separated by single spaces)", self.text_line)
-            flags |= FLAGS.get(word, 0)
+            flags |= XML_FLAGS.get(word, 0)
         return flags
 
     # ---- the instance -------------------------------------------------------------------

@@ -1,50 +1,28 @@
-"""Spec 3-4 in reverse: engine keys for wanted matrices, and the fewest keys that replay them.
+"""docs/engine.md 1-2 in reverse: engine keys for wanted matrices, and the fewest keys that replay them.
 
-Wanted matrices M(f) are what spec 4 must give at every frame (engine space, with
+Wanted matrices M(f) are what docs/engine.md 2 must give at every frame (engine space, with
 the Localized turn when that flag is set). Errors are measured per frame by
 `relative_errors`; keys are checked as the float32 values that will be written,
-replayed by the project's own engine (oban_import.engine).
+replayed by the project's own engine (engine.frames).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from .animation import KEY_DTYPE, LOCALIZED, Animation, check, matrix_from_columns
-from .axes import quaternions as hamilton_quaternions
-from .engine import LOCALIZED_TURN, frame_matrices, rotation_matrices, run_starts
-from .errors import ObanError
+from ..errors import ObanError
+from ..oni.oban import IDENTITY, KEY_DTYPE, LOCALIZED, MAX_COUNT, Animation, check, matrix_from_columns, stored_columns
+from .frames import frame_matrices, run_starts
+from .rotations import (LOCALIZED_TURN, nearest_rotations, quaternions, relative_errors, relative_linear_errors,
+                        rotation_matrices, stored_from_hamilton)
 
-MAX_COUNT = 0xFFFF        # frames and keys are u16 (spec 1)
-TINY = np.finfo(np.float64).tiny
 PROBES = 4                # ends tried per round: doublings, kinks (twice as many narrowing)
 DENSE = 4                 # keys at most this far apart: batch the first probes of the next starts,
 MAX_AHEAD = 256           # up to this many
 
 
-def stored_columns(matrix):
-    """A 4x4 (or 3x4) affine matrix -> its 12 stored float32 values (3x4 by columns)."""
-    return np.asarray(matrix, np.float64)[:3, :4].T.astype(np.float32).ravel()
-
-
-IDENTITY = stored_columns(np.eye(4))
-
-
-def relative_errors(got, wanted):
-    """Per frame, how far `got` is from `wanted` ((n, 4, 4) or (n, 3, 4)): the larger of
-    max|d(3x3)| / max|wanted 3x3|   (the linear part against its own size: about radians) and
-    max|d(translation)| / max(1, max|wanted translation|),
-    |.| the largest absolute entry. It bounds the plain max|dM| / max(1, max|M|) from above,
-    and a signed permutation of rows (the Localized turn) does not change it.
-    """
-    difference = np.abs(got[:, :3, :4] - wanted[:, :3, :4])
-    linear = difference[:, :, :3].max(axis=(1, 2)) / np.maximum(np.abs(wanted[:, :3, :3]).max(axis=(1, 2)), TINY)
-    translation = difference[:, :, 3].max(axis=1) / np.maximum(np.abs(wanted[:, :3, 3]).max(axis=1), 1.0)
-    return np.maximum(linear, translation)
-
-
 def engine_keys_from_matrices(matrices, base_matrix, localized):
-    """Per-frame keys that give the wanted matrices (n, 4, 4) under spec 4.
+    """Per-frame keys that give the wanted matrices (n, 4, 4) under docs/engine.md 2.
 
     Undoes the Localized turn (if `localized`), then solves M = T(p) . R(q) . Base with
     `base_matrix` the 12 stored floats: R is the rotation nearest M3 . Base3^-1 and
@@ -59,19 +37,15 @@ def engine_keys_from_matrices(matrices, base_matrix, localized):
         m = LOCALIZED_TURN.T @ m
     base = matrix_from_columns(base_matrix)
     linear = m[:, :, :3]
-    u, _, vt = np.linalg.svd(linear @ np.linalg.inv(base[:3, :3]))
-    u[np.linalg.det(u @ vt) < 0, :, -1] *= -1.0     # a mirror has no rotation: take the nearest one
-    rotation = u @ vt
-    errors = (np.abs(rotation @ base[:3, :3] - linear).max(axis=(1, 2))
-              / np.maximum(np.abs(linear).max(axis=(1, 2)), TINY))
-    w, x, y, z = hamilton_quaternions(rotation).T
+    rotation = nearest_rotations(linear @ np.linalg.inv(base[:3, :3]))
+    errors = relative_linear_errors(rotation @ base[:3, :3], linear)
     positions = m[:, :, 3] - rotation @ base[:3, 3]
-    return np.column_stack([-x, -y, -z, w]), positions, errors
+    return stored_from_hamilton(quaternions(rotation)), positions, errors
 
 
 def fewest_keys(quaternions, positions, tolerance=1e-4, base_matrix=IDENTITY):
     """Sorted frame indices of a small key subset (first 0, last n - 1) whose replay by the
-    engine (spec 4, from the float32 keys that will be written) gives every frame within
+    engine (docs/engine.md 2, from the float32 keys that will be written) gives every frame within
     `tolerance` (`relative_errors`) of the matrices the per-frame keys give with `base_matrix`.
 
     Greedy furthest reach: from each key, the furthest end whose whole segment passes.

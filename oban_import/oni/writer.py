@@ -1,34 +1,18 @@
-"""Bytes for an Animation in each container: raw, .oni (spec 7.1, 7.2) and OniSplit XML (7.4)."""
+"""Bytes for an Animation in each container: raw, .oni and OniSplit XML (docs/formats.md,
+containers 1, 2 and 4)."""
 
 import numpy as np
 
-from .animation import KEY_DTYPE, KNOWN_FLAGS
-from .binary import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, RECORD_DTYPE, SIGNATURE
-from .xml_reader import FLAGS
-
-PC_CHECKSUM = 0x0003BCDF33DC271F
+from .container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, PC_CHECKSUM, SIGNATURE
+from .oban import FLAGS, KNOWN_FLAGS, Animation, record_bytes
 
 
-def record_bytes(animation, instance_id=1, level_id=0):
-    """The 8-byte record header, the instance data and the keys."""
-    head = np.zeros(1, RECORD_DTYPE)
-    head["instance_id"], head["level_id"] = instance_id, level_id
-    head["flags"] = animation.flags
-    head["start_matrix"] = animation.start_matrix
-    head["base_matrix"] = animation.base_matrix
-    head["ticks_per_frame"] = animation.ticks_per_frame
-    head["frames"] = animation.frames
-    head["door_open_frame"] = animation.door_open_frame
-    head["key_count"] = len(animation.keys)
-    return head.tobytes() + np.asarray(animation.keys, KEY_DTYPE).tobytes()
-
-
-def raw_file_bytes(animation):
+def raw_file_bytes(animation: Animation) -> bytes:
     """A raw instance file: the record as it was read, its own header included."""
     return record_bytes(animation, *animation.record_header)
 
 
-def oni_file_bytes(animation):
+def oni_file_bytes(animation: Animation) -> bytes:
     """An OniSplit-style VR32 .oni file holding one named OBAN."""
     name = b"OBAN" + animation.name.encode("latin-1") + b"\0"
     record = record_bytes(animation)
@@ -52,12 +36,12 @@ def _align(n, to):
     return (n + to - 1) // to * to
 
 
-def xml_bytes(animation):
+def xml_bytes(animation: Animation) -> bytes:
     """OniSplit XML holding one OBAN, laid out like the samples (2-space indents, LF).
 
     Flags are the XML names separated by single spaces (`<Flags />` for none), or the
     number when an unknown bit is set. Each float is its shortest float32 text (numpy's),
-    checked to read back to the same bits as xml_reader and OniSplit read it (text ->
+    checked to read back to the same bits as onisplit_xml and OniSplit read it (text ->
     double -> float32); the rare text that would not is written as the exact double.
     """
     keys = animation.keys
@@ -90,7 +74,7 @@ def _flags_element(flags):
         return "<Flags />"
     if flags & ~KNOWN_FLAGS:
         return f"<Flags>{flags}</Flags>"
-    return f"<Flags>{' '.join(name for name, bit in FLAGS.items() if flags & bit)}</Flags>"
+    return f"<Flags>{' '.join(flag.xml for flag in FLAGS if flags & flag.bit)}</Flags>"
 
 
 def _float_texts(values):

@@ -4,15 +4,17 @@ import fnmatch
 import os
 import stat
 
-from . import binary, xml_reader
-from .errors import ObanError
+from ..errors import ObanError
+from .container import looks_like_container, read_container
+from .oban import Animation, read_raw
+from .onisplit_xml import looks_like_xml, read_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 # Non-blocking, so that opening a FIFO does not wait for a writer (it is refused after fstat).
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-def read_file(path, name_glob=None):
+def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
     """Every OBAN instance in the file at `path`, checked; ObanError on bad input.
 
     `name_glob` (e.g. '*door*', case-insensitive) keeps only the instances it matches.
@@ -44,8 +46,8 @@ def _read(f, path, name_filter):
     head = f.read(12)
     f.seek(0)
     extension = os.path.splitext(path)[1].lower()
-    if binary.looks_like_container(head) or extension in (".oni", ".dat"):
-        return binary.read_container(f, path, size, name_filter)
-    if extension == ".xml" or xml_reader.looks_like_xml(head):
-        return xml_reader.read_xml(f, path, size, name_filter)
-    return [a for a in binary.read_raw(f, path, size) if not name_filter or name_filter(a.name)]
+    if looks_like_container(head) or extension in (".oni", ".dat"):
+        return read_container(f, path, size, name_filter)
+    if extension == ".xml" or looks_like_xml(head):
+        return read_xml(f, path, size, name_filter)
+    return [a for a in read_raw(f, path, size) if not name_filter or name_filter(a.name)]

@@ -1,0 +1,63 @@
+"""Selected objects as targets: which animation goes to which object, and the keys that
+give it the engine's world matrices under its placement (Localized) and its parent."""
+
+import numpy as np
+
+from ..engine import axes
+from ..errors import ObanError
+from ..oni.oban import LOCALIZED
+from ..oni.properties import NAME, PLACEMENT
+
+
+def assign(path, animations, selected):
+    """(animation, selected object) pairs: one animation goes to every selected object,
+    several each to the selected object of its name (object name or oban_name)."""
+    if not selected:
+        raise ObanError(path, "target is the selected objects, but no object is selected")
+    if len(animations) == 1:
+        return [(animations[0], obj) for obj in selected]
+    by_name = {obj.get(NAME, obj.name): obj for obj in selected}
+    jobs = [(a, by_name[a.name]) for a in animations if a.name in by_name]
+    if not jobs:
+        raise ObanError(path, f"none of its {len(animations)} animations is named like a selected object")
+    return jobs
+
+
+def placed_transforms(context, animation, obj, shown, settings):
+    """World matrices W(f) for an existing object: a Localized animation plays relative to
+    the object's placement (kept in PLACEMENT, so importing again does not compound it);
+    a parented object gets the parent-space keys that produce W(f)."""
+    world = next(axes.transforms_many([animation], settings.axes, settings.global_scale,
+                                      camera=obj.type == "CAMERA")).matrices()[list(shown)]
+    if animation.has(LOCALIZED):
+        if PLACEMENT not in obj:
+            obj[PLACEMENT] = [v for row in obj.matrix_world for v in row]
+        world = np.array(obj[PLACEMENT], np.float64).reshape(4, 4) @ world
+    if obj.parent is not None:
+        world = np.linalg.inv(_parent_matrices(context, obj, len(shown), settings)) @ world
+    return axes.decompose(world)
+
+
+def _parent_matrices(context, obj, count, settings):
+    """parent world . parent inverse at each key's scene frame (evaluated only if it moves)."""
+    def current():
+        return np.array(obj.parent.matrix_world) @ np.array(obj.matrix_parent_inverse)
+    if not is_animated(obj.parent):
+        return current()[None]
+    scene, frame = context.scene, context.scene.frame_current
+    matrices = []
+    for i in range(count):
+        scene.frame_set(settings.frame_start + i)
+        matrices.append(current())
+    scene.frame_set(frame)
+    return np.array(matrices)
+
+
+def is_animated(obj):
+    """Keyed, driven, constrained, or under a parent that is."""
+    while obj is not None:
+        data = obj.animation_data
+        if data and (data.action or len(data.drivers)) or len(obj.constraints):
+            return True
+        obj = obj.parent
+    return False

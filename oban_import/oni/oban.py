@@ -1,0 +1,202 @@
+"""One OBAN instance as stored (docs/formats.md, OBAN 1-2), independent of its container:
+the flag table, the record's bytes, the checks, and the 3x4 stored matrix layout."""
+
+import os
+import re
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ObanError
+
+
+@dataclass(frozen=True)
+class Flag:
+    bit: int
+    name: str          # the engine's name: tables, messages
+    xml: str           # OniSplit XML's name
+    key: str           # custom property oban_<key>, panel property <key>
+    label: str
+    description: str
+
+
+FLAGS = (
+    Flag(0x01, "Loop", "NormalLoop", "loop", "Loop", "At the end, go back to frame 0"),
+    Flag(0x02, "PingPong", "BackToBackLoop", "pingpong", "Ping-Pong",
+         "At the end, play backwards; at 0, forwards again"),
+    Flag(0x04, "RandomStart", "RandomStartFrame", "random_start", "Random Start", "Start at a random frame"),
+    Flag(0x08, "AutoStart", "Autostart", "autostart", "Auto Start", "Starts by itself"),
+    Flag(0x10, "Localized", "ZAxisUp", "localized", "Localized",
+         "Door: turned a quarter about x, played relative to its placement"),
+)
+LOOP, PINGPONG, RANDOM_START, AUTOSTART, LOCALIZED = (flag.bit for flag in FLAGS)
+KNOWN_FLAGS = LOOP | PINGPONG | RANDOM_START | AUTOSTART | LOCALIZED
+
+KEY_DTYPE = np.dtype([
+    ("rotation", "<f4", (4,)),   # x, y, z, w as stored (engine convention, docs/engine.md 1)
+    ("position", "<f4", (3,)),
+    ("frame", "<u4"),
+])
+assert KEY_DTYPE.itemsize == 32
+RECORD_DTYPE = np.dtype([
+    ("instance_id", "<u4"),
+    ("level_id", "<u4"),
+    ("padding", "V12"),
+    ("flags", "<u4"),
+    ("start_matrix", "<f4", (12,)),
+    ("base_matrix", "<f4", (12,)),
+    ("ticks_per_frame", "<u2"),
+    ("frames", "<u2"),
+    ("door_open_frame", "<u2"),
+    ("key_count", "<u2"),
+])
+assert RECORD_DTYPE.itemsize == 8 + 0x78
+RECORD_FIELDS = struct.Struct("<II12xI96x4H")  # RECORD_DTYPE's integers, read in one call
+assert RECORD_FIELDS.size == RECORD_DTYPE.itemsize
+MATRICES_OFFSET = RECORD_DTYPE.fields["start_matrix"][1]
+MAX_COUNT = 0xFFFF        # frames and keys are u16
+MAX_RECORD = RECORD_DTYPE.itemsize + MAX_COUNT * KEY_DTYPE.itemsize  # the longest OBAN record
+RAW_NAME = re.compile(r"\d+-(.+)")  # the instance number OniSplit puts before the name
+
+
+@dataclass
+class Animation:
+    name: str
+    flags: int
+    start_matrix: np.ndarray      # 12 float32, 3x4 by columns, as stored
+    base_matrix: np.ndarray       # 12 float32, 3x4 by columns, as stored
+    ticks_per_frame: int
+    frames: int
+    door_open_frame: int
+    keys: np.ndarray              # KEY_DTYPE records, frames strictly increasing
+    warnings: list = field(default_factory=list)
+    record_header: tuple = (1, 0)  # instance id, file/level id: the 8 bytes before the data
+
+    def has(self, flag: int) -> bool:
+        return bool(self.flags & flag)
+
+    def flag_text(self) -> str:
+        """'Loop Localized', '-' for none, unknown bits in hex."""
+        return flag_text(self.flags)
+
+
+def flag_text(flags: int) -> str:
+    words = [flag.name for flag in FLAGS if flags & flag.bit]
+    if flags & ~KNOWN_FLAGS:
+        words.append(f"0x{flags & ~KNOWN_FLAGS:x}")
+    return " ".join(words) or "-"
+
+
+def matrix_from_columns(stored) -> np.ndarray:
+    """12 stored floats (3x4 by columns) -> 4x4 float64 affine matrix."""
+    m = np.eye(4)
+    m[:3, :4] = np.asarray(stored, dtype=np.float64).reshape(4, 3).T
+    return m
+
+
+def stored_columns(matrix) -> np.ndarray:
+    """A 4x4 (or 3x4) affine matrix -> its 12 stored float32 values (3x4 by columns)."""
+    return np.asarray(matrix, np.float64)[:3, :4].T.astype(np.float32).ravel()
+
+
+IDENTITY = stored_columns(np.eye(4))
+
+
+def check(animation: Animation, path: str) -> None:
+    """Raise ObanError for what the engine cannot play (docs/engine.md 2, docs/bad_input.md);
+    warn about the rest."""
+    keys, frames = animation.keys, animation.frames
+    if frames == 0:
+        raise ObanError(path, f"'{animation.name}': frame count is 0")
+    if len(keys) == 0:
+        raise ObanError(path, f"'{animation.name}': no keys")
+    for label, values in (("start matrix", animation.start_matrix),
+                          ("base matrix", animation.base_matrix)):
+        if not np.isfinite(values).all():
+            raise ObanError(path, f"'{animation.name}': non-finite value in the {label}")
+    values = np.ascontiguousarray(keys).view("<f4").reshape(-1, 8)[:, :7]  # rotation, position
+    finite = np.isfinite(values)
+    if not finite.all():
+        raise ObanError(path, f"'{animation.name}': non-finite value in key {int(np.argmin(finite.all(axis=1)))}")
+    nonzero = values[:, :4].any(axis=1)
+    if not nonzero.all():
+        raise ObanError(path, f"'{animation.name}': key {int(np.argmin(nonzero))} has a zero quaternion")
+    frame = keys["frame"]
+    increasing = frame[1:] > frame[:-1]
+    if not increasing.all():
+        i = int(np.argmin(increasing)) + 1
+        raise ObanError(path, f"'{animation.name}': key frames not increasing at key {i} "
+                              f"(frame {frame[i]} after {frame[i - 1]})")
+    first, last = int(frame[0]), int(frame[-1])
+    if first > 0:
+        animation.warnings.append(f"first key is at frame {first}, not 0: frames before it hold it")
+    if last != frames - 1:
+        animation.warnings.append(f"last key is at frame {last}, not {frames - 1} (frame count - 1)")
+    unknown = animation.flags & ~KNOWN_FLAGS
+    if unknown:
+        animation.warnings.append(f"unknown flag bits 0x{unknown:x} kept")
+
+
+def parse_record(data: bytes, path: str, name: str, file_offset: int = 0, size: int | None = None) -> Animation:
+    """One OBAN record (8-byte header + instance data) from `data` -> Animation.
+
+    `file_offset` is where `data` starts in the file, for messages. With `size`, the
+    length of the file `data` starts, bytes past the keys are reported as a warning.
+    """
+    label = f"'{name}'"
+    if len(data) < RECORD_DTYPE.itemsize:
+        raise ObanError(path, f"{label}: truncated at byte {file_offset + len(data)}: "
+                              f"an OBAN record needs {RECORD_DTYPE.itemsize} bytes before its keys")
+    instance_id, level_id, flags, ticks_per_frame, frames, door_open_frame, declared = \
+        RECORD_FIELDS.unpack_from(data)
+    room = (len(data) - RECORD_DTYPE.itemsize) // KEY_DTYPE.itemsize
+    if declared > room:
+        raise ObanError(path, f"{label}: key count says {declared} but only {room} fit "
+                              f"(truncated at byte {file_offset + len(data)})")
+    matrices = np.frombuffer(data, "<f4", count=24, offset=MATRICES_OFFSET)  # start, then base
+    animation = Animation(
+        name=name,
+        flags=flags,
+        start_matrix=matrices[:12].copy(),
+        base_matrix=matrices[12:].copy(),
+        ticks_per_frame=ticks_per_frame,
+        frames=frames,
+        door_open_frame=door_open_frame,
+        keys=np.frombuffer(data, KEY_DTYPE, count=declared, offset=RECORD_DTYPE.itemsize).copy(),
+        record_header=(instance_id, level_id),
+    )
+    check(animation, path)
+    extra = (size or 0) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize
+    if size is not None and extra:
+        animation.warnings.append(f"{extra} bytes after the last key ignored")
+    return animation
+
+
+def record_bytes(animation: Animation, instance_id: int = 1, level_id: int = 0) -> bytes:
+    """The 8-byte record header, the instance data and the keys."""
+    head = np.zeros(1, RECORD_DTYPE)
+    head["instance_id"], head["level_id"] = instance_id, level_id
+    head["flags"] = animation.flags
+    head["start_matrix"] = animation.start_matrix
+    head["base_matrix"] = animation.base_matrix
+    head["ticks_per_frame"] = animation.ticks_per_frame
+    head["frames"] = animation.frames
+    head["door_open_frame"] = animation.door_open_frame
+    head["key_count"] = len(animation.keys)
+    return head.tobytes() + np.asarray(animation.keys, KEY_DTYPE).tobytes()
+
+
+def raw_name(path: str) -> str:
+    """'00134-Blackvan_FB.OBAN' -> 'Blackvan_FB'; 'door.oban' -> 'door'."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    match = RAW_NAME.fullmatch(stem)
+    return match.group(1) if match else stem
+
+
+def read_raw(f, path: str, size: int) -> list[Animation]:
+    """The one OBAN of a raw instance file (docs/formats.md, containers 1), open as `f` (`size` bytes)."""
+    data = f.read(min(size, MAX_RECORD))  # never more than a record can use, however big the file
+    if not data:
+        raise ObanError(path, "empty file")
+    return [parse_record(data, path, raw_name(path), size=size)]

@@ -1,0 +1,125 @@
+"""The custom properties that describe an imported OBAN (README, "What you get"): their
+names, `properties()` to write them and `from_properties()` to read them back. Plain
+mappings in and out (a Blender ID's properties are one), so no bpy here."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .oban import FLAGS, KEY_DTYPE, Animation
+
+PREFIX = "oban_"
+NAME = "oban_name"
+FLAG_BITS = "oban_flags"
+FRAMES = "oban_frames"
+TICKS_PER_FRAME = "oban_ticks_per_frame"
+DOOR_OPEN_FRAME = "oban_door_open_frame"
+START_MATRIX = "oban_start_matrix"
+BASE_MATRIX = "oban_base_matrix"
+RECORD_HEADER = "oban_record_header"   # on the action
+KEYS = "oban_keys"                     # on the action
+PLACEMENT = "oban_placement"           # a selected object's matrix before its first Localized import
+FIELDS = (  # (key, property, label, description): the integer fields the panel edits
+    ("frames", FRAMES, "Frames", "Frame count"),
+    ("ticks_per_frame", TICKS_PER_FRAME, "Ticks per Frame", "Stored, ignored by the engine (it plays one frame a tick)"),
+    ("door_open_frame", DOOR_OPEN_FRAME, "Door Open Frame", "Where a door stops when it opens"),
+)
+DEFAULT_TICKS_PER_FRAME = 80
+
+
+def flag_property(flag) -> str:
+    return PREFIX + flag.key
+
+
+def signed32(value: int) -> int:
+    """A u32 (flags, ids) -> the signed 32-bit int an IDProperty can hold, same bits."""
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def unsigned32(value: int) -> int:
+    """The inverse of signed32."""
+    return value & 0xFFFFFFFF
+
+
+def flag_properties(flags: int) -> dict:
+    """oban_flags and one boolean per known flag, in step."""
+    return {FLAG_BITS: signed32(flags)} | {flag_property(flag): bool(flags & flag.bit) for flag in FLAGS}
+
+
+def properties(animation: Animation) -> dict:
+    """What describes `animation` on its object and action."""
+    return {
+        NAME: animation.name,
+        **flag_properties(animation.flags),
+        FRAMES: animation.frames,
+        TICKS_PER_FRAME: animation.ticks_per_frame,
+        DOOR_OPEN_FRAME: animation.door_open_frame,
+        START_MATRIX: animation.start_matrix.tolist(),
+        BASE_MATRIX: animation.base_matrix.tolist(),
+    }
+
+
+def stored_data(animation: Animation) -> dict:
+    """With properties(), enough to write the instance back bit for bit (kept on the action)."""
+    return {
+        RECORD_HEADER: [signed32(v) for v in animation.record_header],
+        KEYS: keys_property(animation.keys),
+    }
+
+
+def keys_property(keys: np.ndarray) -> np.ndarray:
+    """Keys as a flat float64 array, 8 per key (rotation, position, frame), exact; an
+    IDProperty takes it as a double array without a Python float per value."""
+    flat = np.ascontiguousarray(keys).view("<f4").reshape(-1, 8).astype(np.float64)
+    flat[:, 7] = keys["frame"]
+    return flat.ravel()
+
+
+def keys_from_property(values) -> np.ndarray:
+    flat = np.asarray(values, np.float64).reshape(-1, 8)
+    keys = np.zeros(len(flat), KEY_DTYPE)
+    keys["rotation"], keys["position"], keys["frame"] = flat[:, :4], flat[:, 4:7], flat[:, 7]
+    return keys
+
+
+@dataclass
+class Described:
+    """What an object's (and its action's) custom properties say; None where absent."""
+    name: str | None
+    flags: int | None
+    frames: int | None
+    ticks_per_frame: int
+    door_open_frame: int
+    start_matrix: np.ndarray | None
+    base_matrix: np.ndarray | None
+    keys: np.ndarray | None
+    record_header: tuple
+
+    def animation(self) -> Animation | None:
+        """The animation as the importer read it, or None when a part is missing."""
+        parts = (self.name, self.flags, self.frames, self.start_matrix, self.base_matrix, self.keys)
+        if any(part is None for part in parts):
+            return None
+        return Animation(name=self.name, flags=self.flags, start_matrix=self.start_matrix,
+                         base_matrix=self.base_matrix, ticks_per_frame=self.ticks_per_frame,
+                         frames=self.frames, door_open_frame=self.door_open_frame, keys=self.keys,
+                         record_header=self.record_header)
+
+
+def from_properties(owner, action=None) -> Described:
+    """Read properties() (from `owner`, an object's properties) and stored_data() (from
+    `action`'s, when given); anything absent is None or its default."""
+    def matrix(key):
+        return np.array(owner[key], np.float32) if key in owner else None
+    stored = action if action is not None and KEYS in action else {}
+    return Described(
+        name=owner.get(NAME),
+        flags=unsigned32(owner[FLAG_BITS]) if FLAG_BITS in owner else None,
+        frames=int(owner[FRAMES]) if FRAMES in owner else None,
+        ticks_per_frame=int(owner.get(TICKS_PER_FRAME, DEFAULT_TICKS_PER_FRAME)),
+        door_open_frame=int(owner.get(DOOR_OPEN_FRAME, 0)),
+        start_matrix=matrix(START_MATRIX),
+        base_matrix=matrix(BASE_MATRIX),
+        keys=keys_from_property(stored[KEYS]) if stored else None,
+        record_header=tuple(unsigned32(v) for v in stored.get(RECORD_HEADER, (1, 0))) if stored else (1, 0),
+    )
