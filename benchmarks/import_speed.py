@@ -67,10 +67,9 @@ KEYFRAME_INSERT_MIN = 30.0  # keyframe_insert time >= this x operator time
 
 CHANNELS = ([("location", i) for i in range(3)] + [("rotation_quaternion", i) for i in range(4)]
             + [("scale", i) for i in range(3)])
-GROUP = "Object Transforms"
 
 # Set in main() once the Blender user directories point at a scratch directory.
-bpy = np = compat = scene = oban_axes = None
+bpy = np = compat = scene = actions = None
 
 
 # ---------------------------------------------------------------- the corpus
@@ -142,9 +141,9 @@ def make_corpus(directory, count, total_frames, loops, doors, seed):
 
 def precompute(corpus, frame_start=1):
     """What the baseline writes: per animation (name, frames float32 (n,), columns float32 (10, n))."""
-    out = []
+    out, transforms = [], load_generator().object_transforms
     for animation in corpus.animations:
-        columns = oban_axes.object_transforms(animation).columns
+        columns = transforms(animation).columns
         out.append((animation.name,
                     np.arange(frame_start, frame_start + len(columns), dtype=np.float32),
                     np.ascontiguousarray(columns.T, dtype=np.float32)))
@@ -277,38 +276,18 @@ def run_import_files(corpus):
     return elapsed
 
 
-def _interpolation_value(name="LINEAR"):
-    return bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[name].value
-
-
-def write_numpy(fcurve, frames, values):
-    """Plain bulk API: numpy float32 buffers straight into foreach_set."""
-    count = len(frames)
-    points = np.empty(2 * count, np.float32)
-    points[0::2] = frames
-    points[1::2] = values
-    keyframes = fcurve.keyframe_points
-    keyframes.add(count)
-    keyframes.foreach_set("co", points)
-    keyframes.foreach_set("handle_left", points)
-    keyframes.foreach_set("handle_right", points)
-    keyframes.foreach_set("interpolation", _LINEAR * count)
-
-
-_LINEAR = None  # bytes([LINEAR]) (one byte per key: an enum's fast path), set in main()
-
-
-def run_baseline(precomputed, writer, update=False):
+def run_baseline(precomputed, update=False):
+    """The floor: the same objects and keys written in bulk (the add-on's own compat.fill_fcurves:
+    numpy float32 buffers straight into foreach_set), nothing computed."""
     collection = bpy.context.collection
-    specs = [(path, index, GROUP) for path, index in CHANNELS]
+    specs = [(path, index, actions.TRANSFORM_GROUP) for path, index in CHANNELS]
     start = time.perf_counter()
     for name, frames, columns in precomputed:
         obj = bpy.data.objects.new(name, None)
         obj.rotation_mode = "QUATERNION"
         collection.objects.link(obj)
         _, fcurves = compat.new_object_action(obj, name, specs)
-        for fcurve, values in zip(fcurves, columns):
-            writer(fcurve, frames, values)
+        compat.fill_fcurves(fcurves, frames, columns.T)
     if update:  # what bpy.ops does after every operator that finishes, here included
         bpy.context.view_layer.update()
     return time.perf_counter() - start
@@ -353,7 +332,7 @@ def check_same_output(corpus, precomputed, samples=25):
                 for fc in compat.action_fcurves(obj.animation_data.action, obj))
     assert total == len(CHANNELS) * corpus.frames, (total, corpus.frames)
     reset_scene()
-    run_baseline(precomputed[::step], write_numpy)
+    run_baseline(precomputed[::step])
     worst = 0.0
     for name, _, _ in precomputed[::step]:
         theirs, ours = operator_keys[name], keys_of(bpy.data.objects[name])
@@ -412,7 +391,7 @@ def setup_blender_dirs(scratch):
 
 
 def main(argv=None):
-    global bpy, np, compat, scene, oban_axes, _LINEAR
+    global bpy, np, compat, scene, actions
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="1 round on a tenth of the corpus (107 animations, 33,439 frames)")
@@ -437,11 +416,9 @@ def main(argv=None):
         import numpy as _np
         bpy, np = _bpy, _np
         import oban_import
-        from oban_import.engine import axes as _axes
-        from oban_import.blender import compat as _compat, importer as _scene
-        compat, scene, oban_axes = _compat, _scene, _axes
+        from oban_import.blender import actions as _actions, compat as _compat, importer as _scene
+        compat, scene, actions = _compat, _scene, _actions
         oban_import.register()
-        _LINEAR = bytes([_interpolation_value("LINEAR")])
         try:
             return run(args, rounds, subset_size, count, total, loops, doors, scratch)
         finally:
@@ -474,8 +451,8 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
     rows = {"operator": lambda: run_operator(corpus),
             "level file": lambda: run_level(level, len(corpus.names)),
             "import_files": lambda: run_import_files(corpus),
-            "baseline": lambda: run_baseline(precomputed, write_numpy),
-            "baseline+update": lambda: run_baseline(precomputed, write_numpy, update=True),
+            "baseline": lambda: run_baseline(precomputed),
+            "baseline+update": lambda: run_baseline(precomputed, update=True),
             "keyframe_insert": lambda: run_keyframe_insert(subset)}
     times = {name: [] for name in rows}
     rises = {name: [] for name in rows}

@@ -1,7 +1,7 @@
 """Plain-text tables for the command line and the demo."""
 
 
-def format_table(header, rows, numeric=()):
+def format_table(header: tuple, rows: list, numeric: tuple = ()) -> str:
     """Aligned columns; the columns named in `numeric` are right-aligned."""
     lines = [tuple(header)] + [tuple(map(str, row)) for row in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
@@ -12,7 +12,7 @@ def format_table(header, rows, numeric=()):
         for line in lines)
 
 
-def table(rows):
+def table(rows: list) -> str:
     """rows: (file name, Animation) pairs -> one line per animation."""
     return format_table(("file", "name", "frames", "keys", "flags"),
                         [(file, a.name, a.frames, len(a.keys), a.flag_text()) for file, a in rows],

@@ -25,9 +25,10 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     precision: int = 3        # digits a float shows
+    cli_lower: bool = False   # the command line spells the enum ids in lower case with hyphens
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         return "enum" if self.items else type(self.default).__name__
 
 
@@ -42,6 +43,11 @@ TARGETS = (
 PLAYBACKS = (
     ("FRAMES", "Frames", "Keys for frames 0 .. frames - 1, then the last frame holds"),
     ("ENGINE", "As the Engine Plays", "Loop and PingPong animations repeat forever as in the game"),
+)
+KEYS = (
+    ("EVERY_FRAME", "Every Frame", "A key on every frame, as the engine computes it"),
+    ("FILE", "File Keys", "The file's own keys, LINEAR: exact at every frame too, fewer and editable (where they "
+                          "cannot be exact, the animation is baked and a note says why)"),
 )
 EXPORT_FORMATS = (
     ("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
@@ -64,6 +70,8 @@ IMPORT_OPTIONS = (
            flag="--rotation-mode", items=ROTATION_MODES),
     Option("playback", "Playback", "Which frames are keyed", "FRAMES", "Animation", flag="--playback",
            items=PLAYBACKS),
+    Option("keys", "Keys", "Which keys are written", "EVERY_FRAME", "Keys", flag="--keys", items=KEYS,
+           cli_lower=True),
     Option("use_random_start", "Random Start", "With Engine playback, RandomStart animations start at a seeded frame",
            False, "Animation"),
     Option("random_seed", "Seed", "Seed of the random start frames", 0, "Animation", minimum=0),
@@ -109,9 +117,10 @@ class Settings:
     target: str = "EMPTY"                  # 'EMPTY', 'CAMERA' or 'SELECTED'
     playback: str = "FRAMES"               # 'FRAMES' (0 .. F-1) or 'ENGINE' (as the engine repeats it)
     random_start_seed: int = -1            # >= 0: RandomStart animations start at a seeded frame
+    keys: str = "EVERY_FRAME"              # or 'FILE': the file's own keys where they are exact
 
     @classmethod
-    def from_options(cls, source):
+    def from_options(cls, source) -> "Settings":
         """From anything with IMPORT_OPTIONS' names as attributes (the operator, the parsed
         command line)."""
         values = {name: getattr(source, name) for name in (f.name for f in fields(cls)) if hasattr(source, name)}
@@ -127,6 +136,6 @@ class ExportSettings:
     tolerance: float = 1e-4
 
     @classmethod
-    def from_options(cls, source):
+    def from_options(cls, source) -> "ExportSettings":
         return cls(global_scale=source.global_scale, axes=axes_matrix(source.axis_forward, source.axis_up),
                    format=source.file_format, tolerance=source.tolerance)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from oban_import.engine.axes import DEFAULT_AXES, transforms_many
 from oban_import.oni.oban import KEY_DTYPE, KNOWN_FLAGS, Animation
 
 BASES = ("identity", "uniform", "rotated_uniform", "rotated_diagonal")
@@ -111,3 +112,13 @@ def level_file_bytes(animations, others=()):
     out[data_offset:data_offset + len(data)] = data
     out[name_offset:] = names
     return bytes(out)
+
+
+def object_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
+    """W = [sA] M [sA]^-1 of one animation: for empties and objects whose data lives in converted axes."""
+    return next(transforms_many([animation], axes, scale))
+
+
+def camera_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
+    """W = T(sAt) . A . L of one animation: a Blender camera looks where the Oni camera looked."""
+    return next(transforms_many([animation], axes, scale, camera=True))

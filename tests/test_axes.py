@@ -5,13 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from oban_import.engine.axes import (BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, camera_transforms, continuous, eulers,
-                              matrix_quaternions, object_transforms, quaternion_matrices, split_rotation_scale,
-                              transforms_many)
+from oban_import.engine.axes import BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, eulers, transforms_many
+from oban_import.engine.rotations import continuous, matrix_quaternions, quaternion_matrices, split_rotation_scale
 from oban_import.oni.oban import LOCALIZED
 from oban_import.engine.frames import frame_matrices
 
-from generate import BASES, plain_keys, random_animation
+from generate import BASES, camera_transforms, object_transforms, plain_keys, random_animation
 from reference_engine import matrix_at
 
 # a few of the orientation helper's conversions, as matrices (det +1 and -1)

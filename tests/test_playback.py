@@ -2,10 +2,11 @@
 
 from random import Random
 
+import numpy as np
 import pytest
 
 from oban_import.oni.oban import AUTOSTART, LOCALIZED, LOOP, PINGPONG, RANDOM_START
-from oban_import.engine.playback import Player, engine_frames, random_start_frame
+from oban_import.engine.playback import Player, engine_frames, engine_keys, random_start_frame, value_at
 
 FRAME_COUNTS = [1, 2, 3, 5, 48, 100]
 
@@ -190,3 +191,23 @@ def test_engine_frames_against_closed_forms():
             plain, plain_period = engine_frames(frames, 0, start_frame)
             assert plain_period is None
             assert plain == list(range(start_frame, frames))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_engine_keys_blended_and_cycled_show_what_the_engine_plays(seed):
+    """Keys laid out by engine_keys, blended LINEAR (and repeated by a Cycles modifier
+    where there is a period), show at each tick the blend of the OBAN frame the engine
+    shows on it, over three periods, for every flag and start frame."""
+    rng = np.random.default_rng(seed)
+    frames = int(rng.integers(1, 30))
+    times = np.sort(rng.choice(frames, int(rng.integers(1, frames + 1)), replace=False)).astype(np.float64)
+    columns = rng.normal(size=(len(times), 3))
+    flags, start = int(rng.choice([0, LOOP, PINGPONG, LOOP | PINGPONG])), int(rng.integers(0, frames))
+    key_times, key_columns, period = engine_keys(times, columns, frames, flags, start)
+    sequence, engine_period = engine_frames(frames, flags, start)
+    assert period == engine_period
+    for tick in range(3 * len(sequence) + 2):
+        at = key_times[0] + (tick - key_times[0]) % period if period else tick
+        shown = sequence[tick % len(sequence)] if period else sequence[min(tick, len(sequence) - 1)]
+        np.testing.assert_allclose(value_at(key_times, key_columns, at), value_at(times, columns, shown),
+                                   atol=1e-12)

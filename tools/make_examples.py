@@ -16,11 +16,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from oban_import.oni.oban import KEY_DTYPE, LOCALIZED, LOOP, Animation  # noqa: E402
-from oban_import.engine.axes import quaternions  # noqa: E402
 from oban_import.engine.frames import frame_matrices  # noqa: E402
+from oban_import.engine.rotations import quaternions, stored_from_hamilton  # noqa: E402
+from oban_import.oni.oban import IDENTITY, stored_columns  # noqa: E402
 from oban_import.oni.writer import oni_file_bytes, raw_file_bytes  # noqa: E402
-
-IDENTITY = np.array([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], np.float32)
 
 # spec section 9, as published: start matrix, base matrix, counts (frames and keys cut to 1), key 0
 BLACKVAN_HEX = """
@@ -29,13 +28,6 @@ C2F5E83F 00000000 00000000 00000000 C2F5E83F 00000000 00000000 00000000 C2F5E83F
 5000 0100 0000 0100
 F40435BF 6A19C4B3 CE3C03B4 F30435BF 6B9A9444 97FD5BC2 5D06DAC2 00000000
 """
-
-
-def stored_quaternions(rotations):
-    """Rotation matrices -> quaternions in the engine's stored convention (spec 3):
-    the usual quaternion (w, x, y, z) is stored as (x, y, z, -w)."""
-    w, x, y, z = quaternions(np.asarray(rotations)).T
-    return np.stack([x, y, z, -w], axis=1)
 
 
 def about(axis, angle):
@@ -49,12 +41,12 @@ def about(axis, angle):
 def animation(name, flags, frames, key_frames, rotations, positions, door_open_frame=0):
     keys = np.zeros(len(key_frames), KEY_DTYPE)
     keys["frame"] = key_frames
-    keys["rotation"] = stored_quaternions(rotations)
+    keys["rotation"] = stored_from_hamilton(quaternions(np.asarray(rotations)))
     keys["position"] = positions
     a = Animation(name=name, flags=flags, start_matrix=IDENTITY.copy(), base_matrix=IDENTITY.copy(),
                   ticks_per_frame=80, frames=frames, door_open_frame=door_open_frame, keys=keys)
     m = frame_matrices(a, [0])[0]
-    a.start_matrix = m[:3, :4].T.astype(np.float32).ravel()  # start matrix = frame-0 matrix
+    a.start_matrix = stored_columns(m)  # start matrix = frame-0 matrix
     return a
 
 

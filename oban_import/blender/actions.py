@@ -4,7 +4,7 @@ custom properties (docs/engine.md 3 for the engine's playback)."""
 import numpy as np
 
 from ..engine import axes
-from ..engine.playback import engine_frames, random_start_frame
+from ..engine.playback import engine_frames, engine_keys, random_start_frame
 from ..oni.oban import RANDOM_START
 from ..oni.properties import properties, stored_data
 from . import compat
@@ -13,14 +13,31 @@ TRANSFORM_GROUP = "Object Transforms"
 DOOR_MARKER = "door open"
 
 
+def start_frame(animation, settings):
+    """The OBAN frame engine playback starts on: a seeded one for RandomStart, else 0."""
+    if animation.has(RANDOM_START) and settings.random_start_seed >= 0:
+        return random_start_frame(animation.frames, f"{settings.random_start_seed}:{animation.name}")
+    return 0
+
+
 def ticks(animation, settings):
-    """The OBAN frame shown at each key, and the period after which they repeat (None: hold)."""
+    """The OBAN frame shown at each tick, and the period after which they repeat (None: hold)."""
     if settings.playback == "FRAMES":
         return range(animation.frames), None
-    start = 0
-    if animation.has(RANDOM_START) and settings.random_start_seed >= 0:
-        start = random_start_frame(animation.frames, f"{settings.random_start_seed}:{animation.name}")
-    return engine_frames(animation.frames, animation.flags, start)
+    return engine_frames(animation.frames, animation.flags, start_frame(animation, settings))
+
+
+def animate_keys(obj, animation, keys, settings):
+    """The file's own keys (a KeyTransforms), LINEAR, quaternion signs continuous; with
+    engine playback laid out as the engine plays them (a Loop closed and cycled, a
+    PingPong mirrored and cycled)."""
+    times, columns, period = keys.frames, keys.columns, None
+    if settings.playback != "FRAMES":
+        times, columns, period = engine_keys(times, columns, animation.frames, animation.flags,
+                                             start_frame(animation, settings))
+    columns = columns.copy()
+    columns[:, 3:7] = axes.continuous(columns[:, 3:7])
+    return write_keys(obj, animation.name, times, columns, settings, period is not None)
 
 
 def animate(obj, name, transforms, settings, period):
@@ -28,18 +45,23 @@ def animate(obj, name, transforms, settings, period):
     period, a closing key equal to the first and a Cycles modifier repeat them forever."""
     if period is not None:
         transforms = transforms.take(list(range(len(transforms.columns))) + [0])
-    if settings.rotation_mode == "QUATERNION":
-        rotation_path, columns = "rotation_quaternion", transforms.columns
-    else:
-        rotation_path = "rotation_euler"
+    columns = transforms.columns
+    if settings.rotation_mode != "QUATERNION":
         euler = axes.eulers(axes.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
         columns = np.concatenate([transforms.location, euler, transforms.scale], axis=1)
+    return write_keys(obj, name, np.arange(len(columns), dtype=np.float64), columns, settings, period is not None)
+
+
+def write_keys(obj, name, times, columns, settings, cyclic):
+    """A new action for `obj`: LINEAR keys at scene frames frame_start + `times`, rows of
+    `columns` (location, quaternion or Euler angles, scale), written in bulk; a Cycles
+    modifier on every F-curve when `cyclic`."""
+    rotation_path = "rotation_quaternion" if columns.shape[1] == 10 else "rotation_euler"
     sizes = (("location", 3), (rotation_path, columns.shape[1] - 6), ("scale", 3))
     specs = [(path, i, TRANSFORM_GROUP) for path, size in sizes for i in range(size)]
     action, fcurves = compat.new_object_action(obj, name, specs)
-    frames = settings.frame_start + np.arange(len(columns), dtype=np.float32)
-    compat.fill_fcurves(fcurves, frames, columns)
-    if period is not None:
+    compat.fill_fcurves(fcurves, (settings.frame_start + times).astype(np.float32), columns)
+    if cyclic:
         for fcurve in fcurves:
             fcurve.modifiers.new("CYCLES")
     # the rest pose is the first key, so the object also stands right with no action evaluated

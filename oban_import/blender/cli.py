@@ -41,9 +41,17 @@ def add_options(parser, options):
             parser.add_argument(option.flag, dest=option.name, action="store_false", help=option.description)
             continue
         choices = option.cli_items or [item[0] for item in option.items] or None
-        parser.add_argument(option.flag, dest=option.name, default=option.default, choices=choices,
-                            type=None if choices else type(option.default),
-                            help=f"{option.description} (default {option.default})")
+        kind = type(option.default)
+        if option.cli_lower:  # argparse converts, then checks the choice
+            kind = lambda text: text.upper().replace("-", "_")  # noqa: E731
+        shown = [_cli_spelling(option, c) for c in choices] if choices else None
+        parser.add_argument(option.flag, dest=option.name, default=option.default, choices=choices, type=kind,
+                            metavar="{" + ",".join(shown) + "}" if shown else None,
+                            help=f"{option.description} (default {_cli_spelling(option, option.default)})")
+
+
+def _cli_spelling(option, value):
+    return str(value).lower().replace("_", "-") if option.cli_lower else value
 
 
 def parser():
@@ -83,6 +91,8 @@ def _import(paths, settings, output):
     from .importer import import_files
     bpy.ops.wm.read_homefile(use_empty=True)
     result = import_files(bpy.context, paths, settings, progress=_Progress())
+    for message in result.notes:
+        print(f"note: {message}", file=sys.stderr)
     for message in result.warnings:
         print(f"warning: {message}", file=sys.stderr)
     for message in result.errors:

@@ -122,3 +122,69 @@ def option_group(layout, idname, label):
     box = layout.box()
     box.label(text=label)
     return box
+
+
+# Meshes and materials of placed objects (blender/meshes.py, materials.py).
+HAS_AUTO_SMOOTH = bpy.app.version < (4, 1, 0)          # custom normals need use_auto_smooth before 4.1
+HAS_RENDER_METHOD = bpy.app.version >= (4, 2, 0)       # EEVEE Next: surface_render_method
+HAS_FREE_NORMALS = bpy.app.version >= (4, 5, 0)        # a float3 'custom_normal' attribute is used as is
+
+
+def set_polygons(mesh, loop_starts):
+    """Polygons from their first loops (every polygon a triangle); loop_total is read-only from 3.6."""
+    mesh.polygons.foreach_set("loop_start", loop_starts)
+    if not bpy.types.MeshPolygon.bl_rna.properties["loop_total"].is_readonly:
+        mesh.polygons.foreach_set("loop_total", np.full(len(loop_starts), 3, np.int32))
+
+
+def set_smooth(mesh):
+    """Every face smooth shaded (mesh.shade_smooth from 3.6)."""
+    if hasattr(mesh, "shade_smooth"):
+        mesh.shade_smooth()
+    else:
+        mesh.polygons.foreach_set("use_smooth", np.ones(len(mesh.polygons), bool))
+
+
+def set_custom_normals(mesh, normals):
+    """(n, 3) float32 custom normals per vertex: from 4.5 written in bulk, exactly, as a
+    'free' normal attribute (20 times faster than the encoded ones)."""
+    if HAS_FREE_NORMALS:
+        attribute = mesh.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
+        attribute.data.foreach_set("vector", np.ascontiguousarray(normals, np.float32).ravel())
+        return
+    if HAS_AUTO_SMOOTH:
+        mesh.use_auto_smooth = True
+    mesh.normals_split_custom_set_from_vertices(normals)
+
+
+def corner_normals(mesh):
+    """(loops, 3) normals as drawn (custom normals included)."""
+    out = np.empty(len(mesh.loops) * 3, np.float32)
+    if hasattr(mesh, "corner_normals"):
+        mesh.corner_normals.foreach_get("vector", out)
+    else:
+        mesh.calc_normals_split()
+        mesh.loops.foreach_get("normal", out)
+    return out.reshape(-1, 3)
+
+
+def material_nodes(material):
+    """The material's node tree, made when it has none (use_nodes is deprecated in 5.0)."""
+    if material.node_tree is None:
+        material.use_nodes = True
+    return material.node_tree
+
+
+def set_alpha_blended(material):
+    """Alpha blending in the viewport and EEVEE."""
+    if HAS_RENDER_METHOD:
+        material.surface_render_method = "BLENDED"
+    else:
+        material.blend_method = "BLEND"
+        material.shadow_method = "HASHED"
+
+
+def is_alpha_blended(material) -> bool:
+    if HAS_RENDER_METHOD:
+        return material.surface_render_method == "BLENDED"
+    return material.blend_method == "BLEND"

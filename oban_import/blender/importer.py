@@ -22,6 +22,7 @@ class Built:
     obj: object
     error: float       # how far location/rotation/scale are from the exact matrices (relative)
     last_frame: int    # scene frame of the last distinct key
+    note: str = ""     # why File Keys were not written (baked on every frame instead)
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Result:
     imported: list = field(default_factory=list)    # (path, Animation, object), in file order
     warnings: list = field(default_factory=list)    # "file: 'name': message"
     errors: list = field(default_factory=list)      # one message per failed file
+    notes: list = field(default_factory=list)       # "file: 'name': message", for information
 
     @property
     def objects(self):
@@ -54,16 +56,15 @@ def import_files(context, paths, settings, progress=None):
         report(READING_SHARE * (index + 1) / len(paths))
     fresh = [animation for _, jobs in planned for animation, target in jobs if target is None]
     try:
-        transforms = iter(list(axes.transforms_many(fresh, settings.axes, settings.global_scale,
-                                                    camera=settings.target == "CAMERA")))
+        motions = iter(_motions(fresh, settings))
     except Exception as error:  # a bug, or no memory: no new object can be made, nothing is
         result.errors += [f"{path}: could not be imported: {error!r}"
                           for path, jobs in planned if any(target is None for _, target in jobs)]
         planned = [(path, jobs) for path, jobs in planned if all(target is not None for _, target in jobs)]
-        transforms = iter(())
+        motions = iter(())
     last_frame = settings.frame_start
     for index, (path, jobs) in enumerate(planned):
-        jobs = [(animation, target, None if target else next(transforms)) for animation, target in jobs]
+        jobs = [(animation, target, None if target else next(motions)) for animation, target in jobs]
         done = READING_SHARE + (1 - READING_SHARE) * index / len(planned)
         try:
             built = _build_all(context, jobs, settings,
@@ -73,12 +74,38 @@ def import_files(context, paths, settings, progress=None):
         else:
             result.imported += [(path, animation, b.obj) for (animation, _, _), b in zip(jobs, built)]
             result.warnings += _warnings(path, jobs, built)
+            result.notes += [f"{path}: '{a.name}': {b.note}" for (a, _, _), b in zip(jobs, built) if b.note]
             last_frame = max([last_frame] + [b.last_frame for b in built])
     report(1.0)
     if result.imported:
         _update_scene(context.scene, last_frame, settings)
         _select_only(context, result.objects)
     return result
+
+
+def _motions(animations, settings):
+    """What each new object is keyed with: the file's keys (KeyTransforms) with File Keys
+    where they are exact, else every frame (Transforms; with a note why, in File Keys)."""
+    camera = settings.target == "CAMERA"
+    motions = [None] * len(animations)
+    if settings.keys == "FILE":
+        keys = axes.key_transforms_many(animations, settings.axes, settings.global_scale, camera)
+        for i, k in enumerate(keys):
+            k.reason = k.reason or _euler_reason(settings)
+            motions[i] = k if not k.reason else None
+    baked = [i for i, m in enumerate(motions) if m is None]
+    for i, transforms in zip(baked, axes.transforms_many([animations[i] for i in baked], settings.axes,
+                                                         settings.global_scale, camera)):
+        if settings.keys == "FILE":
+            transforms.note = f"baked on every frame: {keys[i].reason}"
+        motions[i] = transforms
+    return motions
+
+
+def _euler_reason(settings):
+    if settings.rotation_mode == "QUATERNION":
+        return ""
+    return f"the rotation mode is Euler {settings.rotation_mode}, whose angles do not blend as the engine's quaternions"
 
 
 def _jobs(path, settings, selected):
@@ -154,20 +181,35 @@ class _Undo:
             bpy.data.actions.remove(action)
 
 
-def build(context, animation, obj, settings, transforms=None):
-    """Animate `obj` with `animation`: a new object with its `transforms` at frames
-    0 .. F - 1, or (None) an object the user selected, which keeps its placement for
-    Localized animations and its parent."""
+def build(context, animation, obj, settings, motion=None):
+    """Animate `obj` with `animation`: a new object with its `motion` (_motions), or (None)
+    an object the user selected, which keeps its placement for Localized animations and
+    its parent."""
     shown, period = actions.ticks(animation, settings)
-    if transforms is None:
-        transforms = targets.placed_transforms(context, animation, obj, shown, settings)
-    elif settings.playback != "FRAMES":
-        transforms = transforms.take(shown)
+    if motion is None:
+        motion = _placed_motion(context, animation, obj, shown, settings)
+    elif settings.playback != "FRAMES" and isinstance(motion, axes.Transforms):
+        motion = motion.take(shown)
     obj.rotation_mode = settings.rotation_mode
-    action = actions.animate(obj, animation.name, transforms, settings, period)
+    if isinstance(motion, axes.KeyTransforms):
+        action = actions.animate_keys(obj, animation, motion, settings)
+    else:
+        action = actions.animate(obj, animation.name, motion, settings, period)
     actions.mark_door(action, animation, shown, settings.frame_start)
     actions.describe(obj, action, animation)
-    return Built(obj, transforms.error, settings.frame_start + len(shown) - 1)
+    return Built(obj, motion.error, settings.frame_start + len(shown) - 1, motion.note if isinstance(motion, axes.Transforms) else "")
+
+
+def _placed_motion(context, animation, obj, shown, settings):
+    if settings.keys == "FILE":
+        keys = targets.placed_keys(context, animation, obj, settings)
+        keys.reason = keys.reason or _euler_reason(settings)
+        if not keys.reason:
+            return keys
+    transforms = targets.placed_transforms(context, animation, obj, shown, settings)
+    if settings.keys == "FILE":
+        transforms.note = f"baked on every frame: {keys.reason}"
+    return transforms
 
 
 def _update_scene(scene, last_frame, settings):

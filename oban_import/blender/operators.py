@@ -80,6 +80,8 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
                                   progress=lambda fraction: wm.progress_update(100 * fraction))
         finally:
             wm.progress_end()
+        for message in result.notes:
+            self.report({"INFO"}, message)
         for message in result.warnings:
             self.report({"WARNING"}, message)
         for message in result.errors:

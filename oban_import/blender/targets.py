@@ -29,13 +29,34 @@ def placed_transforms(context, animation, obj, shown, settings):
     a parented object gets the parent-space keys that produce W(f)."""
     world = next(axes.transforms_many([animation], settings.axes, settings.global_scale,
                                       camera=obj.type == "CAMERA")).matrices()[list(shown)]
-    if animation.has(LOCALIZED):
-        if PLACEMENT not in obj:
-            obj[PLACEMENT] = [v for row in obj.matrix_world for v in row]
-        world = np.array(obj[PLACEMENT], np.float64).reshape(4, 4) @ world
+    world = _placement(animation, obj) @ world
     if obj.parent is not None:
         world = np.linalg.inv(_parent_matrices(context, obj, len(shown), settings)) @ world
     return axes.decompose(world)
+
+
+def placed_keys(context, animation, obj, settings):
+    """The file's keys for an existing object (a KeyTransforms, its `reason` set where they
+    cannot be exact): placement and parent as placed_transforms, held by the keys where
+    they are a rotation times a uniform scale, and the parent does not move."""
+    keys = axes.key_transforms_many([animation], settings.axes, settings.global_scale,
+                                    camera=obj.type == "CAMERA")[0]
+    left = _placement(animation, obj)
+    if obj.parent is not None:
+        if is_animated(obj.parent):
+            keys.reason = f"it is parented to '{obj.parent.name}', which moves"
+            return keys
+        left = np.linalg.inv(_parent_matrices(context, obj, 1, settings)[0]) @ left
+    return axes.left_multiply(left, keys)
+
+
+def _placement(animation, obj):
+    """What a Localized animation plays under: the object's matrix before its first import."""
+    if not animation.has(LOCALIZED):
+        return np.eye(4)
+    if PLACEMENT not in obj:
+        obj[PLACEMENT] = [v for row in obj.matrix_world for v in row]
+    return np.array(obj[PLACEMENT], np.float64).reshape(4, 4)
 
 
 def _parent_matrices(context, obj, count, settings):

@@ -7,6 +7,7 @@ is the usual rotation of (-w, x, y, z) (docs/engine.md 1), and a change of basis
 a quaternion's vector part by A; so no per-frame matrix is needed.
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,24 +40,25 @@ class Transforms:
     """Location, rotation and scale at n frames, side by side as F-curves want them."""
     columns: np.ndarray      # (n, 10): location (3), unit quaternion (4, Blender's w x y z, signs continuous), scale (3)
     error: float             # max |held - exact| / max |exact| of the 3x3 parts
+    note: str = ""           # why these were computed on every frame where the keys were asked for
 
     @classmethod
-    def of(cls, location, quaternion, scale, error):
+    def of(cls, location, quaternion, scale, error) -> "Transforms":
         return cls(np.concatenate([location, quaternion, scale], axis=1), error)
 
     @property
-    def location(self):
+    def location(self) -> np.ndarray:
         return self.columns[:, 0:3]
 
     @property
-    def quaternion(self):
+    def quaternion(self) -> np.ndarray:
         return self.columns[:, 3:7]
 
     @property
-    def scale(self):
+    def scale(self) -> np.ndarray:
         return self.columns[:, 7:10]
 
-    def matrices(self):
+    def matrices(self) -> np.ndarray:
         """(n, 4, 4) matrices these transforms give in Blender."""
         m = np.zeros((len(self.columns), 4, 4))
         m[:, :3, :3] = quaternion_matrices(self.quaternion) * self.scale[:, None, :]
@@ -64,66 +66,113 @@ class Transforms:
         m[:, 3, 3] = 1.0
         return m
 
-    def take(self, frames):
+    def take(self, frames) -> "Transforms":
         """The transforms at these frame indices, in this order."""
         columns = self.columns[frames]
         columns[:, 3:7] = continuous(columns[:, 3:7])
-        return Transforms(columns, self.error)
+        return Transforms(columns, self.error, self.note)
 
 
-def object_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
-    """W = [sA] M [sA]^-1: for empties and objects whose data lives in converted axes."""
-    return next(transforms_many([animation], axes, scale))
-
-
-def camera_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
-    """W = T(sAt) . A . L: a Blender camera looks where the Oni camera looked."""
-    return next(transforms_many([animation], axes, scale, camera=True))
-
-
-def transforms_many(animations, axes=DEFAULT_AXES, scale=1.0, camera=False, chunk_frames=CHUNK_FRAMES):
+def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES, scale: float = 1.0,
+                    camera: bool = False, chunk_frames: int = CHUNK_FRAMES) -> Iterator[Transforms]:
     """Yields the Blender transforms of every frame of each animation, in order, computed
     together for about `chunk_frames` frames at a time (the temporaries stay in the
     CPU's cache, and a caller that needs only the first ones waits for no more).
 
-    Per frame: rotation A.turn.R(q).A^-1 . R_c and scale s_c, where R_c . diag(s_c) is
-    the constant part, A.Base.A^-1 (objects) or A.Base (cameras); location
-    s.A.turn.(p + R(q).b) for the base's translation b. The keys, not the frames, are
+    The keys (_BlenderKeys), not the frames, are
     turned into Blender's terms: a linear isometry of the quaternions (and a linear map
     of the positions) commutes with the engine's blend.
     """
     if not animations:
         return
-    axes = np.asarray(axes, np.float64)
-    matrices = np.array([a.base_matrix for a in animations], np.float64).reshape(-1, 4, 3)
-    base3, base_translation = np.swapaxes(matrices[:, :3], 1, 2), matrices[:, 3]
-    constant = axes @ base3 if camera else axes @ base3 @ np.linalg.inv(axes)
-    held_rotation, held_scale, errors = split_rotation_scale(constant, per_matrix=True)
-    # s.A.turn.R(q).b = R(q_blender) . R_c^T . s.A.b
-    offsets = np.einsum("ni,nij->nj", scale * base_translation @ axes.T, held_rotation)
-    frame_counts = np.array([a.frames for a in animations])
-    key_counts = np.array([len(a.keys) for a in animations])
-    frame_starts, key_starts = run_starts(frame_counts), run_starts(key_counts)
-    keys = all_keys(animations)
-    key_owner = np.repeat(np.arange(len(animations)), key_counts)
-    localized = np.array([a.has(LOCALIZED) for a in animations])
-    held = np.take(matrix_quaternions(held_rotation), key_owner, axis=0)
-    # Keys on the near side of the key before, each animation's first with w >= 0: then
-    # every blend is too (the engine's flip never fires), and so are the frames.
-    table = _blender_keys(keys, localized[key_owner], held, axes, scale)
-    table[:, 3:] = continuous(table[:, 3:], key_starts)
+    keys = _BlenderKeys(animations, axes, scale, camera)
+    frame_counts, key_counts, key_starts = keys.frame_counts, keys.key_counts, keys.key_starts
+    frame_starts = run_starts(frame_counts)
     for first, end in _chunks(frame_counts, chunk_frames):
         chunk = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
         columns = np.empty((frame_counts[first:end].sum(), 10))
-        _, owner = sample_many(frame_counts[first:end], key_counts[first:end], keys["frame"][chunk], table[chunk],
+        _, owner = sample_many(frame_counts[first:end], key_counts[first:end], keys.frames[chunk], keys.table[chunk],
                                out=columns)
         owner += first
-        if offsets[first:end].any():
-            columns[:, 0:3] += rotate(columns[:, 3:7], np.take(offsets, owner, axis=0))
-        columns[:, 7:10] = np.take(held_scale, owner, axis=0)
+        if keys.offsets[first:end].any():
+            columns[:, 0:3] += rotate(columns[:, 3:7], np.take(keys.offsets, owner, axis=0))
+        columns[:, 7:10] = np.take(keys.held_scale, owner, axis=0)
         starts = frame_starts[first:end] - frame_starts[first]
-        for start, count, error in zip(starts, frame_counts[first:end], errors[first:end]):
+        for start, count, error in zip(starts, frame_counts[first:end], keys.errors[first:end]):
             yield Transforms(columns[start:start + count], float(error))
+
+
+@dataclass
+class KeyTransforms:
+    """An animation's own keys in Blender's terms: blended LINEAR component by component
+    and normalised (as Blender evaluates quaternion F-curves), they give the engine's
+    frames exactly (docs/engine.md 4). `exact` is False, with `reason`, where they cannot."""
+    frames: np.ndarray       # (k,) OBAN frames of the keys
+    columns: np.ndarray      # (k, 10): location, quaternion (w x y z, unnormalised, signs continuous), scale
+    error: float             # as Transforms.error
+    reason: str = ""         # why the keys alone are not exact ("" when they are)
+
+
+def key_transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES, scale: float = 1.0,
+                        camera: bool = False) -> list[KeyTransforms]:
+    """Each animation's keys in Blender's terms. Exact where the base matrix has no
+    translation (R(q).b is not linear in the blend) and loc/rot/scale hold its 3x3 part."""
+    if not animations:
+        return []
+    keys = _BlenderKeys(animations, axes, scale, camera)
+    columns = np.concatenate([keys.table, np.repeat(keys.held_scale, keys.key_counts, axis=0)], axis=1)
+    out = []
+    for i, (start, count) in enumerate(zip(keys.key_starts.tolist(), keys.key_counts.tolist())):
+        error = float(keys.errors[i])
+        reason = ("its base matrix has a translation, which keys of location cannot follow"
+                  if keys.offsets[i].any() else
+                  f"location/rotation/scale hold its base matrix only to {error:.3g}" if error > BASE_TOLERANCE else "")
+        out.append(KeyTransforms(keys.frames[start:start + count].astype(np.float64),
+                                 columns[start:start + count], error, reason))
+    return out
+
+
+def left_multiply(matrix: np.ndarray, keys: KeyTransforms) -> KeyTransforms:
+    """The keys of `matrix` . W(f) (a placement, a parent's inverse): exact where the 4x4
+    `matrix` is a rotation times a uniform scale, which then commutes with the blend."""
+    rotation, scale, error = split_rotation_scale(matrix[None, :3, :3])
+    uniform = np.ptp(scale) <= BASE_TOLERANCE * np.abs(scale).max()
+    if keys.reason or not uniform or error > BASE_TOLERANCE:
+        reason = keys.reason or "its placement or parent is not a rotation times a uniform scale"
+        return KeyTransforms(keys.frames, keys.columns, keys.error, reason)
+    columns = keys.columns.copy()
+    columns[:, 0:3] = keys.columns[:, 0:3] @ matrix[:3, :3].T + matrix[:3, 3]
+    columns[:, 3:7] = multiply(matrix_quaternions(rotation), keys.columns[:, 3:7])
+    columns[:, 7:10] *= scale[0, 0]
+    return KeyTransforms(keys.frames, columns, keys.error)
+
+
+class _BlenderKeys:
+    """The keys of several animations in Blender's terms, side by side, and what the
+    base matrix adds. Per frame: rotation A.turn.R(q).A^-1 . R_c and scale s_c, where
+    R_c . diag(s_c) is the constant part, A.Base.A^-1 (objects) or A.Base (cameras);
+    location s.A.turn.(p + R(q).b) for the base's translation b."""
+
+    def __init__(self, animations, axes, scale, camera):
+        axes = np.asarray(axes, np.float64)
+        matrices = np.array([a.base_matrix for a in animations], np.float64).reshape(-1, 4, 3)
+        base3, base_translation = np.swapaxes(matrices[:, :3], 1, 2), matrices[:, 3]
+        constant = axes @ base3 if camera else axes @ base3 @ np.linalg.inv(axes)
+        held_rotation, self.held_scale, self.errors = split_rotation_scale(constant, per_matrix=True)
+        # s.A.turn.R(q).b = R(q_blender) . R_c^T . s.A.b
+        self.offsets = np.einsum("ni,nij->nj", scale * base_translation @ axes.T, held_rotation)
+        self.frame_counts = np.array([a.frames for a in animations])
+        self.key_counts = np.array([len(a.keys) for a in animations])
+        self.key_starts = run_starts(self.key_counts)
+        keys = all_keys(animations)
+        self.frames = keys["frame"]
+        key_owner = np.repeat(np.arange(len(animations)), self.key_counts)
+        localized = np.array([a.has(LOCALIZED) for a in animations])
+        held = np.take(matrix_quaternions(held_rotation), key_owner, axis=0)
+        # Keys on the near side of the key before, each animation's first with w >= 0: then
+        # every blend is too (the engine's flip never fires), and so are the frames.
+        self.table = _blender_keys(keys, localized[key_owner], held, axes, scale)
+        self.table[:, 3:] = continuous(self.table[:, 3:], self.key_starts)
 
 
 def _blender_keys(keys, turned, held, axes, scale):
@@ -151,7 +200,7 @@ def _chunks(frame_counts, size):
             first, frames = i + 1, 0
 
 
-def decompose(matrices):
+def decompose(matrices: np.ndarray) -> Transforms:
     """Any (n, 4, 4) affine matrices -> the nearest location, rotation and scale."""
     rotation, scale, error = split_rotation_scale(matrices[:, :3, :3])
     return Transforms.of(matrices[:, :3, 3], continuous(matrix_quaternions(rotation)), scale, error)
@@ -161,7 +210,7 @@ EULER_AXES = {"XYZ": (0, 1, 2), "XZY": (0, 2, 1), "YXZ": (1, 0, 2),
               "YZX": (1, 2, 0), "ZXY": (2, 0, 1), "ZYX": (2, 1, 0)}
 
 
-def eulers(rotation, order):
+def eulers(rotation: np.ndarray, order: str) -> np.ndarray:
     """(n, 3, 3) rotations -> (n, 3) Blender Euler angles (x, y, z) for `order`
     ('XYZ': x applied first, R = Rz.Ry.Rx), each frame the equivalent closest to
     the frame before."""

@@ -8,7 +8,7 @@ from .rotations import LOCALIZED_TURN, rotation_matrices
 STRIDE = 2.0 ** 33  # separates animations on one time line: any u32 key frame fits below it
 
 
-def sample_keys(animation, frames=None):
+def sample_keys(animation: Animation, frames=None) -> tuple[np.ndarray, np.ndarray]:
     """Position (n, 3) and unit quaternion (n, 4, stored x y z w) at each frame, float64.
 
     A frame on a key takes that key (normalised: R(q) of docs/engine.md 1 does not see the
@@ -21,7 +21,8 @@ def sample_keys(animation, frames=None):
     return values[:, :3], values[:, 3:]
 
 
-def sample_many(frame_counts, key_counts, key_frames, table, out=None):
+def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np.ndarray, table: np.ndarray,
+                out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """sample_keys for frames 0 .. F - 1 of several animations at once, one after another,
     the i-th with frame_counts[i] frames and key_counts[i] keys: (values (N, 7): position
     and unit quaternion, index of each frame's animation (N,)).
@@ -41,17 +42,17 @@ def sample_many(frame_counts, key_counts, key_frames, table, out=None):
     return values, np.repeat(np.arange(len(frame_counts)), frame_counts)
 
 
-def run_starts(sizes):
+def run_starts(sizes: np.ndarray) -> np.ndarray:
     """Where each run begins when runs of these sizes are laid end to end from 0."""
     return np.cumsum(sizes) - sizes
 
 
-def all_keys(animations):
+def all_keys(animations: list[Animation]) -> np.ndarray:
     """The keys of several animations, one after another, in one (read-only) array."""
     return np.frombuffer(b"".join([a.keys.tobytes() for a in animations]), KEY_DTYPE)
 
 
-def key_table(keys):
+def key_table(keys: np.ndarray) -> np.ndarray:
     """(K, 7) float64: each key's position, then its rotation (x y z w as stored)."""
     floats = np.ascontiguousarray(keys).view("<f4").reshape(-1, 8)
     return np.concatenate([floats[:, 4:7], floats[:, :4]], axis=1, dtype=np.float64)
@@ -88,7 +89,7 @@ def _sample(table, key_times, times, first_key, key_ends, out=None):
     return values
 
 
-def frame_parts(animation, frames=None):
+def frame_parts(animation: Animation, frames=None) -> tuple[np.ndarray, np.ndarray]:
     """Rotation (n, 3, 3) and translation (n, 3) with M(f) = [rotation . Base3 | translation].
 
     Rotation includes the Localized quarter turn; translation includes the base's.
@@ -103,7 +104,7 @@ def frame_parts(animation, frames=None):
     return rotation, translation
 
 
-def frame_matrices(animation, frames=None):
+def frame_matrices(animation: Animation, frames=None) -> np.ndarray:
     """M(f) of docs/engine.md 2 as (n, 4, 4) float64: T(position) . R(q) . Base, turned if Localized."""
     rotation, translation = frame_parts(animation, frames)
     m = np.zeros((len(rotation), 4, 4))

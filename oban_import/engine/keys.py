@@ -21,7 +21,8 @@ DENSE = 4                 # keys at most this far apart: batch the first probes 
 MAX_AHEAD = 256           # up to this many
 
 
-def engine_keys_from_matrices(matrices, base_matrix, localized):
+def engine_keys_from_matrices(matrices: np.ndarray, base_matrix: np.ndarray,
+                              localized: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-frame keys that give the wanted matrices (n, 4, 4) under docs/engine.md 2.
 
     Undoes the Localized turn (if `localized`), then solves M = T(p) . R(q) . Base with
@@ -43,7 +44,8 @@ def engine_keys_from_matrices(matrices, base_matrix, localized):
     return stored_from_hamilton(quaternions(rotation)), positions, errors
 
 
-def fewest_keys(quaternions, positions, tolerance=1e-4, base_matrix=IDENTITY):
+def fewest_keys(quaternions: np.ndarray, positions: np.ndarray, tolerance: float = 1e-4,
+                base_matrix: np.ndarray = IDENTITY) -> np.ndarray:
     """Sorted frame indices of a small key subset (first 0, last n - 1) whose replay by the
     engine (docs/engine.md 2, from the float32 keys that will be written) gives every frame within
     `tolerance` (`relative_errors`) of the matrices the per-frame keys give with `base_matrix`.
@@ -166,8 +168,9 @@ class KeyReport:
     rotation_frame: int
 
 
-def animation_from_matrices(name, matrices, base_matrix=IDENTITY, flags=0, ticks_per_frame=80,
-                            door_open_frame=0, start_matrix=None, tolerance=1e-4):
+def animation_from_matrices(name: str, matrices: np.ndarray, base_matrix: np.ndarray = IDENTITY, flags: int = 0,
+                            ticks_per_frame: int = 80, door_open_frame: int = 0, start_matrix: np.ndarray | None = None,
+                            tolerance: float = 1e-4) -> tuple[Animation, "KeyReport"]:
     """An Animation with the fewest keys that replays the wanted matrices (n, 4, 4, engine
     space) within `tolerance`, and a KeyReport measured by replaying it with the engine.
 

@@ -6,6 +6,8 @@ runs a Player to get the frames the importer bakes, so the bake rests on the sim
 
 from random import Random
 
+import numpy as np
+
 from ..oni.oban import AUTOSTART, LOOP, PINGPONG, RANDOM_START
 
 
@@ -28,7 +30,7 @@ class Player:
     - `start` keeps the stop frame; `set_stop_frame` and `play_from` change it.
     """
 
-    def __init__(self, frames, flags, random=None):
+    def __init__(self, frames: int, flags: int, random: Random | None = None):
         if frames < 1:
             raise ValueError(f"an animation needs at least one frame, not {frames}")
         self.frames = frames
@@ -39,25 +41,25 @@ class Player:
         self.step = 1
         self.stop_frame = 0
 
-    def start(self, random=None):
+    def start(self, random: Random | None = None) -> None:
         """OBrAnim_Start: forwards from frame 0, or with RandomStart from a frame in
         [0, frames) drawn from `random` (default: the player's own)."""
         self.frame = (random or self.random).randrange(self.frames) if self.flags & RANDOM_START else 0
         self.step = 1
         self.playing = True
 
-    def stop(self):
+    def stop(self) -> None:
         """OBrAnim_Stop: stop playing, the frame clamped into [0, frames - 1]."""
         self.frame = min(max(self.frame, 0), self.frames - 1)
         self.playing = False
 
-    def set_stop_frame(self, stop_frame):
+    def set_stop_frame(self, stop_frame: int) -> None:
         """Make `stop_frame` one more end of the animation (0: none)."""
         if stop_frame < 0:
             raise ValueError(f"stop frame {stop_frame} is negative")
         self.stop_frame = stop_frame
 
-    def play_from(self, frame, stop_frame=0):
+    def play_from(self, frame: int, stop_frame: int = 0) -> None:
         """OBrSetAnimation, as doors use it: start, then go on from `frame` up to `stop_frame`.
         A door opens with play_from(0, door_open_frame) and closes with
         play_from(door_open_frame): on to the last frame."""
@@ -67,7 +69,7 @@ class Player:
         self.frame = frame
         self.set_stop_frame(stop_frame)
 
-    def tick(self):
+    def tick(self) -> bool:
         """One engine tick (1/60 s). True if the animation ended on this tick."""
         if not self.playing and self.flags & AUTOSTART:
             self.start()
@@ -92,7 +94,7 @@ class Player:
         return ended
 
 
-def engine_frames(frames, flags, start_frame=0):
+def engine_frames(frames: int, flags: int, start_frame: int = 0) -> tuple[list[int], int | None]:
     """(sequence, period): the frame shown on each tick of the engine playing freely
     from `start_frame`, no stop frame; sequence[i] is shown i ticks after the start.
 
@@ -115,8 +117,45 @@ def engine_frames(frames, flags, start_frame=0):
         sequence.append(player.frame)
 
 
-def random_start_frame(frames, seed):
+def random_start_frame(frames: int, seed) -> int:
     """The frame a RandomStart animation starts on, drawn with random.Random(seed)."""
     player = Player(frames, RANDOM_START)
     player.start(Random(seed))
     return player.frame
+
+
+def value_at(times: np.ndarray, columns: np.ndarray, time: float) -> np.ndarray:
+    """The LINEAR blend of key rows at `time` (the ends held), as Blender evaluates them."""
+    return np.array([np.interp(time, times, column) for column in columns.T])
+
+
+def engine_keys(times: np.ndarray, columns: np.ndarray, frames: int, flags: int,
+                start_frame: int = 0) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """(times, columns, period): keys at OBAN frames `times` (rows `columns`, blended
+    LINEAR) laid out on ticks as the engine plays them from `start_frame` (docs/engine.md 3),
+    tick 0 showing `start_frame`; with a period, the keys repeat with it (a Cycles modifier).
+
+    Loop: the keys, a key at 0 and at frames - 1 where the ends hold, and a closing key at
+    frames equal to frame 0. PingPong: those forward keys, then their mirror (frame k on
+    tick 2 frames - 1 - k), then frame 0 again at 2 frames. Neither: from `start_frame`
+    (a key there) to the last key, which holds. The times are shifted by -start_frame.
+    """
+    if flags & (LOOP | PINGPONG):
+        ends = [t for t in (0.0, frames - 1.0) if t not in times]
+        columns = np.concatenate([columns] + [value_at(times, columns, t)[None] for t in ends])
+        times = np.concatenate([times, ends])
+        order = np.argsort(times, kind="stable")
+        times, columns = times[order], columns[order]
+        if flags & PINGPONG:
+            times = np.concatenate([times, 2.0 * frames - 1.0 - times[::-1]])
+            columns = np.concatenate([columns, columns[::-1]])
+        period = 2 * frames if flags & PINGPONG else frames
+        times = np.append(times, float(period))
+        columns = np.concatenate([columns, columns[:1]])
+    else:
+        period = None
+        if start_frame:
+            later = times > start_frame
+            columns = np.concatenate([[value_at(times, columns, start_frame)], columns[later]])
+            times = np.concatenate([[float(start_frame)], times[later]])
+    return times - start_frame, columns, period

@@ -118,7 +118,7 @@ def nearest_rotations(matrices) -> np.ndarray:
     return u @ vt
 
 
-def split_rotation_scale(matrices, per_matrix=False):
+def split_rotation_scale(matrices: np.ndarray, per_matrix: bool = False) -> tuple[np.ndarray, np.ndarray, object]:
     """(n, 3, 3) ~ rotation . diag(scale): exact for a rotation times an axis-aligned scale.
 
     Returns (rotations, scales (n, 3), relative error: the largest, or each matrix's);

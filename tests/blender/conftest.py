@@ -33,20 +33,22 @@ def addon():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "extensions: needs Blender 4.2+ (extensions); deselected before")
+    config.addinivalue_line("markers", "window: drives Debian's blender binary in a window; run once, "
+                                       "inside that binary (the bpy module runs deselect it)")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Blender 3.4-4.1 have no extensions: their tests are left out, not skipped."""
+    """Blender 3.4-4.1 have no extensions, and the window test runs once, from the blender
+    binary's run: their tests are left out elsewhere, not skipped."""
     try:
         import bpy
     except ImportError:  # the outer pytest of pytest-blender
         return
-    if bpy.app.version >= (4, 2, 0):
-        return
-    left_out = [item for item in items if item.get_closest_marker("extensions")]
+    markers = ([] if bpy.app.version >= (4, 2, 0) else ["extensions"]) + ([] if bpy.app.binary_path else ["window"])
+    left_out = [item for item in items if any(item.get_closest_marker(m) for m in markers)]
     if left_out:
         config.hook.pytest_deselected(items=left_out)
-        items[:] = [item for item in items if not item.get_closest_marker("extensions")]
+        items[:] = [item for item in items if item not in left_out]
 
 
 _exit_status = None

@@ -39,7 +39,8 @@ def export(tmp_path, objects, fmt="oni", **options):
 
 
 @pytest.mark.parametrize("fmt", ["raw", "oni", "xml"])
-def test_import_then_export_unchanged_gives_the_same_file(tmp_path, fmt):
+@pytest.mark.parametrize("keys", ["EVERY_FRAME", "FILE"])
+def test_import_then_export_unchanged_gives_the_same_file(tmp_path, fmt, keys):
     animations = generated(12, seed=hash(fmt) % 1000)
     sources = []
     for i, animation in enumerate(animations):
@@ -47,7 +48,7 @@ def test_import_then_export_unchanged_gives_the_same_file(tmp_path, fmt):
         path = tmp_path / NAMES[fmt].format(i=1000 + i, name=animation.name)
         path.write_bytes(WRITERS[fmt](animation))
         sources.append(path)
-        bpy.ops.import_anim.oban(filepath=str(path))
+        bpy.ops.import_anim.oban(filepath=str(path), keys=keys)
     objects = [bpy.data.objects[a.name] for a in animations]
     written, errors = export(tmp_path, objects, fmt)
     assert errors == [] and len(written) == len(animations)

@@ -8,7 +8,9 @@ import os
 import shutil
 import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE = os.path.join(ROOT, "tests", "data", "raw", "00011-fan_loop.OBAN")
 
 SCRIPT = r"""
@@ -47,6 +49,7 @@ bpy.app.timers.register(run, first_interval=1.0)
 """
 
 
+@pytest.mark.window
 def test_undo_removes_an_import_and_redo_brings_it_back(tmp_path):
     out = tmp_path / "found.json"
     script = tmp_path / "undo.py"
