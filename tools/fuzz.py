@@ -33,16 +33,19 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 
+from oban_import.oni.container import CHECKSUMS, OBAN_TAG, SIGNATURE, VERSIONS  # noqa: E402
+from oban_import.oni.oban import FLAGS  # noqa: E402
+
 ROUND = 300  # seconds of one atheris process
 EXTENSIONS = {"raw": ".oban", "oni": ".oni", "dat": ".dat", "xml": ".xml"}
 DICTIONARY = {
-    "binary": [b"NABO", b"13RV", b"23RV", b"\x1f\x27\xdc\x33\xdf\xbc\x03\x00", b"\x61\x30\xc1\x23\xdf\xbc\x03\x00",
-               b"\x40\x00\x14\x00\x10\x00\x08\x00", b"\xff\xff", b"\xff\xff\xff\xff", b"\x00\x00\x80\x7f",
+    "binary": [OBAN_TAG, *VERSIONS, *(c.to_bytes(8, "little") for c in CHECKSUMS),
+               SIGNATURE.to_bytes(8, "little"), b"\xff\xff", b"\xff\xff\xff\xff", b"\x00\x00\x80\x7f",
                b"\x00\x00\xc0\x7f", b"\x00\x00\x80\x3f", b"\x01\x00\x00\x00", b"\x08\x00\x00\x00", b"OBAN", b"\x00"],
     "xml": [b"<Oni>", b"</Oni>", b'<OBAN id="0">', b"</OBAN>", b'type="OBAN"', b"<Flags>", b"</Flags>",
             b"<InitialTransform>", b"<BaseTransform>", b"<FrameLength>", b"<FrameCount>", b"<HalfStopFrame>",
             b"<KeyFrames>", b"<OBANKeyFrame>", b"<Rotation>", b"<Translation>", b"<Time>", b"</Time>",
-            b"NormalLoop", b"BackToBackLoop", b"RandomStartFrame", b"Autostart", b"ZAxisUp", b"None",
+            *(flag.xml.encode() for flag in FLAGS), b"None",
             b"<!DOCTYPE Oni [", b'<!ENTITY a "', b"&a;", b"&#0;", b"<![CDATA[", b"]]>", b"<!--", b"-->", b"<?",
             b'encoding="utf-16"', b"nan", b"-inf", b"1e39", b"4294967296", b"65536", b"0000000000", b"\xef\xbb\xbf"],
 }
@@ -114,10 +117,7 @@ def run_atheris(reader, seconds, work, folder, extra):
     import atheris
     import numpy  # noqa: F401  (not instrumented: only the project's own code is)
     with atheris.instrument_imports(include=["oban_import"]):
-        import oban_import.oni.reader  # noqa: F401
-        import oban_import.binary  # noqa: F401
-        import oban_import.xml_reader  # noqa: F401
-        import oban_import.oni.oban  # noqa: F401
+        import oban_import.oni.reader  # noqa: F401  (and the container, OBAN and XML readers it imports)
     import test_fuzz
 
     corpus = os.path.join(work, "corpus")

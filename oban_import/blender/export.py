@@ -1,7 +1,7 @@
 """Export: an animated object's evaluated motion -> an OBAN the engine replays exactly.
 
 Each object's world matrix is sampled on every frame, the axis conversion and scale
-are undone (spec 5, in reverse), and the fewest keys that the engine's own
+are undone (docs/engine.md 4, in reverse), and the fewest keys that the engine's own
 interpolation turns back into every frame are written as .oni, OniSplit XML or a
 raw instance file, then read back and checked frame by frame. An object imported
 by this add-on and left unchanged is written back exactly as it was read.
@@ -118,7 +118,7 @@ def _sample(context, obj, first, count):
 
 
 def _to_oni(world, obj, settings):
-    """Spec 5 in reverse: Blender world matrices -> the engine's M(f)."""
+    """docs/engine.md 4 in reverse: Blender world matrices -> the engine's M(f)."""
     axes = np.asarray(settings.axes, np.float64)
     inverse = np.linalg.inv(axes)
     m = np.zeros_like(world)
