@@ -226,3 +226,39 @@ def test_shear_and_a_changing_scale_are_reported_with_their_frame():
     wanted[3:, :, 0] *= -1.0                       # mirrored from frame 3 on
     _, report = animation_from_matrices("cam", wanted)
     assert report.rotation_frame >= 3 and report.rotation_error > 0.5
+
+
+# ---- key lengths: the engine blends stored, possibly non-unit, quaternions ----------------
+
+def non_unit_keys(seed, frames=240, key_frames=(0, 40, 100, 170, 239)):
+    """An animation keyed the engine's way: 5 keys whose quaternions are 0.4 to 2.5 long."""
+    rng = np.random.default_rng(seed)
+    animation = random_animation(rng, name="lengths", frames=frames, key_count=len(key_frames), flags=0,
+                                 base="identity", max_angle=math.radians(100))
+    animation.keys["frame"] = key_frames
+    animation.keys["rotation"] *= rng.uniform(0.4, 2.5, (len(key_frames), 1)).astype(np.float32)
+    return animation
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_non_unit_keys_export_to_as_many_keys(seed):
+    animation = non_unit_keys(seed)
+    wanted = frame_matrices(animation)
+    rebuilt, report = animation_from_matrices("lengths", wanted)
+    assert report.keys == 5 and report.worst_error <= 1e-4
+    np.testing.assert_array_equal(rebuilt.keys["frame"], animation.keys["frame"])
+    assert plain_errors(frame_matrices(rebuilt), wanted).max() <= 1e-4
+    quaternions, positions, _ = engine_keys_from_matrices(wanted, IDENTITY, False)
+    assert len(fewest_keys(quaternions, positions, fit_lengths=False)) > 20   # unit keys cannot
+
+
+def test_fitted_lengths_reduce_the_keys_of_an_eased_door():
+    eased = np.pi / 2 * (3 * np.linspace(0, 1, 100) ** 2 - 2 * np.linspace(0, 1, 100) ** 3)   # smoothstep
+    door = rotation_about(2, eased)
+    quaternions, positions, _ = engine_keys_from_matrices(door, IDENTITY, False)
+    fitted = len(fewest_keys(quaternions, positions))
+    unit = len(fewest_keys(quaternions, positions, fit_lengths=False))
+    print(f"eased door: {unit} keys with unit quaternions, {fitted} with fitted lengths")
+    assert fitted < unit
+    _, report = animation_from_matrices("door", door)
+    assert report.keys == fitted and report.worst_error <= 1e-4

@@ -19,6 +19,8 @@ from .rotations import (LOCALIZED_TURN, nearest_rotations, quaternions, relative
 PROBES = 4                # ends tried per round: doublings, kinks (twice as many narrowing)
 DENSE = 4                 # keys at most this far apart: batch the first probes of the next starts,
 MAX_AHEAD = 256           # up to this many
+MAX_RATIO = 16.0          # a segment's fitted length ratio beyond this (or its inverse) is not believed
+MAX_LENGTH = 2.0 ** 60    # a key's length, the ratios chained, beyond this (or its inverse): unit keys instead
 
 
 def engine_keys_from_matrices(matrices: np.ndarray, base_matrix: np.ndarray,
@@ -45,7 +47,7 @@ def engine_keys_from_matrices(matrices: np.ndarray, base_matrix: np.ndarray,
 
 
 def fewest_keys(quaternions: np.ndarray, positions: np.ndarray, tolerance: float = 1e-4,
-                base_matrix: np.ndarray = IDENTITY) -> np.ndarray:
+                base_matrix: np.ndarray = IDENTITY, fit_lengths: bool = True) -> np.ndarray:
     """Sorted frame indices of a small key subset (first 0, last n - 1) whose replay by the
     engine (docs/engine.md 2, from the float32 keys that will be written) gives every frame within
     `tolerance` (`relative_errors`) of the matrices the per-frame keys give with `base_matrix`.
@@ -59,9 +61,10 @@ def fewest_keys(quaternions: np.ndarray, positions: np.ndarray, tolerance: float
     screen of five frames first rejects most failing ones cheaply). Where keys come dense,
     the first probes of the next starts are batched ahead. The next frame always qualifies,
     so a tolerance finer than float32 keys can hold gives a key on every frame. The
-    Localized turn is left out: it does not change the error.
+    Localized turn is left out: it does not change the error. With `fit_lengths`, each
+    segment's end key is lengthened as `length_ratios` says (key_lengths gives the keys).
     """
-    segments = _Segments(quaternions, positions, np.asarray(base_matrix, np.float32), tolerance)
+    segments = _Segments(quaternions, positions, np.asarray(base_matrix, np.float32), tolerance, fit_lengths)
     last = len(segments.wanted) - 1
     chosen, first_probes, ahead = [0], {}, 1
     while chosen[-1] < last:
@@ -74,11 +77,42 @@ def fewest_keys(quaternions: np.ndarray, positions: np.ndarray, tolerance: float
     return np.array(chosen)
 
 
+def length_ratios(quaternions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per segment, the length of its end key's quaternion, its start key's being 1, that
+    replays its middle frame exactly: the engine blends the stored, possibly non-unit,
+    quaternions (docs/engine.md 2), so within a segment their ratio is free, and a motion
+    keyed that way (Blender's LINEAR quaternion channels with non-unit values) is one
+    segment. 1 where the fit is degenerate (equal ends, no middle) or out of bounds."""
+    q = np.asarray(quaternions, np.float64)
+    a, b = q[starts], q[ends]
+    middle = (starts + ends) // 2
+    t = (middle - starts) / np.maximum(ends - starts, 1)
+    c = np.einsum("ij,ij->i", a, b)
+    b = b * np.where(c < 0, -1.0, 1.0)[:, None]        # the engine's shorter-arc flip
+    c = np.abs(c)
+    m = q[middle] * np.where(np.einsum("ij,ij->i", a, q[middle]) < 0, -1.0, 1.0)[:, None]
+    am, bm = np.einsum("ij,ij->i", a, m), np.einsum("ij,ij->i", b, m)
+    det = 1.0 - c * c                                   # m = alpha a + beta b, least squares
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha, beta = (am - c * bm) / det, (bm - c * am) / det
+        ratio = (1.0 - t) * beta / (t * alpha)
+    good = (det > 1e-12) & (alpha > 0) & (beta > 0) & (t > 0) & (ratio < MAX_RATIO) & (ratio > 1.0 / MAX_RATIO)
+    return np.where(good, ratio, 1.0)
+
+
+def key_lengths(quaternions: np.ndarray, chosen: np.ndarray) -> np.ndarray | None:
+    """The lengths of the chosen keys' quaternions, each segment's ratio chained from 1;
+    None when the chain leaves [1 / MAX_LENGTH, MAX_LENGTH]."""
+    lengths = np.cumprod(np.concatenate([[1.0], length_ratios(quaternions, chosen[:-1], chosen[1:])]))
+    return lengths if ((lengths < MAX_LENGTH) & (lengths > 1.0 / MAX_LENGTH)).all() else None
+
+
 class _Segments:
     """Segments of the per-frame keys, replayed from keys at their ends by the engine."""
 
-    def __init__(self, quaternions, positions, base, tolerance):
+    def __init__(self, quaternions, positions, base, tolerance, fit_lengths):
         quaternions = np.asarray(quaternions, np.float64)
+        self.quaternions, self.fit_lengths = quaternions, fit_lengths
         self.keys = np.zeros(len(quaternions), KEY_DTYPE)      # float32, as written
         self.keys["rotation"], self.keys["position"] = quaternions, positions
         self.base, self.tolerance = base, tolerance
@@ -88,12 +122,14 @@ class _Segments:
                                       (rotation @ base4[:3, 3] + positions)[:, :, None]], axis=2)
         self.kinks = _kinks(self.wanted)
 
-    def errors(self, starts, ends, segment, step):
-        """Errors at frames starts[segment] + step, each segment replayed from keys at its ends."""
+    def errors(self, starts, ends, segment, step, ratios):
+        """Errors at frames starts[segment] + step, each segment replayed from keys at its
+        ends, the end key lengthened by its ratio."""
         lengths = ends - starts
         offsets = run_starts(lengths + 1)       # the segments side by side on one time line
         pairs = np.empty(2 * len(ends), KEY_DTYPE)
         pairs[0::2], pairs[1::2] = self.keys[starts], self.keys[ends]
+        pairs["rotation"][1::2] *= ratios[:, None]
         pairs["frame"][0::2], pairs["frame"][1::2] = offsets, offsets + lengths
         replay = Animation(name="segments", flags=0, start_matrix=IDENTITY, base_matrix=self.base,
                            ticks_per_frame=0, frames=int(offsets[-1] + lengths[-1] + 1), door_open_frame=0,
@@ -104,14 +140,15 @@ class _Segments:
     def passes(self, starts, ends):
         """Whether each segment replays all its frames within tolerance."""
         lengths = ends - starts
+        ratios = length_ratios(self.quaternions, starts, ends) if self.fit_lengths else np.ones(len(ends))
         screen = np.stack([np.ones_like(lengths), lengths // 4, lengths // 2, 3 * lengths // 4, lengths - 1])
-        errors = self.errors(starts, ends, np.repeat(np.arange(len(ends)), 5), screen.T.ravel())
+        errors = self.errors(starts, ends, np.repeat(np.arange(len(ends)), 5), screen.T.ravel(), ratios)
         ok = errors.reshape(-1, 5).max(axis=1) <= self.tolerance
         if ok.any():
-            starts, ends, lengths = starts[ok], ends[ok], lengths[ok]
+            starts, ends, lengths, ratios = starts[ok], ends[ok], lengths[ok], ratios[ok]
             segment = np.repeat(np.arange(len(ends)), lengths + 1)
             step = np.arange(segment.size) - run_starts(lengths + 1)[segment]
-            errors = self.errors(starts, ends, segment, step)
+            errors = self.errors(starts, ends, segment, step, ratios)
             ok[ok] = np.maximum.reduceat(errors, np.flatnonzero(step == 0)) <= self.tolerance
         return ok
 
@@ -198,8 +235,12 @@ def animation_from_matrices(name: str, matrices: np.ndarray, base_matrix: np.nda
 
     quaternions, positions, rotation_errors = engine_keys_from_matrices(matrices, base, flags & LOCALIZED)
     chosen = fewest_keys(quaternions, positions, tolerance, base)
+    lengths = key_lengths(quaternions, chosen)
+    if lengths is None:  # ratios that compound too far: unit keys, chosen again
+        chosen = fewest_keys(quaternions, positions, tolerance, base, fit_lengths=False)
+        lengths = np.ones(len(chosen))
     keys = np.zeros(len(chosen), KEY_DTYPE)
-    keys["rotation"], keys["position"], keys["frame"] = quaternions[chosen], positions[chosen], chosen
+    keys["rotation"], keys["position"], keys["frame"] = quaternions[chosen] * lengths[:, None], positions[chosen], chosen
     start = stored_columns(matrices[0]) if start_matrix is None else np.asarray(start_matrix, np.float32)
     animation = Animation(name=name, flags=flags, start_matrix=start, base_matrix=base,
                           ticks_per_frame=ticks_per_frame, frames=frames, door_open_frame=door_open_frame,

@@ -268,3 +268,25 @@ def test_a_cycling_action_is_written_as_a_loop_and_a_driven_object_counts(tmp_pa
     assert read_file(written[0].path)[0].flags == LOOP
     follower_back = check_against_scene(written[1], follower, 1)
     assert follower_back.flags == 0 and follower_back.frames == 20
+
+
+def test_linear_non_unit_quaternion_keys_export_to_as_many_keys(tmp_path):
+    """Keyed the engine's way (LINEAR location and quaternion channels, non-unit values):
+    Blender's normalised blend is the engine's, so 5 keys over 240 frames stay 5."""
+    rng = np.random.default_rng(12)
+    obj = bpy.data.objects.new("swinging", None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.rotation_mode = "QUATERNION"
+    q = rng.normal(size=4)
+    for frame in (1, 41, 101, 171, 240):
+        q = q + rng.normal(size=4) * 0.5
+        obj.rotation_quaternion = q / np.linalg.norm(q) * rng.uniform(0.4, 2.5)
+        obj.location = rng.normal(0, 20, 3)
+        obj.keyframe_insert("rotation_quaternion", frame=frame)
+        obj.keyframe_insert("location", frame=frame)
+    for fcurve in action_fcurves(obj.animation_data.action, obj):
+        for key in fcurve.keyframe_points:
+            key.interpolation = "LINEAR"
+    written, errors = export(tmp_path, [obj], "raw")
+    assert not errors and written[0].frames == 240 and written[0].keys == 5
+    check_against_scene(written[0], obj, 1)
