@@ -19,7 +19,8 @@ class Option:
     description: str
     default: object
     group: str                # the dialog's group
-    flag: str = ""            # command line flag ("" for none); a bool's flag turns it off: --no-...
+    flag: str = ""            # command line flag ("" for none); a bool's --no-... flag turns it off, any
+                              # other bool flag comes with its --no- twin
     items: tuple = ()         # enum: (id, label, description)
     cli_items: tuple = ()     # enum ids the command line offers (default: all)
     minimum: float | None = None
@@ -83,6 +84,9 @@ IMPORT_OPTIONS = (
            cli_items=("EMPTY", "CAMERA")),
     Option("name_filter", "Name Filter", "Only instances whose name matches this pattern, e.g. *door* (empty: all)",
            "", "Target", flag="--filter"),
+    Option("objects", "Placed Objects", "A level's (or OBOA file's) objects with their meshes and textures, moved by "
+                                        "their OBANs; loose M3GM and TXMP files as a mesh and an image", True,
+           "Objects", flag="--objects"),
 )
 EXPORT_OPTIONS = (
     Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS),
@@ -94,6 +98,44 @@ EXPORT_OPTIONS = (
            minimum=1e-6, maximum=1e6),
     FORWARD, UP,
 )
+
+
+SPRITE_OPTIONS = (
+    Option("bmp_path", "Bitmap File", "op2_art.bmp (empty: the one beside the .prt, any case)", "", "Files",
+           flag="--bmp"),
+    Option("animation_ranges", "Animations", "Which animations, e.g. 0-40,500 (empty: all)", "", "Files",
+           flag="--animations"),
+    Option("pixel_scale", "Scale", "Blender units per pixel (1/32: a 32-pixel tile is one unit)", 1 / 32,
+           "Transform", flag="--scale", minimum=1e-6, maximum=1e6, precision=5),
+    Option("frame_start", "Start Frame", "Scene frame of each animation's frame 0", 1, "Animation",
+           flag="--frame-start"),
+    Option("update_scene_fps", "Set Scene to 100 fps", "Outpost 2 shows a frame a game tick, about 100 a second",
+           True, "Scene", flag="--no-scene-fps"),
+    Option("update_scene_duration", "Extend Scene Frame Range",
+           "Extend (never shorten) the scene range to the animations", True, "Scene", flag="--no-scene-duration"),
+    Option("update_view_transform", "Standard View Transform",
+           "Set the scene's view transform to Standard, so rendered colours are the palette's", True, "Scene",
+           flag="--no-view-transform"),
+)
+
+
+def parse_ranges(text: str) -> list[int] | None:
+    """'0-40,500' -> [0, 1, ..., 40, 500], in that order, each once; '' -> None (all).
+    ValueError for anything else."""
+    if not text.strip():
+        return None
+    chosen = {}
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ValueError(f"{part.strip()!r} is not an index or a range like 0-40")
+        low, high = int(first), int(last) if dash else int(first)
+        if high < low:
+            raise ValueError(f"{part.strip()!r}: the range ends before it begins")
+        if high - low > 1 << 20:
+            raise ValueError(f"{part.strip()!r}: more than {1 << 20} animations")
+        chosen.update(dict.fromkeys(range(low, high + 1)))
+    return list(chosen)
 
 
 def groups(options) -> dict:
@@ -118,6 +160,7 @@ class Settings:
     playback: str = "FRAMES"               # 'FRAMES' (0 .. F-1) or 'ENGINE' (as the engine repeats it)
     random_start_seed: int = -1            # >= 0: RandomStart animations start at a seeded frame
     keys: str = "EVERY_FRAME"              # or 'FILE': the file's own keys where they are exact
+    objects: bool = True                   # placed objects, loose meshes and textures
 
     @classmethod
     def from_options(cls, source) -> "Settings":
@@ -126,6 +169,26 @@ class Settings:
         values = {name: getattr(source, name) for name in (f.name for f in fields(cls)) if hasattr(source, name)}
         return cls(**values, axes=axes_matrix(source.axis_forward, source.axis_up), name_glob=source.name_filter,
                    random_start_seed=source.random_seed if source.use_random_start else -1)
+
+
+@dataclass
+class SpriteSettings:
+    """What an Outpost 2 import does: filled from SPRITE_OPTIONS by `from_options`."""
+    bmp_path: str = ""                  # "" = op2_art.bmp beside the .prt, case ignored
+    animations: list | None = None      # animation indices, None = all
+    scale: float = 1 / 32               # Blender units per pixel: a 32-pixel tile is one unit
+    frame_start: int = 1                # scene frame of each animation's frame 0
+    update_scene_fps: bool = True       # scene to sprites.SPRITE_FPS
+    update_scene_duration: bool = True  # extend the scene's frame range to the longest animation
+    update_view_transform: bool = True  # 'Standard', so rendered colours are the palette's bytes
+
+    @classmethod
+    def from_options(cls, source) -> "SpriteSettings":
+        """ValueError for animation ranges that do not parse."""
+        return cls(bmp_path=source.bmp_path, animations=parse_ranges(source.animation_ranges),
+                   scale=source.pixel_scale, frame_start=source.frame_start,
+                   update_scene_fps=source.update_scene_fps, update_scene_duration=source.update_scene_duration,
+                   update_view_transform=source.update_view_transform)
 
 
 @dataclass

@@ -3,6 +3,7 @@ and `blender -c oban_import` all end here.
 
     oban_import IN... -o OUT.blend [options]        import
     oban_import IN... --list [--filter GLOB]        list (plain Python and numpy: no bpy)
+    oban_import op2_art.prt -o OUT.blend [options]  Outpost 2 sprite animations (any .prt input)
     oban_import export IN.blend -o OUTDIR [options] export
 
 Exit codes: 0 every file (object) done; 1 some failed (the others are still written);
@@ -18,9 +19,14 @@ import sys
 import tempfile
 
 from ..errors import ObanError
-from ..listing import format_table, table
-from ..oni.reader import read_file
-from ..options import EXPORT_OPTIONS, IMPORT_OPTIONS, ExportSettings, Settings
+from ..listing import format_table, objects_table, table
+from ..oni.library import read_mesh_file, read_objects, read_texture_file
+from ..oni.objects import at_origin
+from ..oni.reader import object_kind, read_file
+from ..oni.textures import FORMAT_NAMES
+from ..options import EXPORT_OPTIONS, IMPORT_OPTIONS, SPRITE_OPTIONS, ExportSettings, Settings, SpriteSettings
+from ..outpost2.listing import LIST_HEADER, list_rows
+from ..outpost2.prt import read_prt
 
 
 class UsageError(Exception):
@@ -38,7 +44,9 @@ def add_options(parser, options):
         if not option.flag:
             continue
         if option.kind == "bool":
-            parser.add_argument(option.flag, dest=option.name, action="store_false", help=option.description)
+            action = "store_false" if option.flag.startswith("--no-") else argparse.BooleanOptionalAction
+            parser.add_argument(option.flag, dest=option.name, action=action, default=option.default,
+                                help=option.description)
             continue
         choices = option.cli_items or [item[0] for item in option.items] or None
         kind = type(option.default)
@@ -70,6 +78,8 @@ def main(argv):
     """Run the command line; returns the exit code."""
     if argv[:1] == ["export"]:
         return export_main(argv[1:])
+    if any(arg.lower().endswith(".prt") for arg in argv if not arg.startswith("-")):
+        return sprites_main(argv)
     try:
         args = parser().parse_args(argv)
         args.use_random_start = args.random_seed >= 0
@@ -81,7 +91,7 @@ def main(argv):
         print(f"oban_import: error: {error}\n{parser().format_usage()}", file=sys.stderr, end="")
         return 2
     if args.list:
-        return _list(paths, args.name_filter)
+        return _list(paths, args.name_filter, args.objects)
     return _import(paths, settings, args.output)
 
 
@@ -97,14 +107,80 @@ def _import(paths, settings, output):
         print(f"warning: {message}", file=sys.stderr)
     for message in result.errors:
         print(f"error: {message}", file=sys.stderr)
-    if result.objects:
+    if result.imported:
         print(table([(os.path.basename(path), a) for path, a, _ in result.imported]))
+    if result.placed:
+        print(objects_table([(os.path.basename(path), p) for path, p, _ in result.placed]))
+    if result.objects or result.images:
         save_atomically(output)
-        print(f"wrote {output}: {len(result.objects)} animation(s) from "
-              f"{len(paths) - len(result.errors)} of {len(paths)} file(s)")
+        print(f"wrote {output}: {len(result.imported)} animation(s), {len(result.placed)} placed object(s), "
+              f"{len(result.images)} image(s) from {len(paths) - len(result.errors)} of {len(paths)} file(s)")
     else:
         print(f"oban_import: nothing imported; {output} not written", file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def sprites_parser():
+    p = _Parser(prog="oban_import", description="Import Outpost 2 sprite animations (op2_art.prt) into a .blend file.")
+    p.add_argument("inputs", nargs="+", metavar="IN.prt", help="op2_art.prt files, each with its .bmp beside it")
+    p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write (required unless --list)")
+    p.add_argument("--list", action="store_true", help="print each file's animations; import nothing")
+    add_options(p, SPRITE_OPTIONS)
+    return p
+
+
+def sprites_main(argv):
+    try:
+        args = sprites_parser().parse_args(argv)
+        paths = expand(args.inputs)
+        if not all(path.lower().endswith(".prt") for path in paths):
+            raise UsageError("Outpost 2 .prt files and Oni files cannot be imported in one run")
+        if args.bmp_path and len(paths) > 1:
+            raise UsageError("--bmp names the bitmaps of one .prt file, not of several")
+        if not args.pixel_scale > 0:
+            raise UsageError("--scale must be positive")
+        try:
+            settings = SpriteSettings.from_options(args)
+        except ValueError as error:
+            raise UsageError(f"--animations: {error}") from None
+        if not args.list:
+            _check_output(args.output, paths)
+    except UsageError as error:
+        print(f"oban_import: error: {error}\n{sprites_parser().format_usage()}", file=sys.stderr, end="")
+        return 2
+    if args.list:
+        return _list_sprites(paths)
+    import bpy
+
+    from .sprites import import_sprites
+    bpy.ops.wm.read_homefile(use_empty=True)
+    failed, imported = False, 0
+    for path in paths:
+        result = import_sprites(bpy.context, path, settings, progress=_Progress())
+        for message in result.warnings:
+            print(f"warning: {message}", file=sys.stderr)
+        for message in result.errors:
+            print(f"error: {message}", file=sys.stderr)
+        failed |= bool(result.errors)
+        imported += len(result.empties)
+    if not imported:
+        print(f"oban_import: nothing imported; {args.output} not written", file=sys.stderr)
+        return 1
+    save_atomically(args.output)
+    print(f"wrote {args.output}: {imported} sprite animation(s) from {len(paths)} file(s)")
+    return 1 if failed else 0
+
+
+def _list_sprites(paths):
+    rows, failed = [], False
+    for path in paths:
+        try:
+            rows += [(os.path.basename(path),) + row for row in list_rows(read_prt(path))]
+        except ObanError as error:
+            print(f"error: {error}", file=sys.stderr)
+            failed = True
+    print(format_table(("file",) + LIST_HEADER, rows, numeric=LIST_HEADER))
+    return 1 if failed else 0
 
 
 def export_parser():
@@ -191,15 +267,32 @@ def _check_output(output, paths):
         raise UsageError(f"output {output!r} is also an input")
 
 
-def _list(paths, name_glob):
-    rows, failed = [], False
+def _list(paths, name_glob, objects):
+    """The OBANs of every file and, with `objects`, their placed objects, loose meshes
+    and textures."""
+    rows, placed, textures, failed = [], [], [], False
     for path in paths:
+        name = os.path.basename(path)
         try:
-            rows += [(os.path.basename(path), a) for a in read_file(path, name_glob or None)]
+            kind = object_kind(path) if objects else None
+            if kind == "objects":
+                placed += [(name, p) for p in read_objects(path).objects]
+            elif kind == "mesh":
+                placed.append((name, at_origin(read_mesh_file(path))))
+            elif kind == "texture":
+                textures.append((name, read_texture_file(path)))
+            if kind not in ("mesh", "texture"):
+                rows += [(name, a) for a in read_file(path, name_glob or None)]
         except ObanError as error:
             print(f"error: {error}", file=sys.stderr)
             failed = True
     print(table(rows))
+    if placed:
+        print("\n" + objects_table(placed))
+    if textures:
+        print("\n" + format_table(("file", "texture", "width", "height", "format"),
+                                  [(name, t.name, t.width, t.height, FORMAT_NAMES.get(t.format, t.format))
+                                   for name, t in textures], numeric=("width", "height")))
     return 1 if failed else 0
 
 

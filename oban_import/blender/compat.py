@@ -188,3 +188,12 @@ def is_alpha_blended(material) -> bool:
     if HAS_RENDER_METHOD:
         return material.surface_render_method == "BLENDED"
     return material.blend_method == "BLEND"
+
+
+def share_object_action(obj, action):
+    """Give `obj` an action made by new_object_action for another object (4.4+: its first
+    slot too, so both objects play the same F-curves)."""
+    animation_data = obj.animation_data or obj.animation_data_create()
+    animation_data.action = action
+    if SLOTTED_ACTIONS:
+        animation_data.action_slot = action.slots[0]

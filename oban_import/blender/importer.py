@@ -1,5 +1,6 @@
 """Import: files read, every new object's transforms computed together, then each file's
-objects built (or its animations given to the selected objects), all or nothing per file."""
+objects built (placed objects with meshes, Empties or Cameras for the OBANs, or its
+animations given to the selected objects), all or nothing per file."""
 
 from dataclasses import dataclass, field
 
@@ -7,34 +8,41 @@ import bpy
 
 from ..engine import axes
 from ..errors import ObanError
+from ..oni.library import read_mesh_file, read_objects, read_texture_file
+from ..oni.objects import Level, Texture, at_origin
 from ..oni.properties import PLACEMENT
-from ..oni.reader import read_file
-from . import actions, targets
+from ..oni.reader import name_matcher, object_kind, read_file
+from . import motion, placed, targets
 from .cameras import new_camera
+from .datablocks import Snapshot
 from .empties import new_empty
+from .images import new_image
 
 ENGINE_FPS = 60            # one frame per tick (docs/engine.md 3)
 READING_SHARE = 0.2        # of the progress bar
 
 
 @dataclass
-class Built:
-    obj: object
-    error: float       # how far location/rotation/scale are from the exact matrices (relative)
-    last_frame: int    # scene frame of the last distinct key
-    note: str = ""     # why File Keys were not written (baked on every frame instead)
-
-
-@dataclass
 class Result:
     imported: list = field(default_factory=list)    # (path, Animation, object), in file order
+    placed: list = field(default_factory=list)      # (path, PlacedObject, object), in file order
+    images: list = field(default_factory=list)      # (path, image) of loose textures
     warnings: list = field(default_factory=list)    # "file: 'name': message"
     errors: list = field(default_factory=list)      # one message per failed file
     notes: list = field(default_factory=list)       # "file: 'name': message", for information
 
     @property
     def objects(self):
-        return [obj for _, _, obj in self.imported]
+        return [obj for _, _, obj in self.imported + self.placed]
+
+
+@dataclass
+class _Plan:
+    """What one file brings, read and checked before anything is built."""
+    path: str
+    jobs: list                      # (animation, target object or None for a new one)
+    level: Level | None = None      # placed objects: a level's, an OBOA .oni's, a loose M3GM at the origin
+    texture: Texture | None = None  # a loose TXMP: an image
 
 
 def import_files(context, paths, settings, progress=None):
@@ -47,65 +55,84 @@ def import_files(context, paths, settings, progress=None):
     report = progress or (lambda fraction: None)
     result = Result()
     selected = list(context.selected_objects) if settings.target == "SELECTED" else []
-    planned = []
+    plans = []
     for index, path in enumerate(paths):
         try:
-            planned.append((path, _jobs(path, settings, selected)))
+            plans.append(_plan(path, settings, selected))
         except ObanError as error:
             result.errors.append(str(error))
         report(READING_SHARE * (index + 1) / len(paths))
-    fresh = [animation for _, jobs in planned for animation, target in jobs if target is None]
+    fresh = [animation for plan in plans for animation, target in plan.jobs if target is None]
     try:
-        motions = iter(_motions(fresh, settings))
+        motions = iter(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA"))
     except Exception as error:  # a bug, or no memory: no new object can be made, nothing is
-        result.errors += [f"{path}: could not be imported: {error!r}"
-                          for path, jobs in planned if any(target is None for _, target in jobs)]
-        planned = [(path, jobs) for path, jobs in planned if all(target is not None for _, target in jobs)]
+        result.errors += [f"{plan.path}: could not be imported: {error!r}"
+                          for plan in plans if any(target is None for _, target in plan.jobs)]
+        plans = [plan for plan in plans if all(target is not None for _, target in plan.jobs)]
         motions = iter(())
     last_frame = settings.frame_start
-    for index, (path, jobs) in enumerate(planned):
-        jobs = [(animation, target, None if target else next(motions)) for animation, target in jobs]
-        done = READING_SHARE + (1 - READING_SHARE) * index / len(planned)
+    for index, plan in enumerate(plans):
+        jobs = [(animation, target, None if target else next(motions)) for animation, target in plan.jobs]
+        done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
         try:
-            built = _build_all(context, jobs, settings,
-                               lambda share: report(done + (1 - READING_SHARE) * share / len(planned)))
+            level, built, image = _build_file(context, plan, jobs, settings,
+                                       lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
         except Exception as error:  # a bug, not bad input: still nothing of this file is left
-            result.errors.append(f"{path}: could not be imported: {error!r}")
-        else:
-            result.imported += [(path, animation, b.obj) for (animation, _, _), b in zip(jobs, built)]
-            result.warnings += _warnings(path, jobs, built)
-            result.notes += [f"{path}: '{a.name}': {b.note}" for (a, _, _), b in zip(jobs, built) if b.note]
-            last_frame = max([last_frame] + [b.last_frame for b in built])
+            result.errors.append(f"{plan.path}: could not be imported: {error!r}")
+            continue
+        path = plan.path
+        result.imported += [(path, animation, b.obj) for (animation, _, _), b in zip(jobs, built)]
+        result.warnings += _warnings(path, jobs, built)
+        built_all = [(a.name, b) for (a, _, _), b in zip(jobs, built)]
+        if level is not None:
+            result.placed += [(path, p, obj) for p, obj, _ in level.built]
+            result.warnings += level.warnings
+            built_all += [(p.name, b) for p, _, b in level.built]
+            last_frame = max(last_frame, level.last_frame)
+        if image is not None:
+            result.images.append((path, image))
+        result.notes += [f"{path}: '{name}': {b.note}" for name, b in built_all if b.note]
+        last_frame = max([last_frame] + [b.last_frame for b in built])
     report(1.0)
-    if result.imported:
+    if result.imported or result.placed:
         _update_scene(context.scene, last_frame, settings)
         _select_only(context, result.objects)
     return result
 
 
-def _motions(animations, settings):
-    """What each new object is keyed with: the file's keys (KeyTransforms) with File Keys
-    where they are exact, else every frame (Transforms; with a note why, in File Keys)."""
-    camera = settings.target == "CAMERA"
-    motions = [None] * len(animations)
-    if settings.keys == "FILE":
-        keys = axes.key_transforms_many(animations, settings.axes, settings.global_scale, camera)
-        for i, k in enumerate(keys):
-            k.reason = k.reason or _euler_reason(settings)
-            motions[i] = k if not k.reason else None
-    baked = [i for i, m in enumerate(motions) if m is None]
-    for i, transforms in zip(baked, axes.transforms_many([animations[i] for i in baked], settings.axes,
-                                                         settings.global_scale, camera)):
-        if settings.keys == "FILE":
-            transforms.note = f"baked on every frame: {keys[i].reason}"
-        motions[i] = transforms
-    return motions
+def _plan(path, settings, selected):
+    """What `path` brings: its OBANs for new objects or the selected ones, and (with the
+    Objects option, not for selected targets) its placed objects or loose mesh or texture;
+    ObanError on bad input."""
+    kind = object_kind(path) if settings.objects and settings.target != "SELECTED" else None
+    if kind == "texture":
+        return _Plan(path, [], texture=read_texture_file(path))
+    if kind == "mesh":
+        return _Plan(path, [], level=Level([at_origin(read_mesh_file(path))], []))
+    if kind == "objects":
+        level = read_objects(path)
+        matches = name_matcher(settings.name_glob)
+        if matches:
+            level.objects = [o for o in level.objects if matches(o.name)]
+        animations = [a for a in level.unused() if not matches or matches(a.name)]
+        if not level.objects and not animations:
+            raise ObanError(path, f"holds no object or OBAN instance matching '{settings.name_glob}'")
+        return _Plan(path, [(a, None) for a in animations], level=level)
+    return _Plan(path, _jobs(path, settings, selected))
 
 
-def _euler_reason(settings):
-    if settings.rotation_mode == "QUATERNION":
-        return ""
-    return f"the rotation mode is Euler {settings.rotation_mode}, whose angles do not blend as the engine's quaternions"
+def _build_file(context, plan, jobs, settings, progress):
+    """A file's placed objects (a LevelResult, or None), its animations' objects and its
+    image (or None); all or nothing."""
+    snapshot = Snapshot()
+    try:
+        level = placed.import_level(context, plan.level, plan.path, settings) if plan.level else None
+        built = _build_all(context, jobs, settings, progress)
+        image = new_image(plan.texture) if plan.texture is not None else None
+    except Exception:
+        snapshot.remove()
+        raise
+    return level, built, image
 
 
 def _jobs(path, settings, selected):
@@ -139,7 +166,7 @@ def _build_all(context, jobs, settings, progress):
             created = target is None
             obj = _new_object(context.collection, animation.name, settings) if created else target
             steps.append(_Undo(obj, created))
-            built.append(build(context, animation, obj, settings, transforms))
+            built.append(motion.build(context, animation, obj, settings, transforms))
     except Exception:
         for step in reversed(steps):
             step.undo()
@@ -179,37 +206,6 @@ class _Undo:
                 self.obj.pop(PLACEMENT, None)
         if action is not None:
             bpy.data.actions.remove(action)
-
-
-def build(context, animation, obj, settings, motion=None):
-    """Animate `obj` with `animation`: a new object with its `motion` (_motions), or (None)
-    an object the user selected, which keeps its placement for Localized animations and
-    its parent."""
-    shown, period = actions.ticks(animation, settings)
-    if motion is None:
-        motion = _placed_motion(context, animation, obj, shown, settings)
-    elif settings.playback != "FRAMES" and isinstance(motion, axes.Transforms):
-        motion = motion.take(shown)
-    obj.rotation_mode = settings.rotation_mode
-    if isinstance(motion, axes.KeyTransforms):
-        action = actions.animate_keys(obj, animation, motion, settings)
-    else:
-        action = actions.animate(obj, animation.name, motion, settings, period)
-    actions.mark_door(action, animation, shown, settings.frame_start)
-    actions.describe(obj, action, animation)
-    return Built(obj, motion.error, settings.frame_start + len(shown) - 1, motion.note if isinstance(motion, axes.Transforms) else "")
-
-
-def _placed_motion(context, animation, obj, shown, settings):
-    if settings.keys == "FILE":
-        keys = targets.placed_keys(context, animation, obj, settings)
-        keys.reason = keys.reason or _euler_reason(settings)
-        if not keys.reason:
-            return keys
-    transforms = targets.placed_transforms(context, animation, obj, shown, settings)
-    if settings.keys == "FILE":
-        transforms.note = f"baked on every frame: {keys.reason}"
-    return transforms
 
 
 def _update_scene(scene, last_frame, settings):

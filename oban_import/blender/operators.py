@@ -8,10 +8,12 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..oni.reader import EXTENSIONS
-from ..options import EXPORT_OPTIONS, IMPORT_OPTIONS, ORIENTATION, ExportSettings, Settings, groups
+from ..options import (EXPORT_OPTIONS, IMPORT_OPTIONS, ORIENTATION, SPRITE_OPTIONS, ExportSettings, Settings,
+                       SpriteSettings, groups)
 from . import cli, compat, panel
 from .export import animated_objects, export_objects
 from .importer import import_files
+from .sprites import import_sprites
 
 
 def _property(option):
@@ -53,7 +55,8 @@ def with_options(options):
 @orientation_helper(axis_forward="-Z", axis_up="Y")
 @with_options(IMPORT_OPTIONS)
 class ImportOBAN(bpy.types.Operator, ImportHelper):
-    """Import Oni object animations (OBAN) as animated empties or cameras, or onto the selected objects"""
+    """Import Oni object animations (OBAN) as animated empties or cameras, or onto the selected objects, and a
+    level's placed objects with their meshes and textures"""
     bl_idname = "import_anim.oban"
     bl_label = "Import OBAN"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
@@ -86,10 +89,49 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
             self.report({"WARNING"}, message)
         for message in result.errors:
             self.report({"ERROR"}, message)
-        if not result.objects:
+        if not (result.objects or result.images):
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Imported {len(result.objects)} animation(s) from "
+        self.report({"INFO"}, f"Imported {len(result.imported)} animation(s), {len(result.placed)} placed "
+                              f"object(s), {len(result.images)} image(s) from "
                               f"{len(paths) - len(result.errors)} of {len(paths)} file(s)")
+        return {"FINISHED"}
+
+
+@with_options(SPRITE_OPTIONS)
+class ImportOP2Sprites(bpy.types.Operator, ImportHelper):
+    """Import Outpost 2 sprite animations (op2_art.prt with its op2_art.bmp) as layered,
+    timed, textured planes, exact to the pixel"""
+    bl_idname = "import_anim.op2_sprites"
+    bl_label = "Import Outpost 2 Sprites"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".prt"
+    filter_glob: StringProperty(default="*.prt", options={"HIDDEN"})
+
+    def invoke(self, context, event):
+        return compat.invoke_import(self, context, event)
+
+    def execute(self, context):
+        try:
+            settings = SpriteSettings.from_options(self)
+        except ValueError as error:
+            self.report({"ERROR"}, f"Animations: {error}")
+            return {"CANCELLED"}
+        wm = context.window_manager
+        wm.progress_begin(0, 100)
+        try:
+            result = import_sprites(context, self.filepath, settings,
+                                    progress=lambda fraction: wm.progress_update(100 * fraction))
+        finally:
+            wm.progress_end()
+        for message in result.warnings:
+            self.report({"WARNING"}, message)
+        for message in result.errors:
+            self.report({"ERROR"}, message)
+        if not result.empties:
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Imported {len(result.empties)} sprite animation(s), "
+                              f"{len(result.objects) - len(result.empties)} plane(s)")
         return {"FINISHED"}
 
 
@@ -128,14 +170,18 @@ class ExportOBAN(bpy.types.Operator):
 
 
 def menu_import(self, context):
-    self.layout.operator(ImportOBAN.bl_idname, text="Oni Object Animation (.oban, .oni, .dat, .xml)")
+    self.layout.operator(ImportOBAN.bl_idname, text="Oni Objects and Animations (.oban, .oni, .dat, .xml)")
+
+
+def menu_import_sprites(self, context):
+    self.layout.operator(ImportOP2Sprites.bl_idname, text="Outpost 2 Sprite Animations (.prt)")
 
 
 def menu_export(self, context):
     self.layout.operator(ExportOBAN.bl_idname, text="Oni Object Animation (.oni, .xml, .oban)")
 
 
-classes = [ImportOBAN, ExportOBAN]
+classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN]
 if compat.HAS_FILE_HANDLER:
     class OBAN_FH_import(bpy.types.FileHandler):
         bl_idname = "OBAN_FH_import"
@@ -147,7 +193,17 @@ if compat.HAS_FILE_HANDLER:
         def poll_drop(cls, context):
             return compat.poll_drop(context)
 
-    classes.append(OBAN_FH_import)
+    class OP2_FH_import(bpy.types.FileHandler):
+        bl_idname = "OP2_FH_import"
+        bl_label = "Outpost 2 sprite animations"
+        bl_import_operator = ImportOP2Sprites.bl_idname
+        bl_file_extensions = ".prt"
+
+        @classmethod
+        def poll_drop(cls, context):
+            return compat.poll_drop(context)
+
+    classes += [OBAN_FH_import, OP2_FH_import]
 
 _cli_handle = None
 
@@ -157,6 +213,7 @@ def register():
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import_sprites)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
     panel.register()
     _cli_handle = compat.register_cli_command("oban_import", cli.main)
@@ -168,6 +225,7 @@ def unregister():
     _cli_handle = None
     panel.unregister()
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import_sprites)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

@@ -47,7 +47,7 @@ def placed_keys(context, animation, obj, settings):
             keys.reason = f"it is parented to '{obj.parent.name}', which moves"
             return keys
         left = np.linalg.inv(_parent_matrices(context, obj, 1, settings)[0]) @ left
-    return axes.left_multiply(left, keys)
+    return axes.in_front(left, keys)
 
 
 def _placement(animation, obj):

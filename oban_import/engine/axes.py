@@ -8,7 +8,7 @@ a quaternion's vector part by A; so no per-frame matrix is needed.
 """
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -132,19 +132,26 @@ def key_transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_
     return out
 
 
-def left_multiply(matrix: np.ndarray, keys: KeyTransforms) -> KeyTransforms:
-    """The keys of `matrix` . W(f) (a placement, a parent's inverse): exact where the 4x4
-    `matrix` is a rotation times a uniform scale, which then commutes with the blend."""
+def in_front(matrix: np.ndarray, motion):
+    """The motion (Transforms or KeyTransforms) of `matrix` . W(f): a placement, a parent's
+    inverse, a Localized object's origin (4x4, Blender's terms). Where `matrix` is a
+    rotation times a uniform scale it composes exactly on the columns (a fixed left
+    quaternion keeps the signs continuous, and commutes with the keys' blend); otherwise
+    every-frame transforms go through the matrices (their error says how far), and keys
+    get a `reason`."""
     rotation, scale, error = split_rotation_scale(matrix[None, :3, :3])
-    uniform = np.ptp(scale) <= BASE_TOLERANCE * np.abs(scale).max()
-    if keys.reason or not uniform or error > BASE_TOLERANCE:
-        reason = keys.reason or "its placement or parent is not a rotation times a uniform scale"
-        return KeyTransforms(keys.frames, keys.columns, keys.error, reason)
-    columns = keys.columns.copy()
-    columns[:, 0:3] = keys.columns[:, 0:3] @ matrix[:3, :3].T + matrix[:3, 3]
-    columns[:, 3:7] = multiply(matrix_quaternions(rotation), keys.columns[:, 3:7])
+    exact = np.ptp(scale) <= BASE_TOLERANCE * np.abs(scale).max() and error <= BASE_TOLERANCE
+    if isinstance(motion, KeyTransforms) and (motion.reason or not exact):
+        return replace(motion, reason=motion.reason or "its placement or parent is not a rotation times "
+                                                       "a uniform scale")
+    if not exact:
+        composed = decompose(matrix @ motion.matrices())
+        return replace(motion, columns=composed.columns, error=max(composed.error, motion.error))
+    columns = motion.columns.copy()
+    columns[:, 0:3] = motion.columns[:, 0:3] @ matrix[:3, :3].T + matrix[:3, 3]
+    columns[:, 3:7] = multiply(matrix_quaternions(rotation), motion.columns[:, 3:7])
     columns[:, 7:10] *= scale[0, 0]
-    return KeyTransforms(keys.frames, columns, keys.error)
+    return replace(motion, columns=columns)
 
 
 class _BlenderKeys:

@@ -1,5 +1,6 @@
 """Oni's instance files (docs/formats.md, containers): OniSplit .oni (VR32) and level
-.dat (VR31) headers, descriptors and names; every file constant lives here.
+.dat (VR31) headers, descriptors and names, links between instances and raw data
+(docs/objects.md 1, 2); every file constant lives here.
 
 Counts and offsets are checked against the file size before anything is read or
 allocated from them. A container is read piecewise: the header, the descriptors,
@@ -7,6 +8,7 @@ the name table, then only the instances asked for, never the whole data table.
 """
 
 import os
+import stat
 
 import numpy as np
 
@@ -41,13 +43,31 @@ DESCRIPTOR_DTYPE = np.dtype([
     ("flags", "<u4"),
 ])
 UNNAMED, PLACEHOLDER, SHARED = 1, 2, 8
-OBAN_TAG = b"NABO"
+# Tags as descriptors store them (reversed): "NABO" is OBAN.
+OBAN_TAG, OBOA_TAG, ENVP_TAG = b"NABO", b"AOBO", b"PVNE"
+M3GA_TAG, M3GM_TAG, TXMP_TAG = b"AG3M", b"MG3M", b"PMXT"
+PNTA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG = b"ATNP", b"ARCV", b"ACXT", b"AXDI"
+LINK_FLAG = 1          # a link is (descriptor index << 8) | 1; 0 is none
+DATA_PADDING = 32      # OniSplit rounds a .oni's data-table size up to this and may not write the padding
 MAX_NAME = 255  # bytes: longer than any Oni name (and Blender's); bounds the work per descriptor
+# Non-blocking, so that opening a FIFO does not wait for a writer (it is refused after fstat).
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-def tag_bytes(tag: str) -> bytes:
-    """'OBAN' -> b'NABO', as descriptors store it."""
-    return tag.encode("ascii")[::-1]
+def open_regular(path: str) -> tuple:
+    """(a binary file, its size) for a regular file; ObanError otherwise. Non-blocking, so
+    that a FIFO is refused without waiting for a writer."""
+    try:
+        f = open(os.open(path, OPEN_FLAGS), "rb")
+    except IsADirectoryError:
+        raise ObanError(path, "is a directory, not a file") from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise ObanError(path, f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
+    mode, size = (info := os.fstat(f.fileno())).st_mode, info.st_size
+    if not stat.S_ISREG(mode):  # a pipe or device: read() may never end
+        f.close()
+        raise ObanError(path, "is a directory, not a file" if stat.S_ISDIR(mode) else "is not a regular file")
+    return f, size
 
 
 def looks_like_container(head: bytes) -> bool:
@@ -66,9 +86,12 @@ class Container:
         self.descriptors = np.frombuffer(
             self.read_at(64, count * DESCRIPTOR_DTYPE.itemsize, f"{count} instance descriptors"), DESCRIPTOR_DTYPE)
         self.data_start, data_size = int(header["data_offset"]), int(header["data_size"])
+        if 0 < self.data_start + data_size - size < DATA_PADDING and self.data_start <= size:
+            data_size = size - self.data_start  # the unwritten padding at the end of the file
         self.check_range(self.data_start, data_size, "data table")
         self.names = self.read_at(int(header["name_offset"]), int(header["name_size"]), "name table")
         self.starts, self.ends = _record_ranges(path, self.descriptors, data_size)
+        self.raw_file = None  # a level's .raw, opened on first use (raw())
 
     def check_range(self, offset: int, length: int, what: str) -> None:
         if offset + length > self.size:
@@ -108,6 +131,84 @@ class Container:
         """(the instance's 8-byte record header and data, its file offset)."""
         offset = self.data_start + int(self.starts[index])
         return self.read_at(offset, int(self.ends[index] - self.starts[index]), f"record of instance {index}"), offset
+
+    def label(self, index: int) -> str:
+        """How messages name an instance: 'instance 12 (M3GMbox)' or 'instance 12 (unnamed PNTA)'."""
+        tag = bytes(self.descriptors[index]["tag"])[::-1].decode("latin-1")
+        name = self.full_name(index) if not self.is_unnamed(index) else ""
+        return f"instance {index} ({name or 'unnamed ' + tag})"
+
+    def tag_of(self, index: int) -> bytes:
+        return bytes(self.descriptors[index]["tag"])
+
+    def instance(self, index: int, tag: bytes) -> tuple[bytes, int]:
+        """(an instance's data past its 8-byte record header, its file offset); checks the tag."""
+        if self.tag_of(index) != tag:
+            raise ObanError(self.path, f"{self.label(index)} is not {_a(tag)}")
+        record, offset = self.record(index)
+        if len(record) < 8:
+            raise ObanError(self.path, f"{self.label(index)} is a placeholder, not data")
+        return record[8:], offset + 8
+
+    def link(self, value: int, tag: bytes, owner: int, field: str) -> int | None:
+        """The descriptor index a link in instance `owner` points to (None for 0), checked:
+        in range, flagged as a link and of `tag` (reversed, as stored)."""
+        if value == 0:
+            return None
+        index = value >> 8
+        if value & 0xFF != LINK_FLAG or index >= len(self.descriptors):
+            raise ObanError(self.path, f"{self.label(owner)}: {field} link 0x{value:08x} points outside the "
+                                       f"{len(self.descriptors)} instances of the file")
+        if self.tag_of(index) != tag:
+            raise ObanError(self.path, f"{self.label(owner)}: {field} link points to {self.label(index)}, "
+                                       f"not {_a(tag)}")
+        return index
+
+    def raw(self, offset: int, length: int, what: str) -> bytes:
+        """`length` bytes of raw data at `offset`: in a level's .raw beside it (VR31) or in the
+        .oni's own raw table (VR32). ObanError (naming `what`) outside it or without a .raw."""
+        if self.version == "VR32":
+            start, size = int(self.header["raw_offset"]), int(self.header["raw_size"])
+            if offset + length > size:
+                raise ObanError(self.path, f"{what}: {length} bytes of raw data at {offset} lie outside the "
+                                           f"raw table ({size} bytes)")
+            return self.read_at(start + offset, length, f"{what}: raw data")
+        if self.raw_file is None:
+            self.raw_file = _open_raw(self.path, what)
+        f, raw_path, size = self.raw_file
+        if offset + length > size:
+            raise ObanError(self.path, f"{what}: {length} bytes of raw data at {offset} lie outside "
+                                       f"{os.path.basename(raw_path)} ({size} bytes)")
+        f.seek(offset)
+        data = f.read(length)
+        if len(data) != length:
+            raise ObanError(self.path, f"{what}: {os.path.basename(raw_path)} ends early")
+        return data
+
+    def close(self) -> None:
+        if self.raw_file is not None:
+            self.raw_file[0].close()
+            self.raw_file = None
+
+
+def _a(tag):
+    """b'NABO' -> 'an OBAN', b'PMXT' -> 'a TXMP'."""
+    name = tag[::-1].decode("latin-1")
+    return ("an " if name[:1] in "AEIOU" else "a ") + name
+
+
+def raw_path(path: str) -> str:
+    """'levelN_Final.dat' -> 'levelN_Final.raw', beside it ('.RAW' if only that exists)."""
+    stem = os.path.splitext(path)[0]
+    return stem + ".RAW" if not os.path.exists(stem + ".raw") and os.path.exists(stem + ".RAW") else stem + ".raw"
+
+
+def _open_raw(path, what):
+    name = raw_path(path)
+    if not os.path.exists(name):
+        raise ObanError(path, f"{what}: its raw data file {os.path.basename(name)} is missing")
+    f, size = open_regular(name)
+    return f, name, size
 
 
 def read_container(f, path: str, size: int, name_filter=None) -> list[Animation]:

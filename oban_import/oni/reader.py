@@ -2,16 +2,14 @@
 
 import fnmatch
 import os
-import stat
 
 from ..errors import ObanError
-from .container import looks_like_container, read_container
+from .container import (M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, open_regular,
+                        read_container)
 from .oban import Animation, read_raw
 from .onisplit_xml import looks_like_xml, read_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
-# Non-blocking, so that opening a FIFO does not wait for a writer (it is refused after fstat).
-OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
@@ -20,29 +18,47 @@ def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
     `name_glob` (e.g. '*door*', case-insensitive) keeps only the instances it matches.
     """
     path = os.fspath(path)
-    name_filter = None
-    if name_glob:
-        pattern = name_glob.lower()
-        name_filter = lambda name: fnmatch.fnmatchcase(name.lower(), pattern)
-    try:
-        f = open(os.open(path, OPEN_FLAGS), "rb")
-    except IsADirectoryError:
-        raise ObanError(path, "is a directory, not a file") from None
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise ObanError(path, f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
+    name_filter = name_matcher(name_glob)
+    f, size = open_regular(path)
     with f:
         try:
-            return _read(f, path, name_filter)
+            return _read(f, path, size, name_filter)
         except OSError as error:
             raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
 
 
-def _read(f, path, name_filter):
-    mode, size = (info := os.fstat(f.fileno())).st_mode, info.st_size
-    if stat.S_ISDIR(mode):
-        raise ObanError(path, "is a directory, not a file")
-    if not stat.S_ISREG(mode):  # a pipe or device: read() may never end
-        raise ObanError(path, "is not a regular file")
+def name_matcher(name_glob: str | None):
+    """name -> bool for a case-insensitive glob ('*door*'); None for no glob."""
+    if not name_glob:
+        return None
+    pattern = name_glob.lower()
+    return lambda name: fnmatch.fnmatchcase(name.lower(), pattern)
+
+
+def object_kind(path: str) -> str | None:
+    """What a file holds besides OBANs (docs/objects.md): 'objects' (an object setup
+    array: a level, an OBOA .oni), 'mesh' or 'texture' (a loose .oni of one M3GM or
+    TXMP), else None (also for files that are not Oni containers)."""
+    f, size = open_regular(os.fspath(path))
+    with f:
+        try:
+            if not looks_like_container(f.read(12)):
+                return None
+            f.seek(0)
+            container = Container(f, path, size)
+            present = {bytes(tag) for tag, placeholder in zip(container.descriptors["tag"],
+                                                               container.ends == container.starts)
+                       if not placeholder}
+        except OSError as error:
+            raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+    if OBOA_TAG in present:
+        return "objects"
+    if OBAN_TAG in present:
+        return None
+    return "mesh" if M3GM_TAG in present else "texture" if TXMP_TAG in present else None
+
+
+def _read(f, path, size, name_filter):
     head = f.read(12)
     f.seek(0)
     extension = os.path.splitext(path)[1].lower()

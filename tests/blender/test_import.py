@@ -218,17 +218,17 @@ def test_a_file_without_a_matching_oban_is_reported_and_adds_nothing():
 
 
 def test_an_unexpected_failure_takes_back_only_its_own_file(tmp_path, monkeypatch):
-    from oban_import.blender import importer as scene
+    from oban_import.blender import actions
     animations, paths = generated_files(tmp_path, 2, seed=9)
     level = os.path.join(DATA, "level", "level1_Final.dat")
-    animate = scene.actions.animate
+    animate = actions.animate
 
     def failing(obj, name, *args):  # a bug on the third of the level's five animations
         if name == "fan_loop":
             raise RuntimeError("boom")
         return animate(obj, name, *args)
 
-    monkeypatch.setattr(scene.actions, "animate", failing)
+    monkeypatch.setattr(actions, "animate", failing)
     with pytest.raises(RuntimeError) as caught:
         bpy.ops.import_anim.oban(directory=str(tmp_path), files=[{"name": paths[0].name}, {"name": level},
                                                                  {"name": paths[1].name}])

@@ -1,0 +1,71 @@
+"""What moves an object: the file's keys or every frame (motions_of), and the action that
+plays them on it (build), for new objects, selected ones and placed ones alike."""
+
+from dataclasses import dataclass
+
+from ..engine import axes
+from . import actions, targets
+
+
+@dataclass
+class Built:
+    obj: object
+    error: float       # how far location/rotation/scale are from the exact matrices (relative)
+    last_frame: int    # scene frame of the last distinct key
+    note: str = ""     # why File Keys were not written (baked on every frame instead)
+
+
+def motions_of(animations, settings, camera=False):
+    """What each new object is keyed with: the file's keys (KeyTransforms) with File Keys
+    where they are exact, else every frame (Transforms; with a note why, in File Keys).
+    `camera`: by the camera rule (docs/engine.md 4)."""
+    motions = [None] * len(animations)
+    if settings.keys == "FILE":
+        keys = axes.key_transforms_many(animations, settings.axes, settings.global_scale, camera)
+        for i, k in enumerate(keys):
+            k.reason = k.reason or _euler_reason(settings)
+            motions[i] = k if not k.reason else None
+    baked = [i for i, m in enumerate(motions) if m is None]
+    for i, transforms in zip(baked, axes.transforms_many([animations[i] for i in baked], settings.axes,
+                                                         settings.global_scale, camera)):
+        if settings.keys == "FILE":
+            transforms.note = f"baked on every frame: {keys[i].reason}"
+        motions[i] = transforms
+    return motions
+
+
+def _euler_reason(settings):
+    if settings.rotation_mode == "QUATERNION":
+        return ""
+    return f"the rotation mode is Euler {settings.rotation_mode}, whose angles do not blend as the engine's quaternions"
+
+
+def build(context, animation, obj, settings, motion=None):
+    """Animate `obj` with `animation`: a new object with its `motion` (motions_of), or (None)
+    an object the user selected, which keeps its placement for Localized animations and
+    its parent."""
+    shown, period = actions.ticks(animation, settings)
+    if motion is None:
+        motion = _placed_motion(context, animation, obj, shown, settings)
+    elif settings.playback != "FRAMES" and isinstance(motion, axes.Transforms):
+        motion = motion.take(shown)
+    obj.rotation_mode = settings.rotation_mode
+    if isinstance(motion, axes.KeyTransforms):
+        action = actions.animate_keys(obj, animation, motion, settings)
+    else:
+        action = actions.animate(obj, animation.name, motion, settings, period)
+    actions.mark_door(action, animation, shown, settings.frame_start)
+    actions.describe(obj, action, animation)
+    return Built(obj, motion.error, settings.frame_start + len(shown) - 1, motion.note if isinstance(motion, axes.Transforms) else "")
+
+
+def _placed_motion(context, animation, obj, shown, settings):
+    if settings.keys == "FILE":
+        keys = targets.placed_keys(context, animation, obj, settings)
+        keys.reason = keys.reason or _euler_reason(settings)
+        if not keys.reason:
+            return keys
+    transforms = targets.placed_transforms(context, animation, obj, shown, settings)
+    if settings.keys == "FILE":
+        transforms.note = f"baked on every frame: {keys.reason}"
+    return transforms

@@ -1,0 +1,125 @@
+"""A level's placed objects (OBJECTS.md 5) as mesh objects: standing where the engine puts
+them, moved by their OBAN as Empties are (importer.build), all of a level or nothing."""
+
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from ..engine import axes
+from ..engine.rotations import split_rotation_scale
+from ..oni.oban import LOCALIZED, matrix_from_columns
+from ..oni.objects import Level, PlacedObject
+from ..oni.properties import object_properties
+from . import motion
+from .datablocks import Snapshot
+from .empties import new_empty
+from .images import new_image
+from .materials import UNTEXTURED, new_material
+from .meshes import new_mesh
+
+
+@dataclass
+class LevelResult:
+    built: list = field(default_factory=list)      # (PlacedObject, Blender object, motion.Built), in OBOA order
+    warnings: list = field(default_factory=list)   # "path: 'name': message"
+    last_frame: int = 0                            # scene frame of the last key (frame_start if none)
+
+    @property
+    def objects(self):
+        return [obj for _, obj, _ in self.built]
+
+
+def import_level(context, level: Level, path: str, settings, progress=None) -> LevelResult:
+    """Every object of `level` in context.collection, or (on any exception, re-raised) none:
+    what was made (objects, meshes, materials, images, actions) is removed again.
+    The scene's fps and range, and the unused OBANs (level.unused()), are left to the caller."""
+    report = progress or (lambda fraction: None)
+    result = LevelResult(warnings=[f"{path}: {w}" for w in level.warnings], last_frame=settings.frame_start)
+    made = _Made()
+    try:
+        animated = [o for o in level.objects if o.animation is not None]
+        transforms = dict(zip(map(id, animated), motion.motions_of([o.animation for o in animated], settings)))
+        for index, placed in enumerate(level.objects):
+            obj = made.object(context.collection, placed, settings)
+            built = _stand(context, placed, obj, settings, transforms.get(id(placed)))
+            obj.id_properties_ensure().update(object_properties(placed))
+            result.built.append((placed, obj, built))
+            result.warnings += _warnings(path, placed, built)
+            result.last_frame = max(result.last_frame, built.last_frame)
+            report((index + 1) / len(level.objects))
+    except BaseException:
+        made.remove()
+        raise
+    return result
+
+
+def blender_matrix(matrix: np.ndarray, axes_matrix: np.ndarray, scale: float) -> np.ndarray:
+    """[sA 0; 0 1] . W . [sA 0; 0 1]^-1 for (..., 4, 4) engine matrices W (OBJECTS.md 5)."""
+    c = np.eye(4)
+    c[:3, :3] = scale * np.asarray(axes_matrix, np.float64)
+    return c @ matrix @ np.linalg.inv(c)
+
+
+def _stand(context, placed: PlacedObject, obj, settings, transforms):
+    """Where the engine puts the object: its origin, or its animation's M(f), Localized
+    ones behind their origin."""
+    origin = blender_matrix(matrix_from_columns(placed.origin).astype(np.float64), settings.axes,
+                            settings.global_scale)
+    if placed.animation is None:
+        obj.rotation_mode = settings.rotation_mode
+        obj.matrix_world = Matrix(origin.tolist())
+        error = split_rotation_scale(origin[None, :3, :3])[2]
+        return motion.Built(obj, float(error), settings.frame_start)
+    if placed.animation.has(LOCALIZED):
+        transforms = axes.in_front(origin, transforms)
+    return motion.build(context, placed.animation, obj, settings, transforms)
+
+
+def _warnings(path, placed, built):
+    messages = [f"{path}: '{placed.name}': {w}" for w in placed.warnings]
+    if placed.animation is not None:
+        messages += [f"{path}: '{placed.name}': {w}" for w in placed.animation.warnings]
+    if built.error > axes.BASE_TOLERANCE:
+        messages.append(f"{path}: '{placed.name}': shear or a scale along rotated axes that "
+                        f"location/rotation/scale cannot hold; held to within {built.error:.3g} (relative)")
+    return messages
+
+
+class _Made:
+    """The data blocks made, shared where the level shares them (an image per texture, a
+    material per texture, a mesh per part set); on failure, every new one is removed."""
+
+    def __init__(self):
+        self.images, self.materials, self.meshes = {}, {}, {}
+        self.snapshot = Snapshot()
+
+    def object(self, collection, placed, settings):
+        if placed.meshes:
+            obj = bpy.data.objects.new(placed.name or "object", self.mesh(placed.meshes, settings))
+            collection.objects.link(obj)
+        else:   # a geometry of no parts: nothing to draw, an Empty shows where it stands
+            obj = new_empty(collection, placed.name or "object", settings.global_scale)
+        return obj
+
+    def mesh(self, parts, settings):
+        key = tuple(part.name for part in parts)
+        if key not in self.meshes:
+            self.meshes[key] = new_mesh(parts[0].name, parts, [self.material(p) for p in parts],
+                                        settings.axes, settings.global_scale)
+        return self.meshes[key]
+
+    def material(self, part):
+        texture = part.texture
+        name = texture.name if texture is not None else part.texture_name or UNTEXTURED
+        if name not in self.materials:
+            image = None
+            if texture is not None:
+                image = self.images[name] = new_image(texture)
+            self.materials[name] = new_material(name, texture, image)
+        return self.materials[name]
+
+    def remove(self):
+        """Everything made since this was created, also what a step that failed half made."""
+        self.snapshot.remove()
