@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up Blender 5.0 as a Python module (tools/setup.sh 5.0), writes the bundled
-# examples (tools/make_examples.py) and imports them into build/examples.blend,
-# printing a table of what was imported.
+# examples (tools/make_examples.py, tools/make_op2_example.py) and imports them: every
+# Oni file (raw, .oni, XML, a level with placed objects, a loose mesh and texture) into
+# build/examples.blend, the Outpost 2 pair into build/sprites.blend, printing tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh 5.0
@@ -10,4 +11,7 @@ mkdir -p "$home"
 export BLENDER_USER_CONFIG=$PWD/$home/config BLENDER_USER_SCRIPTS=$PWD/$home/scripts
 export BLENDER_USER_RESOURCES=$PWD/$home/resources XDG_CACHE_HOME=$PWD/$home/cache
 .venvs/bpy-5.0/bin/python tools/make_examples.py
-.venvs/bpy-5.0/bin/python -m oban_import examples/*.OBAN examples/*.oni -o build/examples.blend
+.venvs/bpy-5.0/bin/python tools/make_op2_example.py
+.venvs/bpy-5.0/bin/python -m oban_import examples/*.OBAN examples/*.oni examples/*.xml examples/*.dat \
+  -o build/examples.blend
+.venvs/bpy-5.0/bin/python -m oban_import examples/op2_art.prt -o build/sprites.blend

@@ -4,6 +4,11 @@
   00002-fan_loop.OBAN     a looping fan: one turn about y in 48 frames
   OBANcamera_flyby.oni    a 240-frame camera circling a point, looking at it (OniSplit VR32)
   00134-Blackvan_FB.OBAN  the real first key of Blackvan_FB (spec section 9), as 1 frame
+  OBANlift_pingpong.xml   a ping-pong lift as OniSplit XML
+
+Beside them, written by OniSplit itself (copies of tests/data/objects): level9_Final.dat
++ .raw, a level of nine placed objects, and M3GMobj03_part0.oni + TXMPtex03_rgba.oni, a
+loose mesh and its texture; and op2_art.prt + .bmp, made by tools/make_op2_example.py.
 """
 
 import math
@@ -19,7 +24,8 @@ from oban_import.oni.oban import KEY_DTYPE, LOCALIZED, LOOP, Animation  # noqa: 
 from oban_import.engine.frames import frame_matrices  # noqa: E402
 from oban_import.engine.rotations import quaternions, stored_from_hamilton  # noqa: E402
 from oban_import.oni.oban import IDENTITY, stored_columns  # noqa: E402
-from oban_import.oni.writer import oni_file_bytes, raw_file_bytes  # noqa: E402
+from oban_import.oni.oban import PINGPONG  # noqa: E402
+from oban_import.oni.writer import oni_file_bytes, raw_file_bytes, xml_bytes  # noqa: E402
 
 # spec section 9, as published: start matrix, base matrix, counts (frames and keys cut to 1), key 0
 BLACKVAN_HEX = """
@@ -80,6 +86,14 @@ def camera():
     return animation("camera_flyby", 0, 240, frames, rotations, positions)
 
 
+def lift():
+    """Rises 40 units in 60 frames, easing in and out, and back (PingPong)."""
+    frames = np.arange(0, 60, 6).tolist() + [59]
+    heights = [40.0 * (3 * (f / 59) ** 2 - 2 * (f / 59) ** 3) for f in frames]
+    return animation("lift_pingpong", PINGPONG, 60, frames, [np.eye(3)] * len(frames),
+                     np.array([[0.0, h, 20.0] for h in heights]))
+
+
 def blackvan_bytes():
     record = bytes.fromhex("".join(BLACKVAN_HEX.split()))
     return (1).to_bytes(4, "little") * 2 + bytes(12) + bytes(4) + record  # record header, padding, flags 0
@@ -92,6 +106,7 @@ def main(folder=os.path.join(ROOT, "examples")):
         "00002-fan_loop.OBAN": raw_file_bytes(fan()),
         "OBANcamera_flyby.oni": oni_file_bytes(camera()),
         "00134-Blackvan_FB.OBAN": blackvan_bytes(),
+        "OBANlift_pingpong.xml": xml_bytes(lift()),
     }
     for name, data in files.items():
         with open(os.path.join(folder, name), "wb") as f:

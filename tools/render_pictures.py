@@ -1,0 +1,204 @@
+"""Renders the README's pictures with Blender (Cycles on the CPU), from the bundled examples:
+
+  docs/images/level.png         the sample level's placed objects, as imported
+  docs/images/motion_path.png   the same level with its animated objects' paths over every frame
+  docs/images/sprites.png       the Outpost 2 example's two animations, one frame of each
+
+    .venvs/bpy-5.0/bin/python tools/render_pictures.py      (or blender -b -P tools/render_pictures.py)
+"""
+
+import os
+import sys
+
+import bpy
+import numpy as np
+from mathutils import Vector
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import oban_import  # noqa: E402
+from oban_import.oni.properties import FRAMES, NAME, OBJECT_NAME  # noqa: E402
+
+EXAMPLES = os.path.join(ROOT, "examples")
+OUT = os.path.join(ROOT, "docs", "images")
+
+
+def new_scene(engine_samples=24):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = engine_samples
+    scene.render.resolution_x, scene.render.resolution_y = 800, 450
+    scene.render.film_transparent = False
+    scene.view_settings.view_transform = "Standard"
+    world = bpy.data.worlds.new("world")
+    scene.world = world
+    if world.node_tree is None:
+        world.use_nodes = True
+    background = world.node_tree.nodes["Background"]
+    background.inputs["Color"].default_value = (0.55, 0.6, 0.68, 1.0)
+    background.inputs["Strength"].default_value = 1.2
+    return scene
+
+
+def look_at(scene, target, direction, distance, ortho_scale=None):
+    camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
+    scene.collection.objects.link(camera)
+    direction = Vector(direction).normalized()
+    camera.location = Vector(target) + distance * direction
+    camera.rotation_euler = (-direction).to_track_quat("-Z", "Z").to_euler()
+    if ortho_scale:
+        camera.data.type = "ORTHO"
+        camera.data.ortho_scale = ortho_scale
+    camera.data.clip_end = 100 * distance
+    scene.camera = camera
+
+
+def sun(scene, rotation=(0.7, 0.2, 0.6), strength=3.0):
+    light = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
+    light.data.energy = strength
+    light.rotation_euler = rotation
+    scene.collection.objects.link(light)
+
+
+def world_points(objects):
+    """Every vertex of `objects` in world space (from the parent's matrix for a child, which
+    is right even where a hidden child's own matrix_world is not re-evaluated)."""
+    points = []
+    for obj in objects:
+        matrix = np.array(obj.matrix_world)
+        if obj.parent is not None:
+            matrix = np.array(obj.parent.matrix_world) @ np.array(obj.matrix_parent_inverse) @ np.array(obj.matrix_basis)
+        co = np.empty(len(obj.data.vertices) * 3, np.float32)
+        obj.data.vertices.foreach_get("co", co)
+        points.append(np.c_[co.reshape(-1, 3), np.ones(len(obj.data.vertices))] @ matrix.T)
+    return np.concatenate(points)[:, :3]
+
+
+def path_tube(scene, name, points, radius):
+    curve = bpy.data.curves.new(name, "CURVE")
+    curve.dimensions = "3D"
+    curve.bevel_depth = radius
+    spline = curve.splines.new("POLY")
+    spline.points.add(len(points) - 1)
+    spline.points.foreach_set("co", np.c_[points, np.ones(len(points))].astype(np.float32).ravel())
+    obj = bpy.data.objects.new(name, curve)
+    material = bpy.data.materials.new(name)
+    if material.node_tree is None:
+        material.use_nodes = True
+    bsdf = material.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = (0.9, 0.25, 0.05, 1.0)
+    curve.materials.append(material)
+    scene.collection.objects.link(obj)
+
+
+def frame(scene, objects, direction, margin=1.15):
+    """An orthographic camera along `direction` that shows every point of `objects`."""
+    points = world_points(objects)
+    centre = (points.min(0) + points.max(0)) / 2
+    view = Vector(direction).normalized()
+    right = view.cross(Vector((0, 0, 1))).normalized()
+    up = right.cross(view)
+    offsets = points - centre
+    width = np.ptp(offsets @ np.array(right)) if len(points) > 1 else 1.0
+    height = np.ptp(offsets @ np.array(up)) if len(points) > 1 else 1.0
+    aspect = scene.render.resolution_x / scene.render.resolution_y
+    size = margin * max(width, height * aspect, 1e-3)
+    look_at(scene, centre.tolist(), -view, 4 * float(np.linalg.norm(np.ptp(points, axis=0))) + 1, ortho_scale=size)
+
+
+def tiles(images, columns):
+    """Rendered images (h, w, 4) side by side in rows."""
+    rows = [np.concatenate(images[i:i + columns] + [np.zeros_like(images[0])] * (i + columns - len(images)), axis=1)
+            for i in range(0, len(images), columns)]
+    return np.concatenate(rows[::-1], axis=0)   # Blender's pixels are bottom row first
+
+
+def rendered(scene):
+    bpy.ops.render.render()
+    result = bpy.data.images["Render Result"]
+    path = os.path.join(OUT, ".tile.png")
+    result.save_render(path)
+    image = bpy.data.images.load(path)
+    pixels = np.empty(image.size[0] * image.size[1] * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    bpy.data.images.remove(image)
+    os.remove(path)
+    return pixels.reshape(scene.render.resolution_y, scene.render.resolution_x, 4)
+
+
+def save(pixels, name):
+    image = bpy.data.images.new(name, pixels.shape[1], pixels.shape[0], alpha=True)
+    image.pixels.foreach_set(pixels.ravel())
+    image.filepath_raw, image.file_format = os.path.join(OUT, name), "PNG"
+    image.save()
+    print(f"wrote {image.filepath_raw}")
+
+
+def level_pictures():
+    """Each placed object of the sample level as imported (a tile each, its own frame 1),
+    and one animated object with its path over every frame and ghosts along it."""
+    scene = new_scene()
+    scene.render.resolution_x = scene.render.resolution_y = 240
+    bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level9_Final.dat"))
+    placed = sorted((o for o in scene.objects if OBJECT_NAME in o), key=lambda o: o[OBJECT_NAME])
+    sun(scene)
+    scene.frame_set(1)
+    images = []
+    for obj in placed:
+        for other in placed:
+            other.hide_render = other is not obj
+        frame(scene, [obj], (-0.6, 1.0, -0.7))
+        images.append(rendered(scene))
+    save(tiles(images, 3), "level.png")
+
+    mover = max((o for o in placed if NAME in o), key=lambda o: o["oban_frames"])
+    for other in placed:
+        other.hide_render = other is not mover
+    frames = int(mover[FRAMES])
+    track, ghosts = [], []
+    for f in range(frames):
+        scene.frame_set(scene.frame_start + f)
+        track.append(np.array(mover.matrix_world.translation))
+        if f % max(1, frames // 6) == 0:
+            ghost = bpy.data.objects.new(f"{mover.name} at {f}", mover.data)
+            ghost.matrix_world = mover.matrix_world.copy()
+            scene.collection.objects.link(ghost)
+            ghosts.append(ghost)
+    scene.frame_set(1)
+    size = float(np.ptp(world_points(ghosts), axis=0).max())
+    path_tube(scene, "path", np.array(track), size / 150)
+    scene.render.resolution_x, scene.render.resolution_y = 720, 405
+    frame(scene, ghosts, (-0.6, 1.0, -0.7))
+    save(rendered(scene), "motion_path.png")
+
+
+def sprite_picture():
+    """The Outpost 2 example: each animation's frames side by side, as Blender shows them."""
+    scene = new_scene(8)
+    scene.render.resolution_x = scene.render.resolution_y = 160
+    bpy.ops.import_anim.op2_sprites(filepath=os.path.join(EXAMPLES, "op2_art.prt"))
+    images = []
+    empties = sorted((o for o in scene.objects if "op2_frame_count" in o), key=lambda o: o["op2_index"])
+    for i, empty in enumerate(empties):   # far apart: each tile shows one animation
+        empty.location.x = 1000.0 * i
+    for empty in empties:
+        planes = [o for o in scene.objects if o.parent is empty]
+        for f in range(empty["op2_frame_count"]):
+            scene.frame_set(scene.frame_start + f)
+            frame(scene, planes, (0, 1, 0), margin=1.05)
+            images.append(rendered(scene))
+    save(tiles(images, 6), "sprites.png")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    oban_import.register()
+    level_pictures()
+    sprite_picture()
+
+
+if __name__ == "__main__":
+    main()
