@@ -490,8 +490,8 @@ def test_reading_seeks_instead_of_copying(tmp_path, monkeypatch):
         def __exit__(self, *exc):
             self.f.close()
 
-    import oban_import.oni.container as container
-    monkeypatch.setattr(container, "open", lambda *a, **k: Spy(real(*a, **k)), raising=False)
+    import oban_import.files as files
+    monkeypatch.setattr(files, "open", lambda *a, **k: Spy(real(*a, **k)), raising=False)
     level = read_objects(path)
     assert len(level.objects) == len(scene[0].objects) and sizes
     largest = max(max(len(it[2]) + 8 for it in gen.scene_instances(*scene).items),
@@ -541,3 +541,9 @@ def test_the_oban_reader_reads_the_objects_level():
     names = sorted(a.name for a in read_file(LEVEL))
     assert names == sorted(e["animation"] for e in EXPECTED["objects"] if e["animation"])
     assert names == sorted(a.name for a in read_objects(LEVEL).animations)
+
+
+def test_a_required_array_link_0(tmp_path):
+    """A mesh whose points link is 0 (no link at all): the whole message of docs/bad_input.md."""
+    path = _level_with(tmp_path, lambda inst: _replace(inst, "M3GM", _put(0x04, "<I", 0)))
+    assert expect_error(path) == f"{path}: instance 7 (M3GMmesh00): no points (link 0)"

@@ -423,3 +423,17 @@ def test_fuzz_raw_bytes(tmp_path, prt_data, bmp_data):
         everything(tmp_path, prt_data, bmp_data)
     except ObanError:
         pass
+
+
+def test_a_missing_bmp_in_full(tmp_path):
+    """No .bmp beside the .prt, or a --bmp that does not exist: the whole messages of
+    docs/bad_input.md."""
+    prt_path, bmp_path, _, _ = small_pair(tmp_path)
+    prt = read_prt(prt_path)
+    bmp_path.unlink()
+    with pytest.raises(ObanError) as error:
+        find_bmp(str(prt_path))
+    assert str(error.value) == f"{prt_path}: no op2_art.bmp beside it (looked in {tmp_path})"
+    with pytest.raises(ObanError) as error:
+        ArtBitmaps(bmp_path, prt)
+    assert str(error.value) == f"{bmp_path}: cannot be read: No such file or directory"

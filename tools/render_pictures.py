@@ -19,6 +19,7 @@ sys.path.insert(0, ROOT)
 
 import oban_import  # noqa: E402
 from oban_import.oni.properties import FRAMES, NAME, OBJECT_NAME  # noqa: E402
+from oban_import.outpost2.properties import FRAME_COUNT, INDEX  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "examples")
 OUT = os.path.join(ROOT, "docs", "images")
@@ -181,12 +182,12 @@ def sprite_picture():
     scene.render.resolution_x = scene.render.resolution_y = 160
     bpy.ops.import_anim.op2_sprites(filepath=os.path.join(EXAMPLES, "op2_art.prt"))
     images = []
-    empties = sorted((o for o in scene.objects if "op2_frame_count" in o), key=lambda o: o["op2_index"])
+    empties = sorted((o for o in scene.objects if FRAME_COUNT in o), key=lambda o: o[INDEX])
     for i, empty in enumerate(empties):   # far apart: each tile shows one animation
         empty.location.x = 1000.0 * i
     for empty in empties:
         planes = [o for o in scene.objects if o.parent is empty]
-        for f in range(empty["op2_frame_count"]):
+        for f in range(empty[FRAME_COUNT]):
             scene.frame_set(scene.frame_start + f)
             frame(scene, planes, (0, 1, 0), margin=1.05)
             images.append(rendered(scene))

@@ -88,8 +88,7 @@ def main(argv):
         if not args.list:
             _check_output(args.output, paths)
     except UsageError as error:
-        print(f"oban_import: error: {error}\n{parser().format_usage()}", file=sys.stderr, end="")
-        return 2
+        return _usage(parser(), error)
     if args.list:
         return _list(paths, args.name_filter, args.objects)
     return _import(paths, settings, args.output)
@@ -146,8 +145,7 @@ def sprites_main(argv):
         if not args.list:
             _check_output(args.output, paths)
     except UsageError as error:
-        print(f"oban_import: error: {error}\n{sprites_parser().format_usage()}", file=sys.stderr, end="")
-        return 2
+        return _usage(sprites_parser(), error)
     if args.list:
         return _list_sprites(paths)
     import bpy
@@ -202,8 +200,7 @@ def export_main(argv):
             raise UsageError("--tolerance must be positive")
         settings = ExportSettings.from_options(_checked(args))
     except UsageError as error:
-        print(f"oban_import export: error: {error}\n{export_parser().format_usage()}", file=sys.stderr, end="")
-        return 2
+        return _usage(export_parser(), error)
     import bpy
 
     from .export import animated_objects, export_objects
@@ -233,6 +230,12 @@ def export_main(argv):
         print(f"oban_import export: {args.blend} has no animated object", file=sys.stderr)
         return 1
     return 1 if errors or missing else 0
+
+
+def _usage(parser, error):
+    """Print a usage error the argparse way; exit code 2."""
+    print(f"{parser.prog}: error: {error}\n{parser.format_usage()}", file=sys.stderr, end="")
+    return 2
 
 
 def expand(inputs):

@@ -52,6 +52,22 @@ def with_options(options):
     return decorate
 
 
+def with_progress(context, work):
+    """work(progress) with the window manager's progress bar (progress: a share, 0 to 1)."""
+    wm = context.window_manager
+    wm.progress_begin(0, 100)
+    try:
+        return work(lambda fraction: wm.progress_update(100 * fraction))
+    finally:
+        wm.progress_end()
+
+
+def report(operator, notes, warnings, errors):
+    for level, messages in (("INFO", notes), ("WARNING", warnings), ("ERROR", errors)):
+        for message in messages:
+            operator.report({level}, message)
+
+
 @orientation_helper(axis_forward="-Z", axis_up="Y")
 @with_options(IMPORT_OPTIONS)
 class ImportOBAN(bpy.types.Operator, ImportHelper):
@@ -76,19 +92,9 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
 
     def execute(self, context):
         paths = self.paths()
-        wm = context.window_manager
-        wm.progress_begin(0, 100)
-        try:
-            result = import_files(context, paths, Settings.from_options(self),
-                                  progress=lambda fraction: wm.progress_update(100 * fraction))
-        finally:
-            wm.progress_end()
-        for message in result.notes:
-            self.report({"INFO"}, message)
-        for message in result.warnings:
-            self.report({"WARNING"}, message)
-        for message in result.errors:
-            self.report({"ERROR"}, message)
+        result = with_progress(context, lambda progress: import_files(context, paths, Settings.from_options(self),
+                                                                      progress))
+        report(self, result.notes, result.warnings, result.errors)
         if not (result.objects or result.images):
             return {"CANCELLED"}
         self.report({"INFO"}, f"Imported {len(result.imported)} animation(s), {len(result.placed)} placed "
@@ -117,17 +123,8 @@ class ImportOP2Sprites(bpy.types.Operator, ImportHelper):
         except ValueError as error:
             self.report({"ERROR"}, f"Animations: {error}")
             return {"CANCELLED"}
-        wm = context.window_manager
-        wm.progress_begin(0, 100)
-        try:
-            result = import_sprites(context, self.filepath, settings,
-                                    progress=lambda fraction: wm.progress_update(100 * fraction))
-        finally:
-            wm.progress_end()
-        for message in result.warnings:
-            self.report({"WARNING"}, message)
-        for message in result.errors:
-            self.report({"ERROR"}, message)
+        result = with_progress(context, lambda progress: import_sprites(context, self.filepath, settings, progress))
+        report(self, (), result.warnings, result.errors)
         if not result.empties:
             return {"CANCELLED"}
         self.report({"INFO"}, f"Imported {len(result.empties)} sprite animation(s), "

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import ObanError
 from ..outpost2.bmp import ArtBitmaps, find_bmp
 from ..options import SpriteSettings
+from ..outpost2.properties import animation_properties, plane_properties
 from ..outpost2.prt import read_prt
 from . import compat
 
@@ -177,7 +178,7 @@ def _build(context, plan, settings, result, made, progress):
         empty.empty_display_type = "PLAIN_AXES"
         empty.empty_display_size = 16 * settings.scale
         context.collection.objects.link(empty)
-        _describe(empty, index, animation)
+        empty.id_properties_ensure().update(animation_properties(index, animation))
         result.empties.append((index, empty))
         result.objects.append(empty)
         planes, visible = plan.layers[index]
@@ -190,7 +191,7 @@ def _build(context, plan, settings, result, made, progress):
             context.collection.objects.link(plane)
             plane.parent = empty
             plane.location = (x * settings.scale, -layer * LAYER_STEP * settings.scale, -y * settings.scale)
-            plane["op2_bitmap"], plane["op2_x"], plane["op2_y"] = bitmap, x, y
+            plane.id_properties_ensure().update(plane_properties(bitmap, x, y))
             _key_visibility(plane, visible[layer], settings.frame_start, made, patterns)
             result.objects.append(plane)
     progress(1.0)
@@ -267,33 +268,6 @@ def _key_visibility(plane, visible, frame_start, made, patterns):
     patterns[pattern] = action
     values = hidden[changes].astype(np.float32)
     compat.fill_fcurves(fcurves, frame_start + changes, np.stack([values, values], axis=1), "CONSTANT")
-
-
-def _u32(value):
-    """A u32 as the int32 with the same bits (Blender integer properties are 32-bit)."""
-    return int(value) - (1 << 32) if int(value) >= 1 << 31 else int(value)
-
-
-def _describe(empty, index, animation):
-    """docs/outpost2.md 4: every stored field as a custom property."""
-    frames = animation.frames
-    empty["op2_index"] = index
-    empty["op2_unknown"] = _u32(animation.unknown)
-    empty["op2_selection_rect"] = [int(v) for v in animation.rect]
-    empty["op2_displacement"] = [int(v) for v in animation.displacement]
-    empty["op2_unknown2"] = _u32(animation.unknown2)
-    empty["op2_frame_count"] = len(frames)
-    empty["op2_windows"] = [_u32(v) for v in np.asarray(animation.windows).ravel().tolist()]
-    empty["op2_frame_unknown"] = [f.unknown for f in frames]
-    empty["op2_frame_optional"] = [v for f in frames for v in _optional(f)]
-    empty["op2_frame_subframes"] = [len(f.subframes) for f in frames]
-    empty["op2_subframes"] = [v for f in frames for s in f.subframes.tolist() for v in s]
-
-
-def _optional(frame):
-    first = list(frame.optional1) if frame.optional1 is not None else [-1, -1]
-    second = list(frame.optional2) if frame.optional2 is not None else [-1, -1]
-    return first + second
 
 
 def _update_scene(scene, plan, settings):

@@ -8,11 +8,11 @@ the name table, then only the instances asked for, never the whole data table.
 """
 
 import os
-import stat
 
 import numpy as np
 
 from ..errors import ObanError
+from ..files import open_regular
 from .oban import Animation, parse_record
 
 PC_CHECKSUM = 0x0003BCDF33DC271F
@@ -50,24 +50,6 @@ PNTA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG = b"ATNP", b"ARCV", b"ACXT", b"AXDI"
 LINK_FLAG = 1          # a link is (descriptor index << 8) | 1; 0 is none
 DATA_PADDING = 32      # OniSplit rounds a .oni's data-table size up to this and may not write the padding
 MAX_NAME = 255  # bytes: longer than any Oni name (and Blender's); bounds the work per descriptor
-# Non-blocking, so that opening a FIFO does not wait for a writer (it is refused after fstat).
-OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-
-def open_regular(path: str) -> tuple:
-    """(a binary file, its size) for a regular file; ObanError otherwise. Non-blocking, so
-    that a FIFO is refused without waiting for a writer."""
-    try:
-        f = open(os.open(path, OPEN_FLAGS), "rb")
-    except IsADirectoryError:
-        raise ObanError(path, "is a directory, not a file") from None
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise ObanError(path, f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
-    mode, size = (info := os.fstat(f.fileno())).st_mode, info.st_size
-    if not stat.S_ISREG(mode):  # a pipe or device: read() may never end
-        f.close()
-        raise ObanError(path, "is a directory, not a file" if stat.S_ISDIR(mode) else "is not a regular file")
-    return f, size
 
 
 def looks_like_container(head: bytes) -> bool:

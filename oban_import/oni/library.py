@@ -14,8 +14,9 @@ import os
 import numpy as np
 
 from ..errors import ObanError
+from ..files import open_regular
 from . import meshes, textures
-from .container import ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, open_regular
+from .container import ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container
 from .meshes import parse_m3ga
 from .oban import Animation, parse_record
 from .objects import Level, Mesh, PlacedObject, Texture, parse_oboa

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..properties import signed32, unsigned32
 from .oban import FLAGS, KEY_DTYPE, Animation
 
 PREFIX = "oban_"
@@ -29,16 +30,6 @@ DEFAULT_TICKS_PER_FRAME = 80
 
 def flag_property(flag) -> str:
     return PREFIX + flag.key
-
-
-def signed32(value: int) -> int:
-    """A u32 (flags, ids) -> the signed 32-bit int an IDProperty can hold, same bits."""
-    return value - (1 << 32) if value >= 1 << 31 else value
-
-
-def unsigned32(value: int) -> int:
-    """The inverse of signed32."""
-    return value & 0xFFFFFFFF
 
 
 def flag_properties(flags: int) -> dict:

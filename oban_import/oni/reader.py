@@ -4,8 +4,8 @@ import fnmatch
 import os
 
 from ..errors import ObanError
-from .container import (M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, open_regular,
-                        read_container)
+from ..files import open_regular
+from .container import M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, read_container
 from .oban import Animation, read_raw
 from .onisplit_xml import looks_like_xml, read_xml
 

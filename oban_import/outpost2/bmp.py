@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from ..errors import ObanError
+from ..files import open_regular, read_bytes
 from .prt import Bitmap, PrtFile
 
 SHADOW_ALPHA = 128      # docs/outpost2.md 2: a shadow pixel is black at 50 % alpha
@@ -30,12 +31,8 @@ class ArtBitmaps:
 
     def __init__(self, path, prt: PrtFile):
         self.path, self.prt = str(path), prt
+        self.file, self.size = open_regular(self.path)
         try:
-            self.file = open(path, "rb")
-        except OSError as error:
-            raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
-        try:
-            self.size = os.fstat(self.file.fileno()).st_size
             head = self.file.read(14)
             if len(head) < 14 or head[:2] != b"BM":
                 raise ObanError(path, "byte 0: not a BMP file (needs a 14-byte header starting 'BM')")
@@ -111,11 +108,7 @@ class ArtBitmaps:
 
 def read_bmp_file(path) -> tuple:
     """(header bytes before the pixel data, pixel data bytes) of a whole .bmp, for writing it back."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as error:
-        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+    data = read_bytes(path)
     if len(data) < 14 or data[:2] != b"BM":
         raise ObanError(path, "byte 0: not a BMP file (needs a 14-byte header starting 'BM')")
     start = int.from_bytes(data[10:14], "little")

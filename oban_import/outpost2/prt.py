@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ObanError
+from ..files import read_bytes
 
 # docs/outpost2.md 1.1: one palette record, 1052 bytes
 PALETTE_DTYPE = np.dtype([
@@ -86,12 +87,7 @@ class PrtFile:
 
 def read_prt(path) -> PrtFile:
     """Read op2_art.prt; ObanError for any bad input."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as error:
-        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
-    return parse_prt(data, path)
+    return parse_prt(read_bytes(path), path)
 
 
 def parse_prt(data: bytes, path="op2_art.prt") -> PrtFile:
