@@ -3,7 +3,7 @@
   00001-door_swing.OBAN   a Localized door: opens a quarter turn by frame 50, closes by 99
   00002-fan_loop.OBAN     a looping fan: one turn about y in 48 frames
   OBANcamera_flyby.oni    a 240-frame camera circling a point, looking at it (OniSplit VR32)
-  00134-Blackvan_FB.OBAN  the real first key of Blackvan_FB (spec section 9), as 1 frame
+  00134-Blackvan_FB.OBAN  the real first key of Blackvan_FB (docs/formats.md; the OBAN page of the Oni wiki), as 1 frame
   OBANlift_pingpong.xml   a ping-pong lift as OniSplit XML
 
 Beside them, written by OniSplit itself (copies of tests/data/objects): level9_Final.dat
@@ -27,7 +27,7 @@ from oban_import.oni.oban import IDENTITY, stored_columns  # noqa: E402
 from oban_import.oni.oban import PINGPONG  # noqa: E402
 from oban_import.oni.writer import oni_file_bytes, raw_file_bytes, xml_bytes  # noqa: E402
 
-# spec section 9, as published: start matrix, base matrix, counts (frames and keys cut to 1), key 0
+# Blackvan_FB as the Oni wiki publishes it: start matrix, base matrix, counts (frames and keys cut to 1), key 0
 BLACKVAN_HEX = """
 C2F5E83F ABD7AAB3 EC891335 EC891335 ED8913B4 C2F5E8BF B1D7AA33 C2F5E83F EB8913B4 6B9A9444 97FD5BC2 5D06DAC2
 C2F5E83F 00000000 00000000 00000000 C2F5E83F 00000000 00000000 00000000 C2F5E83F 00000000 00000000 00000000

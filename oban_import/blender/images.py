@@ -1,4 +1,4 @@
-"""Textures (TXMP, OBJECTS.md 4) -> Blender images, packed into the .blend."""
+"""Textures (TXMP, docs/objects.md 5) -> Blender images, packed into the .blend."""
 
 import bpy
 import numpy as np

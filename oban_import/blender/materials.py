@@ -1,4 +1,4 @@
-"""Materials of placed objects (OBJECTS.md 4): Principled BSDF fed by an Image Texture,
+"""Materials of placed objects (docs/objects.md 5): Principled BSDF fed by an Image Texture,
 one per texture and shared; a missing texture gives an untextured material of its name."""
 
 import bpy

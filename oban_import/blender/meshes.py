@@ -1,4 +1,4 @@
-"""Meshes of placed objects (OBJECTS.md 3, 5): all of an object's M3GM parts in one Blender
+"""Meshes of placed objects (docs/objects.md 4, 6): all of an object's M3GM parts in one Blender
 mesh, one material slot per texture, points stored converted (s.A.p), everything in bulk.
 
 A mesh of several parts is named after its first part (the M3GM's name without 'M3GM');
@@ -38,7 +38,7 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
     compat.set_polygons(mesh, np.arange(0, len(corners), 3, dtype=np.int32))
     mesh.polygons.foreach_set("material_index", np.concatenate(slot_of or [np.zeros(0, np.int32)]))
     uv = np.take(uvs, corners, axis=0)
-    uv[:, 1] = 1.0 - uv[:, 1]                                 # Direct3D v -> Blender's (OBJECTS.md 3)
+    uv[:, 1] = 1.0 - uv[:, 1]                                 # Direct3D v -> Blender's (docs/objects.md 4)
     mesh.uv_layers.new(name="UVMap").data.foreach_set("uv", uv.astype(np.float32).ravel())
     for material in slots:
         mesh.materials.append(material)

@@ -1,4 +1,4 @@
-"""A level's placed objects (OBJECTS.md 5) as mesh objects: standing where the engine puts
+"""A level's placed objects (docs/objects.md 6) as mesh objects: standing where the engine puts
 them, moved by their OBAN as Empties are (importer.build), all of a level or nothing."""
 
 from dataclasses import dataclass, field
@@ -56,7 +56,7 @@ def import_level(context, level: Level, path: str, settings, progress=None) -> L
 
 
 def blender_matrix(matrix: np.ndarray, axes_matrix: np.ndarray, scale: float) -> np.ndarray:
-    """[sA 0; 0 1] . W . [sA 0; 0 1]^-1 for (..., 4, 4) engine matrices W (OBJECTS.md 5)."""
+    """[sA 0; 0 1] . W . [sA 0; 0 1]^-1 for (..., 4, 4) engine matrices W (docs/objects.md 6)."""
     c = np.eye(4)
     c[:3, :3] = scale * np.asarray(axes_matrix, np.float64)
     return c @ matrix @ np.linalg.inv(c)

@@ -116,7 +116,7 @@ def from_properties(owner, action=None) -> Described:
     )
 
 
-# A placed object's own properties (OBJECTS.md 2, OBOA object), and its material's (4).
+# A placed object's own properties (docs/objects.md 3, the OBOA object), and its material's (5).
 OBJECT_NAME = "oni_object_name"
 OBJECT_FLAGS = "oni_flags"
 OBJECT_PHYSICS = "oni_physics"
