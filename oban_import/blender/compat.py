@@ -197,3 +197,11 @@ def share_object_action(obj, action):
     animation_data.action = action
     if SLOTTED_ACTIONS:
         animation_data.action_slot = action.slots[0]
+
+
+def pack_png(image, png, name):
+    """Make `image` the PNG file `png` (bytes), packed into the .blend under `name`
+    (the same on every version: Blender reads the pixels from the packed file)."""
+    image.pack(data=png, data_len=len(png))
+    image.source = "FILE"
+    image.filepath_raw = "//" + name

@@ -36,7 +36,8 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
     mesh.loops.foreach_set("vertex_index", corners.astype(np.int32))
     mesh.polygons.add(len(triangles))
     compat.set_polygons(mesh, np.arange(0, len(corners), 3, dtype=np.int32))
-    mesh.polygons.foreach_set("material_index", np.concatenate(slot_of or [np.zeros(0, np.int32)]))
+    if len(slots) > 1:   # one slot: every face has index 0 already
+        mesh.polygons.foreach_set("material_index", np.concatenate(slot_of))
     uv = np.take(uvs, corners, axis=0)
     uv[:, 1] = 1.0 - uv[:, 1]                                 # Direct3D v -> Blender's (docs/objects.md 4)
     mesh.uv_layers.new(name="UVMap").data.foreach_set("uv", uv.astype(np.float32).ravel())
@@ -49,7 +50,8 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
 
 
 def converted_normals(normals, axes) -> np.ndarray:
-    """Normals in Blender's axes: by A^-T (A itself for a rotation), unit length."""
-    turned = np.asarray(normals, np.float64) @ np.linalg.inv(np.asarray(axes, np.float64))
+    """Normals in Blender's axes, unit length: by A^-T, which is A for the orientation
+    helper's changes of basis (signed permutations)."""
+    turned = np.asarray(normals, np.float64) @ np.asarray(axes, np.float64).T
     length = np.linalg.norm(turned, axis=1, keepdims=True)
     return (turned / np.where(length == 0.0, 1.0, length)).astype(np.float32)

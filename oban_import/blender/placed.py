@@ -57,9 +57,10 @@ def import_level(context, level: Level, path: str, settings, progress=None) -> L
 
 def blender_matrix(matrix: np.ndarray, axes_matrix: np.ndarray, scale: float) -> np.ndarray:
     """[sA 0; 0 1] . W . [sA 0; 0 1]^-1 for (..., 4, 4) engine matrices W (docs/objects.md 6)."""
-    c = np.eye(4)
+    c, inverse = np.eye(4), np.eye(4)
     c[:3, :3] = scale * np.asarray(axes_matrix, np.float64)
-    return c @ matrix @ np.linalg.inv(c)
+    inverse[:3, :3] = c[:3, :3].T / (scale * scale)     # A is a signed permutation: A^-1 = A^T
+    return c @ matrix @ inverse
 
 
 def _stand(context, placed: PlacedObject, obj, settings, transforms):

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import ObanError
 from ..outpost2.bmp import ArtBitmaps, find_bmp
 from ..options import SpriteSettings
+from ..png import png_bytes
 from ..outpost2.properties import animation_properties, plane_properties
 from ..outpost2.prt import read_prt
 from . import compat
@@ -202,11 +203,9 @@ def _bitmap_data(index, rgba, scale, made, result, template):
     height, width = rgba.shape[:2]
     image = bpy.data.images.new(f"op2_bitmap_{index}", width, height, alpha=True)
     made.images.append(image)
-    if image.colorspace_settings.name != "sRGB":     # the default; setting it frees the buffer
-        image.colorspace_settings.name = "sRGB"
+    compat.pack_png(image, png_bytes(rgba), f"op2_bitmap_{index}.png")
+    image.colorspace_settings.name = "sRGB"
     image.alpha_mode = "STRAIGHT"
-    image.pixels.foreach_set((rgba[::-1].astype(np.float32) / 255).ravel())   # Blender: bottom row first
-    image.pack()
     result.images.append(image)
     if template:
         material = template[0].copy()

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""How fast oban_import lists and imports a retail-sized Outpost 2 op2_art.prt + .bmp.
+
+    .venvs/bpy-5.0/bin/python benchmarks/sprite_speed.py [--quick] [--fraction F] [--rounds N] [--profile]
+    .venvs/bpy-5.0/bin/python benchmarks/sprite_speed.py --listing-only      # the listing row alone
+
+Any Python that can `import bpy` (and numpy) will do: .venvs/bpy-4.2, -4.5, -5.0.
+
+The pair is tests/op2_generate.py's, of retail_size() (9 palettes, 5,400 bitmaps, 2,000
+animations, about 40,000 frames of up to 5 subframes; `--fraction F` scales bitmaps and
+animations, `--quick` is F = 0.1). Rows, side by side in this process, each on a freshly
+reset scene (read_factory_settings(use_empty=True), orphans purged); best of N rounds:
+
+  listing         list_rows(read_prt(prt)): the command line's --list (no Blender data)
+  import_sprites  oban_import.blender.sprites.import_sprites(context, prt, SpriteSettings()):
+                  read, plan and build everything (no bpy.ops, so no scene update)
+  baseline        the floor: the same Empties, images (pixels with foreach_set, packed),
+                  plane meshes, materials (one with nodes, the rest copies), plane objects
+                  (parented, placed) and visibility actions (2 F-curves, CONSTANT keys with
+                  keyframe_points.add + foreach_set, shared by planes keyed alike), all
+                  computed before the clock starts: no reading, no planning, no custom
+                  properties, no selection or scene settings
+
+Requirements: listing < 1 s; import_sprites <= 2 x baseline. Exit code 0 when both hold.
+"""
+
+import argparse
+import ctypes
+import datetime
+import gc
+import importlib.util
+import os
+import pathlib
+import platform
+import re
+import resource
+import shutil
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+LISTING_LIMIT = 1.0     # seconds
+IMPORT_LIMIT = 2.0      # import_sprites <= this x baseline
+RETAIL = dict(  # tests/op2_generate.py retail_size()'s arguments
+    palettes=9, bitmaps=5400, animations=2000, max_frames=39, max_subframes=5, max_size=8)
+
+bpy = np = compat = sprites = None
+
+
+# ---------------------------------------------------------------- the pair
+
+def load_generator():
+    """tests/op2_generate.py, loaded by path (a package called `tests` may exist elsewhere)."""
+    spec = importlib.util.spec_from_file_location("oban_bench_op2_generate", os.path.join(ROOT, "tests", "op2_generate.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_pair(folder, fraction, seed):
+    generate = load_generator()
+    rng = np.random.default_rng(seed)
+    if fraction == 1.0:     # retail_size(rng) itself, written as write_pair writes
+        from oban_import.outpost2.writer import bmp_bytes, prt_bytes
+        prt, pixels, _ = generate.retail_size(rng)
+        prt_path, bmp_path = os.path.join(folder, "op2_art.prt"), os.path.join(folder, "op2_art.bmp")
+        with open(prt_path, "wb") as f:
+            f.write(prt_bytes(prt))
+        with open(bmp_path, "wb") as f:
+            f.write(bmp_bytes(pixels))
+    else:                   # the same, with fewer bitmaps and animations
+        kwargs = dict(RETAIL, bitmaps=max(1, round(RETAIL["bitmaps"] * fraction)),
+                      animations=max(1, round(RETAIL["animations"] * fraction)))
+        prt_path, _, prt, _ = generate.write_pair(pathlib.Path(folder), rng, **kwargs)
+    return str(prt_path), prt
+
+
+# ---------------------------------------------------------------- memory and scene
+
+_libc = None
+
+
+def _trim():
+    global _libc
+    try:
+        _libc = _libc or ctypes.CDLL("libc.so.6")
+        _libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _status_kib(field):
+    try:
+        with open("/proc/self/status") as f:
+            return int(re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.M).group(1))
+    except (OSError, AttributeError):
+        return None
+
+
+def _reset_peak():
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+class Peak:
+    """Peak RSS rise (MiB) during a phase; None where Linux /proc is missing."""
+
+    def __enter__(self):
+        self.resettable = _reset_peak()
+        self.start = _status_kib("VmRSS")
+        return self
+
+    def __exit__(self, *exc):
+        peak = _status_kib("VmHWM") if self.resettable else None
+        self.rise_mib = None if peak is None or self.start is None else (peak - self.start) / 1024
+        return False
+
+
+def _c_flush():
+    global _libc
+    try:
+        _libc = _libc or ctypes.CDLL("libc.so.6")
+        _libc.fflush(None)
+    except (OSError, AttributeError):
+        pass
+
+
+class quiet_stdout:
+    def __enter__(self):
+        sys.stdout.flush()
+        _c_flush()
+        sys.stderr.flush()
+        self.saved = [os.dup(1), os.dup(2)]
+        self.null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(self.null, 1)
+        os.dup2(self.null, 2)
+
+    def __exit__(self, *exc):
+        sys.stdout.flush()
+        _c_flush()      # C stdio buffers what Blender prints when fd 1 is not a terminal
+        sys.stderr.flush()
+        for fd, saved in zip((1, 2), self.saved):
+            os.dup2(saved, fd)
+            os.close(saved)
+        os.close(self.null)
+        return False
+
+
+def reset_scene():
+    with quiet_stdout():
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
+    gc.collect()
+    _trim()
+    assert not (len(bpy.data.objects) or len(bpy.data.images) or len(bpy.data.meshes) or len(bpy.data.actions)), \
+        "scene not empty after reset"
+
+
+def scene_counts():
+    fcurves = [fc for action in bpy.data.actions for fc in compat.action_fcurves(action)]
+    return {"objects": len(bpy.data.objects), "empties": sum(1 for o in bpy.data.objects if o.type == "EMPTY"),
+            "images": len(bpy.data.images), "meshes": len(bpy.data.meshes), "materials": len(bpy.data.materials),
+            "actions": len(bpy.data.actions), "fcurves": len(fcurves),
+            "keys": sum(len(fc.keyframe_points) for fc in fcurves),
+            "animated": sum(1 for o in bpy.data.objects if o.animation_data and o.animation_data.action)}
+
+
+# ---------------------------------------------------------------- the rows
+
+def run_listing(prt_path):
+    from oban_import.outpost2.listing import list_rows
+    from oban_import.outpost2.prt import read_prt
+    start = time.perf_counter()
+    rows = list_rows(read_prt(prt_path))
+    elapsed = time.perf_counter() - start
+    assert rows
+    return elapsed
+
+
+def run_import(prt_path):
+    from oban_import.options import SpriteSettings
+    start = time.perf_counter()
+    result = sprites.import_sprites(bpy.context, prt_path, SpriteSettings())
+    elapsed = time.perf_counter() - start
+    assert not result.errors, result.errors[:3]
+    return elapsed
+
+
+def precompute(prt_path):
+    """What the baseline makes, from the add-on's own plan (untimed): per animation its
+    Empty's name and its planes (name, bitmap, location, visibility pattern), per bitmap its
+    size and float pixels (bottom row first), per pattern its keys."""
+    from oban_import.options import SpriteSettings
+    settings = SpriteSettings()
+    plan = sprites._plan(prt_path, settings, [])
+    scale, step = settings.scale, sprites.LAYER_STEP
+    bitmaps, patterns, animations = {}, {}, []
+    for index in plan.indices:
+        planes, visible = plan.layers[index]
+        out = []
+        for layer, (bitmap, x, y) in enumerate(planes):
+            if bitmap not in bitmaps:
+                rgba = plan.pixels[bitmap]
+                bitmaps[bitmap] = (rgba.shape[1], rgba.shape[0],
+                                   np.ascontiguousarray((rgba[::-1].astype(np.float32) / 255).ravel()))
+            hidden = ~visible[layer]
+            changes = np.flatnonzero(np.r_[True, hidden[1:] != hidden[:-1]])
+            key = (bool(hidden[0]), changes.tobytes())
+            if key not in patterns:
+                values = hidden[changes].astype(np.float32)
+                patterns[key] = (len(patterns), (settings.frame_start + changes).astype(np.float32),
+                                 np.stack([values, values], axis=1))
+            out.append((f"anim_{index}_b{bitmap}_{x}_{y}", bitmap,
+                        (x * scale, -layer * step * scale, -y * scale), bool(hidden[0]), key))
+        animations.append((f"anim_{index}", out))
+    return animations, bitmaps, patterns, settings.scale
+
+
+def run_baseline(pre):
+    animations, bitmaps, patterns, scale = pre
+    collection = bpy.context.collection
+    uv = np.array([0, 1, 0, 0, 1, 0, 1, 1], np.float32)
+    start = time.perf_counter()
+    shared, actions, template = {}, {}, None
+    for empty_name, planes in animations:
+        empty = bpy.data.objects.new(empty_name, None)
+        empty.empty_display_type = "PLAIN_AXES"
+        empty.empty_display_size = 16 * scale
+        collection.objects.link(empty)
+        for name, bitmap, location, hidden, key in planes:
+            if bitmap not in shared:
+                width, height, pixels = bitmaps[bitmap]
+                image = bpy.data.images.new(f"op2_bitmap_{bitmap}", width, height, alpha=True)
+                image.alpha_mode = "STRAIGHT"
+                image.pixels.foreach_set(pixels)
+                image.pack()
+                if template is None:
+                    material = template = bpy.data.materials.new(f"op2_bitmap_{bitmap}")
+                    sprites._emission_nodes(material, image)
+                else:
+                    material = template.copy()
+                    material.name = f"op2_bitmap_{bitmap}"
+                    next(n for n in material.node_tree.nodes if n.bl_idname == "ShaderNodeTexImage").image = image
+                mesh = bpy.data.meshes.new(f"op2_bitmap_{bitmap}")
+                w, h = width * scale, height * scale
+                mesh.from_pydata([(0, 0, 0), (0, 0, -h), (w, 0, -h), (w, 0, 0)], [], [(0, 1, 2, 3)])
+                mesh.uv_layers.new(name="UVMap").data.foreach_set("uv", uv)
+                mesh.materials.append(material)
+                shared[bitmap] = mesh
+            plane = bpy.data.objects.new(name, shared[bitmap])
+            collection.objects.link(plane)
+            plane.parent = empty
+            plane.location = location
+            plane.hide_viewport = plane.hide_render = hidden
+            if key in actions:
+                compat.share_object_action(plane, actions[key])
+            else:
+                number, frames, columns = patterns[key]
+                action, fcurves = compat.new_object_action(plane, f"op2_visibility_{number}",
+                                                           [("hide_viewport", 0, ""), ("hide_render", 0, "")])
+                compat.fill_fcurves(fcurves, frames, columns, "CONSTANT")
+                actions[key] = action
+    return time.perf_counter() - start
+
+
+# ---------------------------------------------------------------- where the import's time goes
+
+def _label(filename, line, function):
+    if filename == "~":
+        return function
+    path = os.path.relpath(filename, ROOT) if filename.startswith(ROOT) else os.path.basename(filename)
+    return f"{path}:{line}({function})"
+
+
+def profile_import(prt_path, top):
+    import cProfile
+    import pstats
+    reset_scene()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run_import(prt_path)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt
+    print(f"\ncProfile of one import_sprites run (profiled total {total:.2f} s; profiling inflates Python-heavy parts)")
+    rows = [(tt, ct, nc, _label(*key)) for key, (cc, nc, tt, ct, callers) in stats.stats.items()]
+    print(f"\n  top {top} by own time:\n  {'own s':>7} {'share':>6} {'cum s':>7} {'calls':>9}  function")
+    for tt, ct, nc, label in sorted(rows, reverse=True)[:top]:
+        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {label}")
+    print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
+    for tt, ct, nc, label in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
+        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {label}")
+
+
+# ---------------------------------------------------------------- main
+
+def setup_blender_dirs(scratch):
+    for variable, sub in (("BLENDER_USER_RESOURCES", "resources"), ("BLENDER_USER_CONFIG", "config"),
+                          ("BLENDER_USER_SCRIPTS", "scripts"), ("XDG_CACHE_HOME", "cache")):
+        if not os.environ.get(variable):
+            os.makedirs(os.path.join(scratch, sub), exist_ok=True)
+            os.environ[variable] = os.path.join(scratch, sub)
+
+
+def main(argv=None):
+    global bpy, np, compat, sprites
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the retail size (same as --fraction 0.1)")
+    parser.add_argument("--fraction", type=float, help="share of the retail bitmaps and animations (default 1)")
+    parser.add_argument("--rounds", type=int, help="rounds; each row's best is kept (default 3; 1 with --quick)")
+    parser.add_argument("--seed", type=int, default=2000)
+    parser.add_argument("--profile", action="store_true", help="cProfile one import_sprites run even if it passes")
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument("--listing-only", action="store_true",
+                        help="only the listing row (seconds, not minutes, at the retail size)")
+    args = parser.parse_args(argv)
+    fraction = args.fraction if args.fraction is not None else (0.1 if args.quick else 1.0)
+    rounds = args.rounds or (1 if args.quick else 3)
+    scratch = tempfile.mkdtemp(prefix="oban-sprite-bench-")
+    try:
+        setup_blender_dirs(scratch)
+        import bpy as _bpy
+        import numpy as _np
+        bpy, np = _bpy, _np
+        from oban_import.blender import compat as _compat, sprites as _sprites
+        compat, sprites = _compat, _sprites
+        return run(args, fraction, rounds, scratch)
+    finally:
+        if args.keep:
+            print(f"\nscratch directory kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_listing_only(prt_path, rounds):
+    times, rises = [], []
+    run_listing(prt_path)   # warm up
+    for _ in range(rounds):
+        with Peak() as peak:
+            times.append(run_listing(prt_path))
+        rises.append(peak.rise_mib)
+    rise = [m for m in rises if m is not None]
+    ok = min(times) < LISTING_LIMIT
+    print(f"\nlisting: best {min(times):.3f} s, peak RSS +{max(rise) if rise else float('nan'):.0f} MiB, "
+          f"runs {' '.join(f'{t:.3f}' for t in times)}")
+    print(f"listing = {min(times):6.2f}  (must be < {LISTING_LIMIT:g} s)  {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+def run(args, fraction, rounds, scratch):
+    folder = os.path.join(scratch, "art")
+    os.makedirs(folder)
+    prt_path, prt = make_pair(folder, fraction, args.seed)
+    frames = sum(len(a.frames) for a in prt.animations)
+    subframes = sum(len(f.subframes) for a in prt.animations for f in a.frames)
+    print(f"oban_import sprite speed - {datetime.datetime.now():%Y-%m-%d %H:%M}, Blender {bpy.app.version_string}, "
+          f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs")
+    print(f"pair ({fraction:g} x retail): {len(prt.animations):,} animations, {len(prt.bitmaps):,} bitmaps, "
+          f"{frames:,} frames, {subframes:,} subframes, {len(prt.palettes)} palettes "
+          f"(.prt {os.path.getsize(prt_path) / 2**20:.1f} MiB)")
+    del prt
+    if args.listing_only:
+        return run_listing_only(prt_path, rounds)
+    t = time.perf_counter()
+    pre = precompute(prt_path)
+    planes = sum(len(p) for _, p in pre[0])
+    print(f"plan: {planes:,} planes, {len(pre[1]):,} bitmaps used, {len(pre[2]):,} visibility patterns "
+          f"(precomputed for the baseline in {time.perf_counter() - t:.1f} s, untimed)", flush=True)
+
+    # first runs: warm up, and check that both make the same
+    made = {}
+    for name, row in (("import_sprites", lambda: run_import(prt_path)), ("baseline", lambda: run_baseline(pre))):
+        reset_scene()
+        seconds = row()
+        made[name] = scene_counts()
+        print(f"  {name:<15} ({seconds:.1f} s) makes " + ", ".join(f"{v:,} {k}" for k, v in made[name].items()),
+              flush=True)
+    assert made["import_sprites"] == made["baseline"], made
+
+    rows = {"listing": lambda: run_listing(prt_path),
+            "import_sprites": lambda: run_import(prt_path),
+            "baseline": lambda: run_baseline(pre)}
+    times = {name: [] for name in rows}
+    rises = {name: [] for name in rows}
+    for r in range(rounds):
+        for name in (list(rows) if r % 2 == 0 else list(reversed(rows))):
+            reset_scene()
+            with Peak() as peak:
+                times[name].append(rows[name]())
+            rises[name].append(peak.rise_mib)
+        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {times[n][-1]:.2f} s" for n in rows), flush=True)
+    reset_scene()
+
+    best = {name: min(values) for name, values in times.items()}
+    base = best["baseline"]
+    print(f"\n{'row':<15} {'best s':>7} {'x baseline':>10} {'peak RSS +MiB':>13}  runs (s)")
+    for name in rows:
+        rise = [m for m in rises[name] if m is not None]
+        memory = f"{max(rise):13.0f}" if rise else f"{'n/a':>13}"
+        print(f"{name:<15} {best[name]:7.2f} {best[name] / base:10.2f} {memory}  "
+              f"{' '.join(f'{v:.2f}' for v in times[name])}")
+    print(f"process peak RSS (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    ratio = best["import_sprites"] / base
+    checks = [("listing", best["listing"], f"< {LISTING_LIMIT:g} s", best["listing"] < LISTING_LIMIT),
+              ("import_sprites / baseline", ratio, f"<= {IMPORT_LIMIT:g}", ratio <= IMPORT_LIMIT)]
+    print()
+    for label, value, bound, ok in checks:
+        print(f"{label:<26} = {value:6.2f}  (must be {bound})  {'PASS' if ok else 'FAIL'}")
+    passed = all(ok for *_, ok in checks)
+    if args.profile or not checks[1][3]:
+        profile_import(prt_path, args.top)
+        reset_scene()
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown: Blender 4.2 as a Python module can segfault at exit.
+    os._exit(code)
