@@ -14,7 +14,7 @@ reset scene (read_factory_settings(use_empty=True), orphans purged); best of N r
   listing         list_rows(read_prt(prt)): the command line's --list (no Blender data)
   import_sprites  oban_import.blender.sprites.import_sprites(context, prt, SpriteSettings()):
                   read, plan and build everything (no bpy.ops, so no scene update)
-  baseline        the floor: the same Empties, images (pixels with foreach_set, packed),
+  baseline        the floor: the same Empties, images (packed from PNGs made before the clock),
                   plane meshes, materials (one with nodes, the rest copies), plane objects
                   (parented, placed) and visibility actions (2 F-curves, CONSTANT keys with
                   keyframe_points.add + foreach_set, shared by planes keyed alike), all
@@ -42,6 +42,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+from oban_import.png import png_bytes  # noqa: E402
 
 LISTING_LIMIT = 1.0     # seconds
 IMPORT_LIMIT = 2.0      # import_sprites <= this x baseline
@@ -197,7 +199,8 @@ def run_import(prt_path):
 def precompute(prt_path):
     """What the baseline makes, from the add-on's own plan (untimed): per animation its
     Empty's name and its planes (name, bitmap, location, visibility pattern), per bitmap its
-    size and float pixels (bottom row first), per pattern its keys."""
+    size and its pixels as the PNG the add-on packs (encoded here, before the clock: the
+    floor does not pay for it), per pattern its keys."""
     from oban_import.options import SpriteSettings
     settings = SpriteSettings()
     plan = sprites._plan(prt_path, settings, [])
@@ -209,8 +212,7 @@ def precompute(prt_path):
         for layer, (bitmap, x, y) in enumerate(planes):
             if bitmap not in bitmaps:
                 rgba = plan.pixels[bitmap]
-                bitmaps[bitmap] = (rgba.shape[1], rgba.shape[0],
-                                   np.ascontiguousarray((rgba[::-1].astype(np.float32) / 255).ravel()))
+                bitmaps[bitmap] = (rgba.shape[1], rgba.shape[0], png_bytes(rgba))
             hidden = ~visible[layer]
             changes = np.flatnonzero(np.r_[True, hidden[1:] != hidden[:-1]])
             key = (bool(hidden[0]), changes.tobytes())
@@ -237,11 +239,10 @@ def run_baseline(pre):
         collection.objects.link(empty)
         for name, bitmap, location, hidden, key in planes:
             if bitmap not in shared:
-                width, height, pixels = bitmaps[bitmap]
+                width, height, png = bitmaps[bitmap]
                 image = bpy.data.images.new(f"op2_bitmap_{bitmap}", width, height, alpha=True)
+                compat.pack_png(image, png, f"op2_bitmap_{bitmap}.png")
                 image.alpha_mode = "STRAIGHT"
-                image.pixels.foreach_set(pixels)
-                image.pack()
                 if template is None:
                     material = template = bpy.data.materials.new(f"op2_bitmap_{bitmap}")
                     sprites._emission_nodes(material, image)

@@ -123,7 +123,10 @@ def _plan(path, settings, selected):
 
 def _build_file(context, plan, jobs, settings, progress):
     """A file's placed objects (a LevelResult, or None), its animations' objects and its
-    image (or None); all or nothing."""
+    image (or None); all or nothing (_build_all takes back its own objects; a snapshot,
+    which costs a look at every data block, only where there is more)."""
+    if plan.level is None and plan.texture is None:
+        return None, _build_all(context, jobs, settings, progress), None
     snapshot = Snapshot()
     try:
         level = placed.import_level(context, plan.level, plan.path, settings) if plan.level else None

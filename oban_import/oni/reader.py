@@ -38,7 +38,10 @@ def name_matcher(name_glob: str | None):
 def object_kind(path: str) -> str | None:
     """What a file holds besides OBANs (docs/objects.md): 'objects' (an object setup
     array: a level, an OBOA .oni), 'mesh' or 'texture' (a loose .oni of one M3GM or
-    TXMP), else None (also for files that are not Oni containers)."""
+    TXMP), else None (also for files that are not Oni containers, and without opening
+    anything but .oni and .dat files, which only those can be)."""
+    if os.path.splitext(os.fspath(path))[1].lower() not in (".oni", ".dat"):
+        return None
     f, size = open_regular(os.fspath(path))
     with f:
         try:
