@@ -31,12 +31,12 @@ def animate_keys(obj, animation, keys, settings):
     """The file's own keys (a KeyTransforms), LINEAR, quaternion signs continuous; with
     engine playback laid out as the engine plays them (a Loop closed and cycled, a
     PingPong mirrored and cycled)."""
-    times, columns, period = keys.frames, keys.columns, None
+    times, columns, period = keys.frames, keys.columns, None   # the keys' signs are continuous already
     if settings.playback != "FRAMES":
         times, columns, period = engine_keys(times, columns, animation.frames, animation.flags,
                                              start_frame(animation, settings))
-    columns = columns.copy()
-    columns[:, 3:7] = axes.continuous(columns[:, 3:7])
+        columns = columns.copy()
+        columns[:, 3:7] = axes.continuous(columns[:, 3:7])   # the closing key may face the other way
     return write_keys(obj, animation.name, times, columns, settings, period is not None)
 
 

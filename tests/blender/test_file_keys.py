@@ -30,6 +30,18 @@ def key_counts(obj):
     return {len(c.keyframe_points) for c in compat.action_fcurves(obj.animation_data.action, obj)}
 
 
+def quaternion_keys(obj):
+    """(keys, 4) values of the rotation_quaternion F-curves, in w x y z order."""
+    curves = sorted((c for c in compat.action_fcurves(obj.animation_data.action, obj)
+                     if c.data_path == "rotation_quaternion"), key=lambda c: c.array_index)
+    values = []
+    for curve in curves:
+        co = np.empty(2 * len(curve.keyframe_points), np.float32)
+        curve.keyframe_points.foreach_get("co", co)
+        values.append(co[1::2])
+    return np.array(values).T
+
+
 def batch(tmp_path, count=200, seed=21):
     """`count` generated animations of every flag and base, frames 2 to 90, every other one
     with the base's translation removed (those, and the identity bases, keep their keys)."""
@@ -57,6 +69,8 @@ def test_a_batch_of_200_is_exact_at_every_frame_with_one_key_per_file_key(tmp_pa
         assert world_error(obj, expected) < 1e-5, animation.name
         if not animation.base_matrix[9:].any():
             assert key_counts(obj) == {len(animation.keys)}, animation.name
+            q = quaternion_keys(obj)
+            assert (np.einsum("ij,ij->i", q[1:], q[:-1]) >= 0).all(), animation.name   # the shorter arc
             kept += 1
         else:
             assert key_counts(obj) == {animation.frames}, animation.name
