@@ -50,13 +50,15 @@ def build(context, animation, obj, settings, motion=None):
     elif settings.playback != "FRAMES" and isinstance(motion, axes.Transforms):
         motion = motion.take(shown)
     obj.rotation_mode = settings.rotation_mode
+    note = ""
     if isinstance(motion, axes.KeyTransforms):
         action = actions.animate_keys(obj, animation, motion, settings)
     else:
         action = actions.animate(obj, animation.name, motion, settings, period)
+        note = motion.note
     actions.mark_door(action, animation, shown, settings.frame_start)
     actions.describe(obj, action, animation)
-    return Built(obj, motion.error, settings.frame_start + len(shown) - 1, motion.note if isinstance(motion, axes.Transforms) else "")
+    return Built(obj, motion.error, settings.frame_start + len(shown) - 1, note)
 
 
 def _placed_motion(context, animation, obj, shown, settings):
