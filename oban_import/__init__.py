@@ -11,7 +11,7 @@ bl_info = {  # for Blender 3.4-4.1, which load this folder as a legacy add-on
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
     "location": "File > Import > Oni Object Animation",
-    "description": "Import Oni OBAN animations (raw, .oni, level .dat, OniSplit .xml) as animated empties",
+    "description": "Import Oni object animations and levels (raw, .oni, .dat, OniSplit .xml) and Outpost 2 sprites",
     "category": "Import-Export",
 }
 
