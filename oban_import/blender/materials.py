@@ -5,9 +5,9 @@ import bpy
 
 from ..oni.objects import Texture
 from ..oni.properties import texture_properties
+from ..oni.textures import NO_U_WRAP, NO_V_WRAP
 from . import compat
 
-NO_U_WRAP, NO_V_WRAP = 0x04, 0x08
 CLAMPED = "EXTEND"       # Direct3D's clamp: the edge texel goes on (CLIP would show black)
 UNTEXTURED = "untextured"  # the material of parts that name no texture at all
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..properties import signed32, unsigned32
 from .oban import FLAGS, KEY_DTYPE, Animation
+from .textures import ADDITIVE, HAS_ENV_MAP
 
 PREFIX = "oban_"
 NAME = "oban_name"
@@ -154,7 +155,7 @@ def texture_properties(texture, name: str) -> dict:
     """What describes a texture (or, None, the missing one called `name`) on its material."""
     flags = texture.flags if texture is not None else 0
     described = {TEXTURE_NAME: name, TEXTURE_FLAGS: signed32(flags),
-                 TEXTURE_ADDITIVE: bool(flags & 0x400), TEXTURE_ENVMAP: bool(flags & 0x200)}
+                 TEXTURE_ADDITIVE: bool(flags & ADDITIVE), TEXTURE_ENVMAP: bool(flags & HAS_ENV_MAP)}
     if texture is not None:
         described[TEXTURE_FORMAT] = int(texture.format)
     return described
