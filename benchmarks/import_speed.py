@@ -39,13 +39,11 @@ Exit code 0 when all hold, 1 when one fails.
 """
 
 import argparse
-import ctypes
 import datetime
 import gc
 import importlib.util
 import os
 import platform
-import re
 import resource
 import shutil
 import statistics
@@ -56,6 +54,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+from measure import Peak, label, quiet, setup_blender_dirs, trim  # noqa: E402
 
 RETAIL_ANIMATIONS = 1067
 RETAIL_FRAMES = 334_386
@@ -168,81 +168,19 @@ def keyframe_insert_subset(corpus, precomputed, count):
 
 # ---------------------------------------------------------------- memory and scene
 
-_libc = None
-
-
-def _trim():
-    """Give freed heap back to the OS, so a phase's RSS rise is its own."""
-    global _libc
-    try:
-        _libc = _libc or ctypes.CDLL("libc.so.6")
-        _libc.malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
-def _status_kib(field):
-    try:
-        with open("/proc/self/status") as f:
-            return int(re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.M).group(1))
-    except (OSError, AttributeError):
-        return None
-
-
-def _reset_peak():
-    """Linux: make VmHWM (peak RSS) start again from the current RSS."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
-class Peak:
-    """RSS at the start of a phase and its peak (MiB) during it; None where Linux /proc is missing."""
-
-    def __enter__(self):
-        self.resettable = _reset_peak()
-        self.start = _status_kib("VmRSS")
-        return self
-
-    def __exit__(self, *exc):
-        peak = _status_kib("VmHWM") if self.resettable else None
-        self.rise_mib = None if peak is None or self.start is None else (peak - self.start) / 1024
-        return False
-
-
 def reset_scene():
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
     gc.collect()
-    _trim()
+    trim()
     assert len(bpy.data.objects) == 0 and len(bpy.data.actions) == 0, "scene not empty after reset"
 
 
 # ---------------------------------------------------------------- the rows
 
-class quiet_stdout:
-    """Silence file descriptor 1 (the operator's 'Info: Imported ...' report, printed by C code)."""
-
-    def __enter__(self):
-        sys.stdout.flush()
-        self.saved = os.dup(1)
-        self.null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(self.null, 1)
-
-    def __exit__(self, *exc):
-        sys.stdout.flush()
-        os.dup2(self.saved, 1)
-        os.close(self.saved)
-        os.close(self.null)
-        return False
-
-
 def run_operator(corpus, **options):
     files = [{"name": n} for n in corpus.names]
-    with quiet_stdout():
+    with quiet():
         start = time.perf_counter()
         result = bpy.ops.import_anim.oban(directory=corpus.directory, files=files, **options)
         elapsed = time.perf_counter() - start
@@ -261,7 +199,7 @@ def write_level(corpus, directory):
 
 
 def run_level(path, count):
-    with quiet_stdout():
+    with quiet():
         start = time.perf_counter()
         result = bpy.ops.import_anim.oban(filepath=path)
         elapsed = time.perf_counter() - start
@@ -366,31 +304,13 @@ def profile_operator(corpus, top):
     print(f"\ncProfile of one operator run (profiled total {total:.2f} s; profiling inflates Python-heavy parts)")
     rows = []
     for (filename, line, function), (cc, nc, tt, ct, callers) in stats.stats.items():
-        rows.append((tt, ct, nc, _label(filename, line, function)))
+        rows.append((tt, ct, nc, label(filename, line, function)))
     print(f"\n  top {top} by own time:\n  {'own s':>7} {'share':>6} {'cum s':>7} {'calls':>9}  function")
-    for tt, ct, nc, label in sorted(rows, reverse=True)[:top]:
-        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {label}")
+    for tt, ct, nc, place in sorted(rows, reverse=True)[:top]:
+        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {place}")
     print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
-    for tt, ct, nc, label in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
-        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {label}")
-
-
-def _label(filename, line, function):
-    if filename == "~":
-        return function
-    path = os.path.relpath(filename, ROOT) if filename.startswith(ROOT) else os.path.basename(filename)
-    return f"{path}:{line}({function})"
-
-
-# ---------------------------------------------------------------- main
-
-def setup_blender_dirs(scratch):
-    """Blender writes nothing outside `scratch` (unless the caller already chose directories)."""
-    for variable, sub in (("BLENDER_USER_RESOURCES", "resources"), ("BLENDER_USER_CONFIG", "config"),
-                          ("BLENDER_USER_SCRIPTS", "scripts"), ("XDG_CACHE_HOME", "cache")):
-        if not os.environ.get(variable):
-            os.makedirs(os.path.join(scratch, sub), exist_ok=True)
-            os.environ[variable] = os.path.join(scratch, sub)
+    for tt, ct, nc, place in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
+        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {place}")
 
 
 def main(argv=None):
@@ -477,8 +397,8 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
         seconds = median[name] * (scale if name == "keyframe_insert" else 1.0)
         rise = [m for m in rises[name] if m is not None]
         memory = f"{max(rise):13.0f}" if rise else f"{'n/a':>13}"
-        label = name + (" *" if name == "keyframe_insert" else "")
-        print(f"{label:<17} {seconds:9.2f} {seconds / corpus.frames * 1e6:9.2f} {seconds / base:10.2f} "
+        shown = name + (" *" if name == "keyframe_insert" else "")
+        print(f"{shown:<17} {seconds:9.2f} {seconds / corpus.frames * 1e6:9.2f} {seconds / base:10.2f} "
               f"{memory}  {' '.join(f'{v:.2f}' for v in times[name])}")
     print(f"* keyframe_insert measured on {len(subset)} animations, {subset_frames:,} frames, "
           f"scaled x{scale:.1f} to {corpus.frames:,} frames")

@@ -22,13 +22,11 @@ or with --profile, a cProfile of one add-on import is printed).
 """
 
 import argparse
-import ctypes
 import datetime
 import gc
 import importlib.util
 import os
 import platform
-import re
 import resource
 import shutil
 import sys
@@ -38,6 +36,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+from measure import Peak, label, quiet, setup_blender_dirs, trim  # noqa: E402
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -109,88 +109,12 @@ def write_obj(level, folder):
 
 # ---------------------------------------------------------------- memory and scene
 
-_libc = None
-
-
-def _trim():
-    global _libc
-    try:
-        _libc = _libc or ctypes.CDLL("libc.so.6")
-        _libc.malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
-def _status_kib(field):
-    try:
-        with open("/proc/self/status") as f:
-            return int(re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.M).group(1))
-    except (OSError, AttributeError):
-        return None
-
-
-def _reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
-class Peak:
-    """Peak RSS rise (MiB) during a phase; None where Linux /proc is missing."""
-
-    def __enter__(self):
-        self.resettable = _reset_peak()
-        self.start = _status_kib("VmRSS")
-        return self
-
-    def __exit__(self, *exc):
-        peak = _status_kib("VmHWM") if self.resettable else None
-        self.rise_mib = None if peak is None or self.start is None else (peak - self.start) / 1024
-        return False
-
-
-def _c_flush():
-    global _libc
-    try:
-        _libc = _libc or ctypes.CDLL("libc.so.6")
-        _libc.fflush(None)
-    except (OSError, AttributeError):
-        pass
-
-
-class quiet_stdout:
-    """Silence file descriptors 1 and 2 (what C code prints: reports, 4.2's OBJ importer's
-    'Loaded image from' lines)."""
-
-    def __enter__(self):
-        sys.stdout.flush()
-        _c_flush()
-        sys.stderr.flush()
-        self.saved = [os.dup(1), os.dup(2)]
-        self.null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(self.null, 1)
-        os.dup2(self.null, 2)
-
-    def __exit__(self, *exc):
-        sys.stdout.flush()
-        _c_flush()      # C stdio buffers what Blender prints when fd 1 is not a terminal
-        sys.stderr.flush()
-        for fd, saved in zip((1, 2), self.saved):
-            os.dup2(saved, fd)
-            os.close(saved)
-        os.close(self.null)
-        return False
-
-
 def reset_scene():
-    with quiet_stdout():
+    with quiet(1, 2):
         bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
     gc.collect()
-    _trim()
+    trim()
     assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0 and len(bpy.data.images) == 0, \
         "scene not empty after reset"
     ensure_registered()
@@ -206,7 +130,7 @@ def ensure_registered():
 # ---------------------------------------------------------------- the rows
 
 def run_addon(path, counts):
-    with quiet_stdout():
+    with quiet(1, 2):
         start = time.perf_counter()
         result = bpy.ops.import_anim.oban(filepath=path)
         elapsed = time.perf_counter() - start
@@ -217,7 +141,7 @@ def run_addon(path, counts):
 
 
 def run_obj(path, counts):
-    with quiet_stdout():
+    with quiet(1, 2):
         start = time.perf_counter()
         result = bpy.ops.wm.obj_import(filepath=path, forward_axis="NEGATIVE_Z", up_axis="Y")
         elapsed = time.perf_counter() - start
@@ -245,13 +169,6 @@ def scene_counts():
 
 # ---------------------------------------------------------------- where the add-on's time goes
 
-def _label(filename, line, function):
-    if filename == "~":
-        return function
-    path = os.path.relpath(filename, ROOT) if filename.startswith(ROOT) else os.path.basename(filename)
-    return f"{path}:{line}({function})"
-
-
 def profile_addon(path, counts, top):
     import cProfile
     import pstats
@@ -263,24 +180,16 @@ def profile_addon(path, counts, top):
     stats = pstats.Stats(profiler)
     total = stats.total_tt
     print(f"\ncProfile of one add-on import (profiled total {total:.2f} s; profiling inflates Python-heavy parts)")
-    rows = [(tt, ct, nc, _label(*key)) for key, (cc, nc, tt, ct, callers) in stats.stats.items()]
+    rows = [(tt, ct, nc, label(*key)) for key, (cc, nc, tt, ct, callers) in stats.stats.items()]
     print(f"\n  top {top} by own time:\n  {'own s':>7} {'share':>6} {'cum s':>7} {'calls':>9}  function")
-    for tt, ct, nc, label in sorted(rows, reverse=True)[:top]:
-        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {label}")
+    for tt, ct, nc, place in sorted(rows, reverse=True)[:top]:
+        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {place}")
     print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
-    for tt, ct, nc, label in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
-        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {label}")
+    for tt, ct, nc, place in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
+        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {place}")
 
 
 # ---------------------------------------------------------------- main
-
-def setup_blender_dirs(scratch):
-    for variable, sub in (("BLENDER_USER_RESOURCES", "resources"), ("BLENDER_USER_CONFIG", "config"),
-                          ("BLENDER_USER_SCRIPTS", "scripts"), ("XDG_CACHE_HOME", "cache")):
-        if not os.environ.get(variable):
-            os.makedirs(os.path.join(scratch, sub), exist_ok=True)
-            os.environ[variable] = os.path.join(scratch, sub)
-
 
 def main(argv=None):
     global bpy, np

@@ -1,0 +1,102 @@
+"""What every benchmark here measures with: freshly trimmed memory, the peak RSS of a
+phase, silenced C output, Blender's user folders in a scratch folder, profile labels."""
+
+import ctypes
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_libc = None
+
+
+def _call_libc(name, *args):
+    global _libc
+    try:
+        _libc = _libc or ctypes.CDLL("libc.so.6")
+        getattr(_libc, name)(*args)
+    except (OSError, AttributeError):
+        pass
+
+
+def trim():
+    """Give freed heap back to the OS, so a phase's RSS rise is its own."""
+    _call_libc("malloc_trim", 0)
+
+
+def _status_kib(field):
+    try:
+        with open("/proc/self/status") as f:
+            return int(re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.M).group(1))
+    except (OSError, AttributeError):
+        return None
+
+
+def _reset_peak():
+    """Linux: make VmHWM (peak RSS) start again from the current RSS."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+class Peak:
+    """RSS at the start of a phase and its peak rise (MiB) during it; None where Linux /proc is missing."""
+
+    def __enter__(self):
+        self.resettable = _reset_peak()
+        self.start = _status_kib("VmRSS")
+        return self
+
+    def __exit__(self, *exc):
+        peak = _status_kib("VmHWM") if self.resettable else None
+        self.rise_mib = None if peak is None or self.start is None else (peak - self.start) / 1024
+        return False
+
+
+class quiet:
+    """Silence file descriptors (default 1: the operators' 'Info: ...' reports, printed by C
+    code; 2 too for 4.2's OBJ importer's 'Loaded image from' lines)."""
+
+    def __init__(self, *fds):
+        self.fds = fds or (1,)
+
+    def _flush(self):
+        sys.stdout.flush()
+        _call_libc("fflush", None)   # C stdio buffers what Blender prints when fd 1 is not a terminal
+        sys.stderr.flush()
+
+    def __enter__(self):
+        self._flush()
+        self.saved = [os.dup(fd) for fd in self.fds]
+        self.null = os.open(os.devnull, os.O_WRONLY)
+        for fd in self.fds:
+            os.dup2(self.null, fd)
+        return self
+
+    def __exit__(self, *exc):
+        self._flush()
+        for fd, saved in zip(self.fds, self.saved):
+            os.dup2(saved, fd)
+            os.close(saved)
+        os.close(self.null)
+        return False
+
+
+def setup_blender_dirs(scratch):
+    """Blender writes nothing outside `scratch` (unless the caller already chose directories)."""
+    for variable, sub in (("BLENDER_USER_RESOURCES", "resources"), ("BLENDER_USER_CONFIG", "config"),
+                          ("BLENDER_USER_SCRIPTS", "scripts"), ("XDG_CACHE_HOME", "cache")):
+        if not os.environ.get(variable):
+            os.makedirs(os.path.join(scratch, sub), exist_ok=True)
+            os.environ[variable] = os.path.join(scratch, sub)
+
+
+def label(filename, line, function):
+    """A profile row's place, relative to the repository."""
+    if filename == "~":
+        return function
+    path = os.path.relpath(filename, ROOT) if filename.startswith(ROOT) else os.path.basename(filename)
+    return f"{path}:{line}({function})"
