@@ -55,7 +55,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, label, quiet, setup_blender_dirs, trim  # noqa: E402
+from measure import Peak, profile, quiet, setup_blender_dirs, trim  # noqa: E402
 
 RETAIL_ANIMATIONS = 1067
 RETAIL_FRAMES = 334_386
@@ -292,26 +292,8 @@ def check_same_output(corpus, precomputed, samples=25):
 
 
 def profile_operator(corpus, top):
-    import cProfile
-    import pstats
     reset_scene()
-    profiler = cProfile.Profile()
-    profiler.enable()
-    run_operator(corpus)
-    profiler.disable()
-    stats = pstats.Stats(profiler)
-    total = stats.total_tt
-    print(f"\ncProfile of one operator run (profiled total {total:.2f} s; profiling inflates Python-heavy parts)")
-    rows = []
-    for (filename, line, function), (cc, nc, tt, ct, callers) in stats.stats.items():
-        rows.append((tt, ct, nc, label(filename, line, function)))
-    print(f"\n  top {top} by own time:\n  {'own s':>7} {'share':>6} {'cum s':>7} {'calls':>9}  function")
-    for tt, ct, nc, place in sorted(rows, reverse=True)[:top]:
-        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {place}")
-    print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
-    for tt, ct, nc, place in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
-        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {place}")
-
+    profile("operator run", lambda: run_operator(corpus), top)
 
 def main(argv=None):
     global bpy, np, compat, scene, actions

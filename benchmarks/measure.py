@@ -100,3 +100,23 @@ def label(filename, line, function):
         return function
     path = os.path.relpath(filename, ROOT) if filename.startswith(ROOT) else os.path.basename(filename)
     return f"{path}:{line}({function})"
+
+
+def profile(what, run, top):
+    """cProfile one call of run() and print its top rows by own and by cumulative time."""
+    import cProfile
+    import pstats
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run()
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt
+    print(f"\ncProfile of one {what} (profiled total {total:.2f} s; profiling inflates Python-heavy parts)")
+    rows = [(tt, ct, nc, label(*key)) for key, (cc, nc, tt, ct, callers) in stats.stats.items()]
+    print(f"\n  top {top} by own time:\n  {'own s':>7} {'share':>6} {'cum s':>7} {'calls':>9}  function")
+    for tt, ct, nc, place in sorted(rows, reverse=True)[:top]:
+        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {place}")
+    print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
+    for tt, ct, nc, place in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
+        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {place}")

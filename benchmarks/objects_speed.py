@@ -37,7 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, label, quiet, setup_blender_dirs, trim  # noqa: E402
+from measure import Peak, profile, quiet, setup_blender_dirs, trim  # noqa: E402
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -170,26 +170,8 @@ def scene_counts():
 # ---------------------------------------------------------------- where the add-on's time goes
 
 def profile_addon(path, counts, top):
-    import cProfile
-    import pstats
     reset_scene()
-    profiler = cProfile.Profile()
-    profiler.enable()
-    run_addon(path, counts)
-    profiler.disable()
-    stats = pstats.Stats(profiler)
-    total = stats.total_tt
-    print(f"\ncProfile of one add-on import (profiled total {total:.2f} s; profiling inflates Python-heavy parts)")
-    rows = [(tt, ct, nc, label(*key)) for key, (cc, nc, tt, ct, callers) in stats.stats.items()]
-    print(f"\n  top {top} by own time:\n  {'own s':>7} {'share':>6} {'cum s':>7} {'calls':>9}  function")
-    for tt, ct, nc, place in sorted(rows, reverse=True)[:top]:
-        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {place}")
-    print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
-    for tt, ct, nc, place in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
-        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {place}")
-
-
-# ---------------------------------------------------------------- main
+    profile("add-on import", lambda: run_addon(path, counts), top)
 
 def main(argv=None):
     global bpy, np

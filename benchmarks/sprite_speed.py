@@ -41,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, label, quiet, setup_blender_dirs, trim  # noqa: E402
+from measure import Peak, profile, quiet, setup_blender_dirs, trim  # noqa: E402
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -202,26 +202,8 @@ def run_baseline(pre):
 # ---------------------------------------------------------------- where the import's time goes
 
 def profile_import(prt_path, top):
-    import cProfile
-    import pstats
     reset_scene()
-    profiler = cProfile.Profile()
-    profiler.enable()
-    run_import(prt_path)
-    profiler.disable()
-    stats = pstats.Stats(profiler)
-    total = stats.total_tt
-    print(f"\ncProfile of one import_sprites run (profiled total {total:.2f} s; profiling inflates Python-heavy parts)")
-    rows = [(tt, ct, nc, label(*key)) for key, (cc, nc, tt, ct, callers) in stats.stats.items()]
-    print(f"\n  top {top} by own time:\n  {'own s':>7} {'share':>6} {'cum s':>7} {'calls':>9}  function")
-    for tt, ct, nc, place in sorted(rows, reverse=True)[:top]:
-        print(f"  {tt:7.3f} {tt / total:6.1%} {ct:7.3f} {nc:9d}  {place}")
-    print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
-    for tt, ct, nc, place in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
-        print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {place}")
-
-
-# ---------------------------------------------------------------- main
+    profile("import_sprites run", lambda: run_import(prt_path), top)
 
 def main(argv=None):
     global bpy, np, compat, sprites
