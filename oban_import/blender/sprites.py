@@ -16,6 +16,7 @@ from ..png import png_bytes
 from ..outpost2.properties import animation_properties, plane_properties
 from ..outpost2.prt import read_prt
 from . import compat
+from .datablocks import Snapshot
 
 SPRITE_FPS = 100            # one frame a game tick, ~100 ticks a second at normal speed (docs/outpost2.md 3)
 LAYER_STEP = 0.1            # pixels towards the viewer (-Y) per layer (docs/outpost2.md 4)
@@ -42,9 +43,9 @@ def import_sprites(context, prt_path: str, settings: SpriteSettings, progress=No
         result.errors.append(str(error))
         return result
     report(READING_SHARE)
-    made = _Made()
+    made = Snapshot()
     try:
-        _build(context, plan, settings, result, made,
+        _build(context, plan, settings, result,
                lambda share: report(READING_SHARE + (1 - READING_SHARE) * share))
     except Exception as error:  # a bug or no memory: nothing of this file stays
         made.remove()
@@ -148,25 +149,7 @@ def _topological(used):
 
 # ---- building ---------------------------------------------------------------------------
 
-class _Made:
-    """Every datablock made, to remove them all if the import fails."""
-
-    def __init__(self):
-        self.objects, self.meshes, self.materials, self.images, self.actions = [], [], [], [], []
-
-    def remove(self):
-        for collection, items in ((bpy.data.objects, self.objects), (bpy.data.actions, self.actions),
-                                  (bpy.data.meshes, self.meshes), (bpy.data.materials, self.materials),
-                                  (bpy.data.images, self.images)):
-            for item in reversed(items):
-                try:
-                    collection.remove(item)
-                except ReferenceError:
-                    pass
-            items.clear()
-
-
-def _build(context, plan, settings, result, made, progress):
+def _build(context, plan, settings, result, progress):
     shared = {}     # bitmap index -> (mesh, material), made once
     template = []   # one material made with nodes; the others are copies (much faster)
     patterns = {}   # visibility keys -> action, shared by planes keyed alike
@@ -175,7 +158,6 @@ def _build(context, plan, settings, result, made, progress):
             progress(done / len(plan.indices))
         animation = plan.prt.animations[index]
         empty = bpy.data.objects.new(f"anim_{index}", None)
-        made.objects.append(empty)
         empty.empty_display_type = "PLAIN_AXES"
         empty.empty_display_size = 16 * settings.scale
         context.collection.objects.link(empty)
@@ -185,24 +167,22 @@ def _build(context, plan, settings, result, made, progress):
         planes, visible = plan.layers[index]
         for layer, (bitmap, x, y) in enumerate(planes):
             if bitmap not in shared:
-                shared[bitmap] = _bitmap_data(bitmap, plan.pixels[bitmap], settings.scale, made, result, template)
+                shared[bitmap] = _bitmap_data(bitmap, plan.pixels[bitmap], settings.scale, result, template)
             mesh, material = shared[bitmap]
             plane = bpy.data.objects.new(f"anim_{index}_b{bitmap}_{x}_{y}", mesh)
-            made.objects.append(plane)
             context.collection.objects.link(plane)
             plane.parent = empty
             plane.location = (x * settings.scale, -layer * LAYER_STEP * settings.scale, -y * settings.scale)
             plane.id_properties_ensure().update(plane_properties(bitmap, x, y))
-            _key_visibility(plane, visible[layer], settings.frame_start, made, patterns)
+            _key_visibility(plane, visible[layer], settings.frame_start, patterns)
             result.objects.append(plane)
     progress(1.0)
 
 
-def _bitmap_data(index, rgba, scale, made, result, template):
+def _bitmap_data(index, rgba, scale, result, template):
     """A plane mesh (top-left at its origin, facing -Y) with a material showing bitmap `index`."""
     height, width = rgba.shape[:2]
     image = bpy.data.images.new(f"op2_bitmap_{index}", width, height, alpha=True)
-    made.images.append(image)
     compat.pack_png(image, png_bytes(rgba), f"op2_bitmap_{index}.png")
     image.colorspace_settings.name = "sRGB"
     image.alpha_mode = "STRAIGHT"
@@ -210,15 +190,12 @@ def _bitmap_data(index, rgba, scale, made, result, template):
     if template:
         material = template[0].copy()
         material.name = f"op2_bitmap_{index}"
-        made.materials.append(material)
         next(n for n in material.node_tree.nodes if n.bl_idname == "ShaderNodeTexImage").image = image
     else:
         material = bpy.data.materials.new(f"op2_bitmap_{index}")
-        made.materials.append(material)
         _emission_nodes(material, image)
         template.append(material)
     mesh = bpy.data.meshes.new(f"op2_bitmap_{index}")
-    made.meshes.append(mesh)
     w, h = width * scale, height * scale
     mesh.from_pydata([(0, 0, 0), (0, 0, -h), (w, 0, -h), (w, 0, 0)], [], [(0, 1, 2, 3)])
     uv = mesh.uv_layers.new(name="UVMap")
@@ -251,7 +228,7 @@ def _emission_nodes(material, image):
     material.use_backface_culling = False
 
 
-def _key_visibility(plane, visible, frame_start, made, patterns):
+def _key_visibility(plane, visible, frame_start, patterns):
     """hide_viewport and hide_render keyed (constant) where visibility changes; planes with
     the same visibility share one action."""
     hidden = ~visible
@@ -263,7 +240,6 @@ def _key_visibility(plane, visible, frame_start, made, patterns):
         return
     action, fcurves = compat.new_object_action(plane, f"op2_visibility_{len(patterns)}",
                                                [("hide_viewport", 0, ""), ("hide_render", 0, "")])
-    made.actions.append(action)
     patterns[pattern] = action
     values = hidden[changes].astype(np.float32)
     compat.fill_fcurves(fcurves, frame_start + changes, np.stack([values, values], axis=1), "CONSTANT")
