@@ -55,7 +55,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, profile, quiet, setup_blender_dirs, trim  # noqa: E402
+from measure import profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402
 
 RETAIL_ANIMATIONS = 1067
 RETAIL_FRAMES = 334_386
@@ -360,16 +360,7 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
             "baseline": lambda: run_baseline(precomputed),
             "baseline+update": lambda: run_baseline(precomputed, update=True),
             "keyframe_insert": lambda: run_keyframe_insert(subset)}
-    times = {name: [] for name in rows}
-    rises = {name: [] for name in rows}
-    for r in range(rounds):
-        for name in (list(rows) if r % 2 == 0 else list(reversed(rows))):
-            reset_scene()
-            with Peak() as peak:
-                times[name].append(rows[name]())
-            rises[name].append(peak.rise_mib)
-        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {times[n][-1]:.2f} s" for n in rows), flush=True)
-    reset_scene()
+    times, rises = timed_rounds(rows, rounds, reset_scene)
 
     median = {name: statistics.median(values) for name, values in times.items()}
     scale = corpus.frames / subset_frames

@@ -120,3 +120,19 @@ def profile(what, run, top):
     print(f"\n  top {top} by cumulative time:\n  {'cum s':>7} {'share':>6} {'own s':>7} {'calls':>9}  function")
     for tt, ct, nc, place in sorted(rows, key=lambda r: r[1], reverse=True)[:top]:
         print(f"  {ct:7.3f} {ct / total:6.1%} {tt:7.3f} {nc:9d}  {place}")
+
+
+def timed_rounds(rows, rounds, reset):
+    """Each row (name -> callable returning its seconds) once a round on a `reset` scene,
+    the order reversed every other round: ({name: [seconds]}, {name: [peak RSS rise MiB]})."""
+    times = {name: [] for name in rows}
+    rises = {name: [] for name in rows}
+    for r in range(rounds):
+        for name in (list(rows) if r % 2 == 0 else list(reversed(rows))):
+            reset()
+            with Peak() as peak:
+                times[name].append(rows[name]())
+            rises[name].append(peak.rise_mib)
+        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {times[n][-1]:.2f} s" for n in rows), flush=True)
+    reset()
+    return times, rises

@@ -37,7 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, profile, quiet, setup_blender_dirs, trim  # noqa: E402
+from measure import profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -130,20 +130,19 @@ def ensure_registered():
 # ---------------------------------------------------------------- the rows
 
 def run_addon(path, counts):
-    with quiet(1, 2):
-        start = time.perf_counter()
-        result = bpy.ops.import_anim.oban(filepath=path)
-        elapsed = time.perf_counter() - start
-    assert result == {"FINISHED"}, result
-    meshes = [o for o in bpy.data.objects if o.type == "MESH"]
-    assert len(meshes) == counts["objects"], len(meshes)
-    return elapsed
+    return _timed_import(lambda: bpy.ops.import_anim.oban(filepath=path), counts)
 
 
 def run_obj(path, counts):
+    return _timed_import(lambda: bpy.ops.wm.obj_import(filepath=path, forward_axis="NEGATIVE_Z", up_axis="Y"),
+                         counts)
+
+
+def _timed_import(operator, counts):
+    """Seconds one import operator takes, its output silenced; it must make every mesh object."""
     with quiet(1, 2):
         start = time.perf_counter()
-        result = bpy.ops.wm.obj_import(filepath=path, forward_axis="NEGATIVE_Z", up_axis="Y")
+        result = operator()
         elapsed = time.perf_counter() - start
     assert result == {"FINISHED"}, result
     meshes = [o for o in bpy.data.objects if o.type == "MESH"]
@@ -236,16 +235,7 @@ def run(args, scratch):
         print(f"  {name:<14} makes {c['objects']} objects, {c['meshes']} meshes, {c['materials']} materials, "
               f"{c['images']} images, {c['vertices']:,} vertices, {c['triangles']:,} faces")
 
-    times = {name: [] for name in rows}
-    rises = {name: [] for name in rows}
-    for r in range(args.rounds):
-        for name in (list(rows) if r % 2 == 0 else list(reversed(rows))):
-            reset_scene()
-            with Peak() as peak:
-                times[name].append(rows[name]())
-            rises[name].append(peak.rise_mib)
-        print(f"round {r + 1}/{args.rounds}: " + ", ".join(f"{n} {times[n][-1]:.2f} s" for n in rows), flush=True)
-    reset_scene()
+    times, rises = timed_rounds(rows, args.rounds, reset_scene)
 
     best = {name: min(values) for name, values in times.items()}
     base = best["wm.obj_import"]

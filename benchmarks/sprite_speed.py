@@ -41,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, profile, quiet, setup_blender_dirs, trim  # noqa: E402
+from measure import Peak, profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -284,16 +284,7 @@ def run(args, fraction, rounds, scratch):
     rows = {"listing": lambda: run_listing(prt_path),
             "import_sprites": lambda: run_import(prt_path),
             "baseline": lambda: run_baseline(pre)}
-    times = {name: [] for name in rows}
-    rises = {name: [] for name in rows}
-    for r in range(rounds):
-        for name in (list(rows) if r % 2 == 0 else list(reversed(rows))):
-            reset_scene()
-            with Peak() as peak:
-                times[name].append(rows[name]())
-            rises[name].append(peak.rise_mib)
-        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {times[n][-1]:.2f} s" for n in rows), flush=True)
-    reset_scene()
+    times, rises = timed_rounds(rows, rounds, reset_scene)
 
     best = {name: min(values) for name, values in times.items()}
     base = best["baseline"]
