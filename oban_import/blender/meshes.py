@@ -29,18 +29,13 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
     triangles = np.concatenate(triangles or [np.zeros((0, 3), np.int64)])
     corners = triangles.ravel()
 
-    mesh = bpy.data.meshes.new(name)
-    mesh.vertices.add(len(points))
-    mesh.vertices.foreach_set("co", (scale * points @ axes.T).astype(np.float32).ravel())
-    mesh.loops.add(len(corners))
-    mesh.loops.foreach_set("vertex_index", corners.astype(np.int32))
-    mesh.polygons.add(len(triangles))
-    compat.set_polygons(mesh, np.arange(0, len(corners), 3, dtype=np.int32))
-    if len(slots) > 1:   # one slot: every face has index 0 already
-        mesh.polygons.foreach_set("material_index", np.concatenate(slot_of))
     uv = np.take(uvs, corners, axis=0)
     uv[:, 1] = 1.0 - uv[:, 1]                                 # Direct3D v -> Blender's (docs/objects.md 4)
-    mesh.uv_layers.new(name="UVMap").data.foreach_set("uv", uv.astype(np.float32).ravel())
+    mesh = bpy.data.meshes.new(name)
+    compat.set_triangles(mesh, (scale * points @ axes.T).astype(np.float32), corners.astype(np.int32),
+                         uv.astype(np.float32), "UVMap")
+    if len(slots) > 1:   # one slot: every face has index 0 already
+        mesh.polygons.foreach_set("material_index", np.concatenate(slot_of))
     for material in slots:
         mesh.materials.append(material)
     mesh.update(calc_edges=True)

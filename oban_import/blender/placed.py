@@ -15,7 +15,7 @@ from ..oni.properties import object_properties
 from . import motion
 from .datablocks import Snapshot
 from .empties import new_empty
-from .images import new_image
+from .images import Encoders, new_image, pack
 from .materials import UNTEXTURED, new_material
 from .meshes import new_mesh
 
@@ -37,22 +37,34 @@ def import_level(context, level: Level, path: str, settings, progress=None) -> L
     The scene's fps and range, and the unused OBANs (level.unused()), are left to the caller."""
     report = progress or (lambda fraction: None)
     result = LevelResult(warnings=[f"{path}: {w}" for w in level.warnings], last_frame=settings.frame_start)
-    made = _Made()
-    try:
-        animated = [o for o in level.objects if o.animation is not None]
-        transforms = dict(zip(map(id, animated), motion.motions_of([o.animation for o in animated], settings)))
-        for index, placed in enumerate(level.objects):
-            obj = made.object(context.collection, placed, settings)
-            built = _stand(context, placed, obj, settings, transforms.get(id(placed)))
-            obj.id_properties_ensure().update(object_properties(placed))
-            result.built.append((placed, obj, built))
-            result.warnings += _warnings(path, placed, built)
-            result.last_frame = max(result.last_frame, built.last_frame)
-            report((index + 1) / len(level.objects))
-    except BaseException:
-        made.remove()
-        raise
+    with Encoders(_textures(level)) as encoders:
+        made = _Made(encoders)
+        try:
+            animated = [o for o in level.objects if o.animation is not None]
+            transforms = dict(zip(map(id, animated), motion.motions_of([o.animation for o in animated], settings)))
+            for index, placed in enumerate(level.objects):
+                obj = made.object(context.collection, placed, settings)
+                built = _stand(context, placed, obj, settings, transforms.get(id(placed)))
+                obj.id_properties_ensure().update(object_properties(placed))
+                result.built.append((placed, obj, built))
+                result.warnings += _warnings(path, placed, built)
+                result.last_frame = max(result.last_frame, built.last_frame)
+                report((index + 1) / len(level.objects))
+            made.pack_images()   # last: the PNGs were made while the rest was built
+        except BaseException:
+            made.remove()
+            raise
     return result
+
+
+def _textures(level: Level) -> list:
+    """Every texture the level's meshes use, once, in the order they are first used."""
+    textures = {}
+    for placed in level.objects:
+        for part in placed.meshes:
+            if part.texture is not None:
+                textures.setdefault(part.texture.name, part.texture)
+    return list(textures.values())
 
 
 def blender_matrix(matrix: np.ndarray, axes_matrix: np.ndarray, scale: float) -> np.ndarray:
@@ -92,8 +104,9 @@ class _Made:
     """The data blocks made, shared where the level shares them (an image per texture, a
     material per texture, a mesh per part set); on failure, every new one is removed."""
 
-    def __init__(self):
+    def __init__(self, encoders):
         self.images, self.materials, self.meshes = {}, {}, {}
+        self.encoders = encoders
         self.snapshot = Snapshot()
 
     def object(self, collection, placed, settings):
@@ -117,9 +130,14 @@ class _Made:
         if name not in self.materials:
             image = None
             if texture is not None:
-                image = self.images[name] = new_image(texture)
+                image = new_image(texture)
+                self.images[name] = (image, texture)
             self.materials[name] = new_material(name, texture, image)
         return self.materials[name]
+
+    def pack_images(self):
+        for image, texture in self.images.values():
+            pack(image, texture, self.encoders.png(texture))
 
     def remove(self):
         """Everything made since this was created, also what a step that failed half made."""

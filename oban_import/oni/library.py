@@ -150,9 +150,8 @@ def _texture(c, index):
     length = textures.pixel_bytes(h["width"], h["height"], h["format"])
     raw = c.raw(h["raw_offset"], length, f"{label}'s pixels")
     return Texture(name=_short(c.full_name(index), "TXMP"), width=h["width"], height=h["height"],
-                   format=h["format"], flags=h["flags"],
-                   pixels=textures.decode(raw, h["width"], h["height"], h["format"]),
-                   has_alpha=h["format"] in textures.WITH_ALPHA)
+                   format=h["format"], flags=h["flags"], has_alpha=h["format"] in textures.WITH_ALPHA,
+                   raw=raw)
 
 
 def _animation(c, index):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import ObanError
 from .oban import IDENTITY, Animation
+from .textures import decode
 
 
 @dataclass
@@ -19,8 +20,17 @@ class Texture:
     height: int
     format: int               # docs/objects.md 5: 0, 1, 2, 7, 8, 9
     flags: int                # TXMP flags as stored (0x04 NoUWrap, 0x08 NoVWrap, 0x200 HasEnvMap, 0x400 Additive)
-    pixels: np.ndarray        # (height, width, 4) float32 RGBA in 0..1, top row first
     has_alpha: bool           # the format carries alpha
+    raw: bytes = field(default=b"", repr=False)   # the first level's bytes, checked to be all there
+    decoded: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def pixels(self) -> np.ndarray:
+        """(height, width, 4) float32 RGBA in 0..1, top row first: `raw` decoded the first
+        time they are asked for (the reader has checked all it can fail on)."""
+        if self.decoded is None:
+            self.decoded = decode(self.raw, self.width, self.height, self.format)
+        return self.decoded
 
 
 @dataclass

@@ -17,8 +17,8 @@ def texture(rng, name, width, height, flags=0, has_alpha=False, fmt=7):
     pixels = (rng.integers(0, 256, (height, width, 4)) / 255.0).astype(np.float32)
     if not has_alpha:
         pixels[..., 3] = 1.0
-    return Texture(name=name, width=width, height=height, format=fmt, flags=flags, pixels=pixels,
-                   has_alpha=has_alpha)
+    return Texture(name=name, width=width, height=height, format=fmt, flags=flags, has_alpha=has_alpha,
+                   decoded=pixels)
 
 
 def mesh(rng, name, tex, vertices=12, triangles=10, texture_name=None):
