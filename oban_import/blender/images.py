@@ -4,19 +4,18 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import bpy
-import numpy as np
 
 from ..oni.objects import Texture
 from ..oni.properties import texture_properties
 from ..png import png_bytes
 from . import compat
 
-ENCODERS = min(4, os.cpu_count() or 1)   # threads making PNGs while Blender builds the rest
+ENCODERS = max(1, min(4, (os.cpu_count() or 1) - 1))   # threads making PNGs; a core stays for Blender
 
 
 def texture_png(texture: Texture) -> bytes:
     """The texture as an 8-bit PNG file (no bpy: runs on the encoder threads)."""
-    return png_bytes(np.rint(texture.pixels * 255.0).astype(np.uint8))
+    return png_bytes(texture.rgba8)
 
 
 def new_image(texture: Texture) -> "bpy.types.Image":

@@ -45,8 +45,8 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
 
 
 def converted_normals(normals, axes) -> np.ndarray:
-    """Normals in Blender's axes, unit length: by A^-T, which is A for the orientation
+    """Normals in Blender's axes, unit length, float32: by A^-T, which is A for the orientation
     helper's changes of basis (signed permutations)."""
-    turned = np.asarray(normals, np.float64) @ np.asarray(axes, np.float64).T
-    length = np.linalg.norm(turned, axis=1, keepdims=True)
-    return (turned / np.where(length == 0.0, 1.0, length)).astype(np.float32)
+    turned = np.asarray(normals, np.float32) @ np.asarray(axes, np.float32).T
+    length = np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
+    return turned / np.where(length == 0.0, np.float32(1), length)

@@ -42,9 +42,10 @@ def import_level(context, level: Level, path: str, settings, progress=None) -> L
         try:
             animated = [o for o in level.objects if o.animation is not None]
             transforms = dict(zip(map(id, animated), motion.motions_of([o.animation for o in animated], settings)))
-            for index, placed in enumerate(level.objects):
+            origins = _origins(level.objects, settings)
+            for index, (placed, origin) in enumerate(zip(level.objects, origins)):
                 obj = made.object(context.collection, placed, settings)
-                built = _stand(context, placed, obj, settings, transforms.get(id(placed)))
+                built = _stand(context, placed, obj, settings, transforms.get(id(placed)), origin)
                 obj.id_properties_ensure().update(object_properties(placed))
                 result.built.append((placed, obj, built))
                 result.warnings += _warnings(path, placed, built)
@@ -75,18 +76,25 @@ def blender_matrix(matrix: np.ndarray, axes_matrix: np.ndarray, scale: float) ->
     return c @ matrix @ inverse
 
 
-def _stand(context, placed: PlacedObject, obj, settings, transforms):
-    """Where the engine puts the object: its origin, or its animation's M(f), Localized
-    ones behind their origin."""
-    origin = blender_matrix(matrix_from_columns(placed.origin).astype(np.float64), settings.axes,
-                            settings.global_scale)
+def _origins(objects, settings) -> list:
+    """Each object's origin in Blender's terms (4x4) with how closely loc/rot/scale hold it."""
+    if not objects:
+        return []
+    matrices = blender_matrix(matrix_from_columns([o.origin for o in objects]), settings.axes, settings.global_scale)
+    errors = split_rotation_scale(matrices[:, :3, :3], per_matrix=True)[2]
+    return list(zip(matrices, errors.tolist()))
+
+
+def _stand(context, placed: PlacedObject, obj, settings, transforms, origin):
+    """Where the engine puts the object: its `origin` (matrix, error), or its animation's
+    M(f), Localized ones behind their origin."""
+    matrix, error = origin
     if placed.animation is None:
         obj.rotation_mode = settings.rotation_mode
-        obj.matrix_world = Matrix(origin.tolist())
-        error = split_rotation_scale(origin[None, :3, :3])[2]
-        return motion.Built(obj, float(error), settings.frame_start)
+        obj.matrix_world = Matrix(matrix.tolist())
+        return motion.Built(obj, error, settings.frame_start)
     if placed.animation.has(LOCALIZED):
-        transforms = axes.in_front(origin, transforms)
+        transforms = axes.in_front(matrix, transforms)
     return motion.build(context, placed.animation, obj, settings, transforms)
 
 

@@ -89,9 +89,11 @@ def flag_text(flags: int) -> str:
 
 
 def matrix_from_columns(stored) -> np.ndarray:
-    """12 stored floats (3x4 by columns) -> 4x4 float64 affine matrix."""
-    m = np.eye(4)
-    m[:3, :4] = np.asarray(stored, dtype=np.float64).reshape(4, 3).T
+    """12 stored floats (3x4 by columns) -> 4x4 float64 affine matrix; (..., 12) -> (..., 4, 4)."""
+    stored = np.asarray(stored, dtype=np.float64)
+    m = np.zeros(stored.shape[:-1] + (4, 4))
+    m[..., :3, :4] = np.swapaxes(stored.reshape(stored.shape[:-1] + (4, 3)), -1, -2)
+    m[..., 3, 3] = 1.0
     return m
 
 

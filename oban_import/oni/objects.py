@@ -32,6 +32,14 @@ class Texture:
             self.decoded = decode(self.raw, self.width, self.height, self.format)
         return self.decoded
 
+    @property
+    def rgba8(self) -> np.ndarray:
+        """(height, width, 4) uint8, round(255 x) of the pixels: decoded straight from `raw`
+        where there is one (a fraction of the time)."""
+        if self.raw:
+            return decode(self.raw, self.width, self.height, self.format, as_bytes=True)
+        return np.rint(self.pixels * np.float32(255)).astype(np.uint8)
+
 
 @dataclass
 class Mesh:

@@ -40,12 +40,18 @@ def parse_header(data: bytes, path: str, label: str) -> dict:
     return header
 
 
-def decode(raw: bytes, width: int, height: int, fmt: int) -> np.ndarray:
-    """(height, width, 4) float32 RGBA in 0..1, top row first, from the first level's bytes."""
+def decode(raw: bytes, width: int, height: int, fmt: int, as_bytes: bool = False) -> np.ndarray:
+    """(height, width, 4) float32 RGBA in 0..1, top row first, from the first level's bytes;
+    `as_bytes`: uint8, round(255 x) of the same values, made without the floats (what a PNG takes)."""
     if fmt == DXT1:
-        return _dxt1(raw, width, height)
+        return _dxt1(raw, width, height, as_bytes)
     if fmt in (RGBA, BGR):
         texels = np.frombuffer(raw, np.uint8, count=width * height * 4).reshape(height, width, 4)
+        if as_bytes:
+            out = texels.copy() if fmt == RGBA else texels[..., [2, 1, 0, 3]]
+            if fmt == BGR:
+                out[..., 3] = 255
+            return out
         out = texels * np.float32(1 / 255)
         if fmt == BGR:
             red = out[..., 2].copy()
@@ -53,15 +59,26 @@ def decode(raw: bytes, width: int, height: int, fmt: int) -> np.ndarray:
             out[..., 0], out[..., 3] = red, 1
         return out
     words = np.frombuffer(raw, "<u2", count=width * height)
-    return _lut16(fmt)[words].reshape(height, width, 4)
+    return _rows(_lut16(fmt, as_bytes), words).reshape(height, width, 4)
+
+
+def _rows(table, index):
+    """table[index] for a table of 4-channel rows; uint8 rows gathered as one 32-bit word each."""
+    if table.dtype == np.uint8:
+        return table.view(np.uint32)[index, 0].view(np.uint8)
+    return table[index]
 
 
 _LUTS = {}
 
 
-def _lut16(fmt):
-    """RGBA float32 for all 65536 values of a 16-bit format (1 MiB, built once)."""
-    if fmt not in _LUTS:
+def _lut16(fmt, as_bytes=False):
+    """RGBA float32 (or uint8, round(255 x)) for all 65536 values of a 16-bit format, built once."""
+    key = (fmt, as_bytes)
+    if key not in _LUTS:
+        if as_bytes:
+            _LUTS[key] = _to_bytes(_lut16(fmt))
+            return _LUTS[key]
         x = np.arange(65536, dtype=np.uint32)
         if fmt == BGRA4444:
             channels = [(x >> 8) & 15, (x >> 4) & 15, x & 15, x >> 12]
@@ -70,8 +87,12 @@ def _lut16(fmt):
             alpha = x >> 15 if fmt == BGRA5551 else np.ones_like(x)
             channels = [(x >> 10) & 31, (x >> 5) & 31, x & 31, alpha]
             scale = [31, 31, 31, 1]
-        _LUTS[fmt] = np.stack([c / np.float32(s) for c, s in zip(channels, scale)], axis=1).astype(np.float32)
-    return _LUTS[fmt]
+        _LUTS[key] = np.stack([c / np.float32(s) for c, s in zip(channels, scale)], axis=1).astype(np.float32)
+    return _LUTS[key]
+
+
+def _to_bytes(values):
+    return np.rint(values * np.float32(255)).astype(np.uint8)
 
 
 def _rgb565(c):
@@ -79,7 +100,7 @@ def _rgb565(c):
                     axis=-1).astype(np.float32)
 
 
-def _dxt1(raw, width, height):
+def _dxt1(raw, width, height, as_bytes=False):
     bw, bh = (width + 3) // 4, (height + 3) // 4
     blocks = np.frombuffer(raw, "<u4", count=bw * bh * 2).reshape(-1, 2)
     c0, c1 = blocks[:, 0] & 0xFFFF, blocks[:, 0] >> 16
@@ -91,9 +112,11 @@ def _dxt1(raw, width, height):
     palette[:, 3, :3] = np.where(four, (p0 + 2 * p1) / 3, 0)
     palette[:, :3, 3] = 1
     palette[:, 3, 3] = np.where(four[:, 0], 1, 0)
+    if as_bytes:
+        palette = _to_bytes(palette)
     codes = ((blocks[:, 1:2] >> (2 * np.arange(16, dtype=np.uint32))) & 3).astype(np.uint8)  # row by row
     # in image order (block row, texel row, block column, texel column): palette entry 4 * block + code
     codes = codes.reshape(bh, bw, 4, 4).transpose(0, 2, 1, 3)
     index = (4 * np.arange(len(blocks), dtype=np.int32)).reshape(bh, 1, bw, 1) + codes
-    image = palette.reshape(-1, 4)[index.reshape(-1)].reshape(bh * 4, bw * 4, 4)
+    image = _rows(palette.reshape(-1, 4), index.reshape(-1)).reshape(bh * 4, bw * 4, 4)
     return image if (bh * 4, bw * 4) == (height, width) else np.ascontiguousarray(image[:height, :width])
