@@ -6,6 +6,8 @@ insertions, u32/u16 fields (counts, links, offsets, sizes, formats) set to bound
 values or other fields' values, the .raw truncated or missing. For every input:
 
 - only ObanError escapes, its message starting with the path it names;
+- every texture read decodes (Texture.pixels and .rgba8, which the reader leaves to
+  the first use) without an error, inside the limits below;
 - the read takes under a second (re-timed without tracemalloc if over);
 - its tracemalloc peak stays under max(4 MiB, 80 x the bytes read). What legitimately
   grows fastest is decoded pixels: 16 bytes of float32 RGBA per texel from half a byte
@@ -56,6 +58,20 @@ def _seeds():
 LEVEL, GENERATED, LOOSE = _seeds()
 for _fmt in (0, 1, 2):  # the 16-bit formats' tables are built once per process: not part of a read
     textures.decode(bytes(2), 1, 1, _fmt)
+    textures.decode(bytes(2), 1, 1, _fmt, as_bytes=True)
+
+
+def read_and_decode(reader, path):
+    """reader(path), every texture it gives decoded both ways (what the Blender side asks for)."""
+    outcome = reader(path)
+    if isinstance(outcome, Level):
+        found = [m.texture for o in outcome.objects for m in o.meshes]
+    else:
+        found = [outcome.texture if isinstance(outcome, Mesh) else outcome]
+    for texture in found:
+        if texture is not None:
+            assert texture.pixels.shape == texture.rgba8.shape == (texture.height, texture.width, 4)
+    return outcome
 
 
 def within_limits(reader, path, extra_bytes=0):
@@ -64,7 +80,7 @@ def within_limits(reader, path, extra_bytes=0):
     before = tracemalloc.get_traced_memory()[0]
     start = time.perf_counter()
     try:
-        outcome = reader(path)
+        outcome = read_and_decode(reader, path)
     except ObanError as error:
         outcome = error
     finally:
@@ -74,7 +90,7 @@ def within_limits(reader, path, extra_bytes=0):
     if seconds >= SECONDS:
         start = time.perf_counter()
         try:
-            reader(path)
+            read_and_decode(reader, path)
         except ObanError:
             pass
         seconds = time.perf_counter() - start

@@ -52,14 +52,21 @@ def animate(obj, name, transforms, settings, period):
     return write_keys(obj, name, np.arange(len(columns), dtype=np.float64), columns, settings, period is not None)
 
 
+def _channels(rotation_path, rotation_size):
+    sizes = (("location", 3), (rotation_path, rotation_size), ("scale", 3))
+    return [(path, i, TRANSFORM_GROUP) for path, size in sizes for i in range(size)]
+
+
+CHANNELS = {10: ("rotation_quaternion", _channels("rotation_quaternion", 4)),   # by the columns' count
+            9: ("rotation_euler", _channels("rotation_euler", 3))}
+
+
 def write_keys(obj, name, times, columns, settings, cyclic):
     """A new action for `obj`: LINEAR keys at scene frames frame_start + `times`, rows of
     `columns` (location, quaternion or Euler angles, scale), written in bulk; a Cycles
     modifier on every F-curve when `cyclic`."""
-    rotation_path = "rotation_quaternion" if columns.shape[1] == 10 else "rotation_euler"
-    sizes = (("location", 3), (rotation_path, columns.shape[1] - 6), ("scale", 3))
-    specs = [(path, i, TRANSFORM_GROUP) for path, size in sizes for i in range(size)]
-    action, fcurves = compat.new_object_action(obj, name, specs)
+    rotation_path, channels = CHANNELS[columns.shape[1]]
+    action, fcurves = compat.new_object_action(obj, name, channels)
     compat.fill_fcurves(fcurves, (settings.frame_start + times).astype(np.float32), columns)
     if cyclic:
         for fcurve in fcurves:

@@ -13,6 +13,16 @@ SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
 HAS_FILE_HANDLER = hasattr(bpy.types, "FileHandler")  # 4.1+
 
 
+def _has_parameter(struct, function, parameter):
+    functions = struct.bl_rna.functions
+    return function in functions and parameter in functions[function].parameters
+
+
+# 5.0: one call makes an F-curve with its slot, layer, strip, channelbag and group (a third faster)
+ENSURE_FCURVE_IN_GROUP = SLOTTED_ACTIONS and _has_parameter(bpy.types.Action, "fcurve_ensure_for_datablock",
+                                                            "group_name")
+
+
 def new_object_action(obj, name, channels):
     """Create a new action called `name`, assign it to `obj` (creating animation_data,
     and on 4.4+ a slot for the object, assigned as obj.animation_data.action_slot),
@@ -22,6 +32,9 @@ def new_object_action(obj, name, channels):
     action = bpy.data.actions.new(name)
     animation_data = obj.animation_data or obj.animation_data_create()
     animation_data.action = action
+    if ENSURE_FCURVE_IN_GROUP:
+        return action, [action.fcurve_ensure_for_datablock(obj, data_path, index=array_index, group_name=group_name)
+                        for data_path, array_index, group_name in channels]
     if SLOTTED_ACTIONS:
         slot = action.slots.new(id_type='OBJECT', name=obj.name)
         animation_data.action_slot = slot

@@ -20,6 +20,7 @@ from .images import new_image, pack
 
 ENGINE_FPS = 60            # one frame per tick (docs/engine.md 3)
 READING_SHARE = 0.2        # of the progress bar
+PROGRESS_STEP = 16         # files or objects between two progress reports
 
 
 @dataclass
@@ -61,7 +62,8 @@ def import_files(context, paths, settings, progress=None):
             plans.append(_plan(path, settings, selected))
         except ObanError as error:
             result.errors.append(str(error))
-        report(READING_SHARE * (index + 1) / len(paths))
+        if index % PROGRESS_STEP == PROGRESS_STEP - 1:
+            report(READING_SHARE * (index + 1) / len(paths))
     fresh = [animation for plan in plans for animation, target in plan.jobs if target is None]
     try:
         motions = iter(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA"))
@@ -167,7 +169,7 @@ def _build_all(context, jobs, settings, progress):
     steps, built = [], []
     try:
         for done, (animation, target, transforms) in enumerate(jobs):
-            if done and done % 16 == 0:
+            if done and done % PROGRESS_STEP == 0:
                 progress(done / len(jobs))
             created = target is None
             obj = _new_object(context.collection, animation.name, settings) if created else target
@@ -191,6 +193,8 @@ class _Undo:
 
     def __init__(self, obj, created):
         self.obj, self.created = obj, created
+        if created:   # removed whole
+            return
         data = obj.animation_data
         self.action = data.action if data else None
         self.rotation_mode = obj.rotation_mode
@@ -198,13 +202,13 @@ class _Undo:
 
     def undo(self):
         data = self.obj.animation_data
-        action = data.action if data and data.action is not self.action else None
         if self.created:
-            camera = self.obj.data
+            action, camera = data.action if data else None, self.obj.data
             bpy.data.objects.remove(self.obj)
             if camera is not None:
                 bpy.data.cameras.remove(camera)
         else:
+            action = data.action if data and data.action is not self.action else None
             if data:
                 data.action = self.action
             self.obj.rotation_mode = self.rotation_mode
