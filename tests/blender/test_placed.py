@@ -184,6 +184,41 @@ def test_a_failure_mid_level_leaves_nothing(monkeypatch, failing):
     assert counts() == before
 
 
+def test_a_png_that_fails_on_its_thread_leaves_nothing(monkeypatch):
+    """The PNGs are made on encoder threads while the meshes are built: a failure there
+    reaches the import when the images are packed, and everything of the level goes."""
+    from oban_import.blender import images
+
+    run(objects_fixtures.level(1), Settings())
+    before = counts()
+    original = images.texture_png
+
+    def fail_on_alpha(texture):
+        if texture.name == "tex_alpha":
+            raise MemoryError("no room for the PNG")
+        return original(texture)
+
+    monkeypatch.setattr(images, "texture_png", fail_on_alpha)
+    with pytest.raises(MemoryError, match="no room"):
+        run(objects_fixtures.level(), Settings())
+    assert counts() == before
+
+
+def test_packed_pngs_hold_the_textures_pixels():
+    """Each image is the PNG its encoder thread made: its pixels, read back through
+    Blender, are round(255 x) of the texture's."""
+    level = objects_fixtures.level(2)
+    run(level, Settings())
+    textures = {m.texture.name: m.texture for o in level.objects for m in o.meshes if m.texture is not None}
+    for name, texture in textures.items():
+        image = bpy.data.images[name]
+        assert image.packed_file is not None and image.size[:] == (texture.width, texture.height)
+        got = np.empty(texture.width * texture.height * 4, np.float32)
+        image.pixels.foreach_get(got)
+        got = np.rint(got.reshape(texture.height, texture.width, 4)[::-1] * 255)   # Blender: bottom row first
+        assert np.array_equal(got, texture.rgba8), name
+
+
 def read_sample():
     return read_objects(os.path.join(SAMPLES, "level", "level9_Final.dat"))
 
