@@ -284,6 +284,18 @@ def test_decode_matches_reference(fmt, size):
     assert np.allclose(textures.decode(t.raw, t.width, t.height, fmt), gen.reference_pixels(t), atol=1e-6)
 
 
+@pytest.mark.parametrize("fmt", list(gen.FORMATS.values()))
+@pytest.mark.parametrize("size", [(1, 1), (3, 5), (4, 4), (17, 9), (256, 64)])
+def test_bytes_decode_is_the_rounded_float_decode(fmt, size):
+    """decode(as_bytes=True), what the packed PNGs get, is round(255 x) of the spec's
+    x / (2^n - 1) values for every texel of every format (and Texture.rgba8 with it)."""
+    t, _ = gen.random_texture(np.random.default_rng(fmt * 7 + size[1]), "t", fmt, *size)
+    floats = textures.decode(t.raw, t.width, t.height, fmt)
+    rgba8 = textures.decode(t.raw, t.width, t.height, fmt, as_bytes=True)
+    assert rgba8.dtype == np.uint8 and rgba8.shape == floats.shape
+    assert np.array_equal(rgba8, np.rint(floats * 255.0)), fmt
+
+
 def test_dxt1_three_colour_blocks_and_transparent_black():
     # c0 <= c1: colour 2 the mean, colour 3 transparent black; c0 > c1: two thirds
     red, blue = 0xF800, 0x001F
