@@ -111,6 +111,7 @@ def test_one_mesh_per_part_set_uvs_normals_slots():
     for placed, obj, _ in result.built:
         mesh = obj.data
         assert mesh.name == placed.meshes[0].name
+        assert not mesh.validate(), "the mesh as written needed mending"
         corners = loops_of(mesh)
         uvs = np.concatenate([m.uvs for m in placed.meshes])[corners]
         got = np.empty(len(mesh.loops) * 2, np.float32)
