@@ -1,9 +1,11 @@
 """What every benchmark here measures with: freshly trimmed memory, the peak RSS of a
-phase, silenced C output, Blender's user folders in a scratch folder, profile labels."""
+phase, silenced C output, Blender's user folders in a scratch folder, profile labels, the
+rounds, the best-round table, the requirement lines, and the exit without teardown."""
 
 import ctypes
 import os
 import re
+import resource
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -136,3 +138,38 @@ def timed_rounds(rows, rounds, reset):
         print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {times[n][-1]:.2f} s" for n in rows), flush=True)
     reset()
     return times, rises
+
+
+def print_best(times, rises, base):
+    """The table of each row's best round, as a multiple of row `base`'s, its peak RSS rise
+    and every run; the process's peak RSS after it."""
+    best = {name: min(values) for name, values in times.items()}
+    header = f"x {base}"
+    width = max(10, len(header))
+    print(f"\n{'row':<15} {'best s':>7} {header:>{width}} {'peak RSS +MiB':>13}  runs (s)")
+    for name, values in times.items():
+        rise = [m for m in rises[name] if m is not None]
+        memory = f"{max(rise):13.0f}" if rise else f"{'n/a':>13}"
+        print(f"{name:<15} {best[name]:7.2f} {best[name] / best[base]:{width}.2f} {memory}  "
+              f"{' '.join(f'{v:.2f}' for v in values)}")
+    print_process_peak()
+    return best
+
+
+def print_process_peak():
+    print(f"process peak RSS (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+
+
+def checked(label, value, ok, bound, note="", width=28):
+    """One requirement's line (value, bound, PASS or FAIL, note); returns `ok`."""
+    print(f"{label:<{width}} = {value:6.2f}  (must be {bound})  {'PASS' if ok else 'FAIL'}  {note}".rstrip())
+    return ok
+
+
+def leave(code):
+    """Exit with `code`, skipping interpreter teardown: Blender 4.2 as a Python module
+    segfaults at exit once a Python-defined panel or PropertyGroup with get/set properties
+    was registered (even after unregister), which would turn every result into exit code 139."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -27,7 +27,6 @@ import gc
 import importlib.util
 import os
 import platform
-import resource
 import shutil
 import sys
 import tempfile
@@ -37,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402
+from measure import checked, leave, print_best, profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402,E501
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -237,18 +236,11 @@ def run(args, scratch):
 
     times, rises = timed_rounds(rows, args.rounds, reset_scene)
 
-    best = {name: min(values) for name, values in times.items()}
+    best = print_best(times, rises, "wm.obj_import")
     base = best["wm.obj_import"]
-    print(f"\n{'row':<15} {'best s':>7} {'x obj_import':>12} {'peak RSS +MiB':>13}  runs (s)")
-    for name in rows:
-        rise = [m for m in rises[name] if m is not None]
-        memory = f"{max(rise):13.0f}" if rise else f"{'n/a':>13}"
-        print(f"{name:<15} {best[name]:7.2f} {best[name] / base:12.2f} {memory}  "
-              f"{' '.join(f'{v:.2f}' for v in times[name])}")
-    print(f"process peak RSS (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     ratio = best["add-on"] / base
-    ok = ratio <= LIMIT
-    print(f"\nadd-on / wm.obj_import = {ratio:6.2f}  (must be <= {LIMIT:g})  {'PASS' if ok else 'FAIL'}")
+    print()
+    ok = checked("add-on / wm.obj_import", ratio, ratio <= LIMIT, f"<= {LIMIT:g}", width=22)
     print(f"add-on without the read = {best['add-on'] - best['read_objects']:.2f} s "
           f"({(best['add-on'] - best['read_objects']) / base:.2f} x obj_import)")
     if args.profile or not ok:
@@ -258,9 +250,4 @@ def run(args, scratch):
 
 
 if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Skip interpreter teardown: Blender 4.2 as a Python module segfaults at exit once a
-    # Python-defined panel or get/set property was registered (even after unregister).
-    os._exit(code)
+    leave(main())

@@ -31,7 +31,6 @@ import importlib.util
 import os
 import pathlib
 import platform
-import resource
 import shutil
 import sys
 import tempfile
@@ -41,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402
+from measure import Peak, checked, leave, print_best, profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402,E501
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -286,31 +285,17 @@ def run(args, fraction, rounds, scratch):
             "baseline": lambda: run_baseline(pre)}
     times, rises = timed_rounds(rows, rounds, reset_scene)
 
-    best = {name: min(values) for name, values in times.items()}
-    base = best["baseline"]
-    print(f"\n{'row':<15} {'best s':>7} {'x baseline':>10} {'peak RSS +MiB':>13}  runs (s)")
-    for name in rows:
-        rise = [m for m in rises[name] if m is not None]
-        memory = f"{max(rise):13.0f}" if rise else f"{'n/a':>13}"
-        print(f"{name:<15} {best[name]:7.2f} {best[name] / base:10.2f} {memory}  "
-              f"{' '.join(f'{v:.2f}' for v in times[name])}")
-    print(f"process peak RSS (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
-    ratio = best["import_sprites"] / base
-    checks = [("listing", best["listing"], f"< {LISTING_LIMIT:g} s", best["listing"] < LISTING_LIMIT),
-              ("import_sprites / baseline", ratio, f"<= {IMPORT_LIMIT:g}", ratio <= IMPORT_LIMIT)]
+    best = print_best(times, rises, "baseline")
+    ratio = best["import_sprites"] / best["baseline"]
     print()
-    for label, value, bound, ok in checks:
-        print(f"{label:<26} = {value:6.2f}  (must be {bound})  {'PASS' if ok else 'FAIL'}")
-    passed = all(ok for *_, ok in checks)
-    if args.profile or not checks[1][3]:
+    listed = checked("listing", best["listing"], best["listing"] < LISTING_LIMIT, f"< {LISTING_LIMIT:g} s", width=26)
+    imported = checked("import_sprites / baseline", ratio, ratio <= IMPORT_LIMIT, f"<= {IMPORT_LIMIT:g}", width=26)
+    passed = listed and imported
+    if args.profile or not imported:
         profile_import(prt_path, args.top)
         reset_scene()
     return 0 if passed else 1
 
 
 if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Skip interpreter teardown: Blender 4.2 as a Python module can segfault at exit.
-    os._exit(code)
+    leave(main())
