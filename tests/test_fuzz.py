@@ -45,6 +45,7 @@ from oban_import.oni.oban import KEY_DTYPE, Animation
 from oban_import.oni.container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, SIGNATURE
 from oban_import.oni.oban import RECORD_DTYPE
 from oban_import.errors import ObanError
+from limits import measured
 from oban_import.oni.reader import read_file
 from oban_import.oni.container import PC_CHECKSUM
 from oban_import.oni.oban import record_bytes
@@ -68,34 +69,11 @@ def memory_limit(size):
 def read_within_limits(path, name_glob=None):
     """read_file(path): the animations, or the ObanError; anything else propagates.
 
-    Fails if the call takes a second or more, or its tracemalloc peak is over the limit.
-    If tracemalloc is already tracing (the long run starts it once: starting and
-    stopping it for every input makes the process grow), only the peak is reset.
+    Fails if the call takes a second or more, or its tracemalloc peak is over the limit
+    (limits.measured).
     """
     size = os.path.getsize(path)
-    tracing = tracemalloc.is_tracing()
-    if tracing:
-        tracemalloc.reset_peak()
-    else:
-        tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    start = time.perf_counter()
-    try:
-        outcome = read_file(path, name_glob)
-    except ObanError as error:
-        outcome = error
-    finally:
-        seconds = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1] - before
-        if not tracing:
-            tracemalloc.stop()
-    if seconds >= SECONDS:  # tracing slows allocation: time it again untraced
-        start = time.perf_counter()
-        try:
-            read_file(path, name_glob)
-        except ObanError:
-            pass
-        seconds = time.perf_counter() - start
+    outcome, seconds, peak = measured(lambda: read_file(path, name_glob), SECONDS)
     assert seconds < SECONDS, f"{seconds:.2f} s for {size} bytes"
     assert peak < memory_limit(size), f"peak {peak} bytes for a file of {size} bytes"
     if isinstance(outcome, ObanError):

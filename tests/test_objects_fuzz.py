@@ -19,8 +19,6 @@ values or other fields' values, the .raw truncated or missing. For every input:
 import os
 import struct
 import tempfile
-import time
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -28,6 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import objects_generate as gen
 from oban_import.errors import ObanError
+from limits import measured
 from oban_import.oni import textures
 from oban_import.oni.library import read_mesh_file, read_objects, read_texture_file
 from oban_import.oni.objects import Level, Mesh, Texture
@@ -76,24 +75,7 @@ def read_and_decode(reader, path):
 
 def within_limits(reader, path, extra_bytes=0):
     size = os.path.getsize(path) + extra_bytes
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    start = time.perf_counter()
-    try:
-        outcome = read_and_decode(reader, path)
-    except ObanError as error:
-        outcome = error
-    finally:
-        seconds = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1] - before
-        tracemalloc.stop()
-    if seconds >= SECONDS:
-        start = time.perf_counter()
-        try:
-            read_and_decode(reader, path)
-        except ObanError:
-            pass
-        seconds = time.perf_counter() - start
+    outcome, seconds, peak = measured(lambda: read_and_decode(reader, path), SECONDS)
     assert seconds < SECONDS, f"{seconds:.2f} s for {size} bytes"
     limit = max(MEMORY_FLOOR, MEMORY_FACTOR * size)
     assert peak < limit, f"peak {peak} bytes for {size} bytes read"

@@ -65,7 +65,7 @@ def main(argv=None):
     work = args.work or os.path.join(tempfile.gettempdir(), "oban-fuzz", args.reader)
     os.makedirs(os.path.join(work, "crashes"), exist_ok=True)
     scratch = "/dev/shm" if os.access("/dev/shm", os.W_OK) else work  # each input is written to a file
-    tracemalloc.start()  # once: read_within_limits then only resets the peak (see there)
+    tracemalloc.start()  # once: read_within_limits then only resets the peak (tests/limits.py)
     if args.child:
         return run_atheris(args.reader, args.seconds, work, args.child, args.libfuzzer)
     print(f"fuzzing the {args.reader} reader with {engine} for {args.seconds} s; work folder {work}", flush=True)
