@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ObanError
 from .oban import IDENTITY, Animation
-from .textures import decode
+from .textures import decode, to_bytes
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Texture:
         where there is one (a fraction of the time)."""
         if self.raw:
             return decode(self.raw, self.width, self.height, self.format, as_bytes=True)
-        return np.rint(self.pixels * np.float32(255)).astype(np.uint8)
+        return to_bytes(self.pixels)
 
 
 @dataclass

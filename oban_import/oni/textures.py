@@ -77,7 +77,7 @@ def _lut16(fmt, as_bytes=False):
     key = (fmt, as_bytes)
     if key not in _LUTS:
         if as_bytes:
-            _LUTS[key] = _to_bytes(_lut16(fmt))
+            _LUTS[key] = to_bytes(_lut16(fmt))
             return _LUTS[key]
         x = np.arange(65536, dtype=np.uint32)
         if fmt == BGRA4444:
@@ -91,7 +91,8 @@ def _lut16(fmt, as_bytes=False):
     return _LUTS[key]
 
 
-def _to_bytes(values):
+def to_bytes(values) -> np.ndarray:
+    """0..1 floats -> uint8, round(255 x): the bytes of a decode."""
     return np.rint(values * np.float32(255)).astype(np.uint8)
 
 
@@ -113,7 +114,7 @@ def _dxt1(raw, width, height, as_bytes=False):
     palette[:, :3, 3] = 1
     palette[:, 3, 3] = np.where(four[:, 0], 1, 0)
     if as_bytes:
-        palette = _to_bytes(palette)
+        palette = to_bytes(palette)
     codes = ((blocks[:, 1:2] >> (2 * np.arange(16, dtype=np.uint32))) & 3).astype(np.uint8)  # row by row
     # in image order (block row, texel row, block column, texel column): palette entry 4 * block + code
     codes = codes.reshape(bh, bw, 4, 4).transpose(0, 2, 1, 3)
