@@ -50,17 +50,16 @@ import gc
 import importlib.util
 import os
 import platform
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import checked, leave, print_process_peak, profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402
+from measure import (  # noqa: E402
+    checked, leave, print_process_peak, profile, quiet, scratch_folder, timed_rounds, trim)
 
 RETAIL_ANIMATIONS = 1067
 RETAIL_FRAMES = 334_386
@@ -335,9 +334,7 @@ def main(argv=None):
     loops, doors = ((round(RETAIL_LOOPS / 10), round(RETAIL_DOORS / 10)) if args.quick
                     else (RETAIL_LOOPS, RETAIL_DOORS))
 
-    scratch = tempfile.mkdtemp(prefix="oban-bench-")
-    try:
-        setup_blender_dirs(scratch)
+    with scratch_folder("oban-bench-", args.keep) as scratch:
         import bpy as _bpy
         import numpy as _np
         bpy, np = _bpy, _np
@@ -349,11 +346,6 @@ def main(argv=None):
             return run(args, rounds, subset_size, count, total, loops, doors, scratch)
         finally:
             oban_import.unregister()
-    finally:
-        if args.keep:
-            print(f"\nscratch directory kept: {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run(args, rounds, subset_size, count, total, loops, doors, scratch):

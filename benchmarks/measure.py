@@ -2,11 +2,14 @@
 phase, silenced C output, Blender's user folders in a scratch folder, profile labels, the
 rounds, the best-round table, the requirement lines, and the exit without teardown."""
 
+import contextlib
 import ctypes
 import os
 import re
 import resource
+import shutil
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _libc = None
@@ -94,6 +97,21 @@ def setup_blender_dirs(scratch):
         if not os.environ.get(variable):
             os.makedirs(os.path.join(scratch, sub), exist_ok=True)
             os.environ[variable] = os.path.join(scratch, sub)
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix, keep=False):
+    """A scratch folder, Blender's user folders in it (setup_blender_dirs); removed at the
+    end, or kept (and named) with `keep`."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    try:
+        setup_blender_dirs(folder)
+        yield folder
+    finally:
+        if keep:
+            print(f"\nscratch directory kept: {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def label(filename, line, function):

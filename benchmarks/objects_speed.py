@@ -27,16 +27,15 @@ import gc
 import importlib.util
 import os
 import platform
-import shutil
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import checked, leave, print_best, profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402,E501
+from measure import (  # noqa: E402
+    checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim)
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -180,9 +179,7 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     args = parser.parse_args(argv)
-    scratch = tempfile.mkdtemp(prefix="oban-objects-bench-")
-    try:
-        setup_blender_dirs(scratch)
+    with scratch_folder("oban-objects-bench-", args.keep) as scratch:
         import bpy as _bpy
         import numpy as _np
         bpy, np = _bpy, _np
@@ -195,11 +192,6 @@ def main(argv=None):
                 oban_import.unregister()
             except Exception:
                 pass
-    finally:
-        if args.keep:
-            print(f"\nscratch directory kept: {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run(args, scratch):

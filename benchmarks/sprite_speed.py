@@ -31,16 +31,15 @@ import importlib.util
 import os
 import pathlib
 import platform
-import shutil
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import Peak, checked, leave, print_best, profile, quiet, setup_blender_dirs, timed_rounds, trim  # noqa: E402,E501
+from measure import (  # noqa: E402
+    Peak, checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim)
 
 from oban_import.png import png_bytes  # noqa: E402
 
@@ -219,20 +218,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     fraction = args.fraction if args.fraction is not None else (0.1 if args.quick else 1.0)
     rounds = args.rounds or (1 if args.quick else 3)
-    scratch = tempfile.mkdtemp(prefix="oban-sprite-bench-")
-    try:
-        setup_blender_dirs(scratch)
+    with scratch_folder("oban-sprite-bench-", args.keep) as scratch:
         import bpy as _bpy
         import numpy as _np
         bpy, np = _bpy, _np
         from oban_import.blender import compat as _compat, sprites as _sprites
         compat, sprites = _compat, _sprites
         return run(args, fraction, rounds, scratch)
-    finally:
-        if args.keep:
-            print(f"\nscratch directory kept: {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run_listing_only(prt_path, rounds):
@@ -243,11 +235,9 @@ def run_listing_only(prt_path, rounds):
             times.append(run_listing(prt_path))
         rises.append(peak.rise_mib)
     rise = [m for m in rises if m is not None]
-    ok = min(times) < LISTING_LIMIT
     print(f"\nlisting: best {min(times):.3f} s, peak RSS +{max(rise) if rise else float('nan'):.0f} MiB, "
           f"runs {' '.join(f'{t:.3f}' for t in times)}")
-    print(f"listing = {min(times):6.2f}  (must be < {LISTING_LIMIT:g} s)  {'PASS' if ok else 'FAIL'}")
-    return 0 if ok else 1
+    return 0 if checked("listing", min(times), min(times) < LISTING_LIMIT, f"< {LISTING_LIMIT:g} s", width=7) else 1
 
 
 def run(args, fraction, rounds, scratch):
