@@ -24,6 +24,8 @@ process, each on a freshly reset empty scene:
   3-array floor   baseline+update with the writer the add-on had before co_ui (co,
                   handle_left and handle_right written one after the other): the floor
                   issues 2 and 12 measured their ratios against, for information only
+  file keys floor baseline+update writing what `file keys` writes (read back from one
+                  such import): Blender's own share of it, for information only
   keyframe_insert the naive way, one obj.keyframe_insert(path, frame=f) per channel group
                   (location, rotation_quaternion, scale) per frame, on a subset, scaled
                   linearly to the full frame count
@@ -147,13 +149,30 @@ def make_corpus(directory, count, total_frames, loops, doors, seed):
 
 
 def precompute(corpus, frame_start=1):
-    """What the baseline writes: per animation (name, frames float32 (n,), columns float32 (10, n))."""
+    """What the baseline writes: per animation (name, F-curves (data_path, index, group),
+    frames float32 (n,), columns float32 (F-curves, n))."""
     out, transforms = [], load_generator().object_transforms
+    specs = [(path, index, actions.TRANSFORM_GROUP) for path, index in CHANNELS]
     for animation in corpus.animations:
         columns = transforms(animation).columns
-        out.append((animation.name,
+        out.append((animation.name, specs,
                     np.arange(frame_start, frame_start + len(columns), dtype=np.float32),
                     np.ascontiguousarray(columns.T, dtype=np.float32)))
+    return out
+
+
+def written_keys(corpus, **options):
+    """What the operator writes with `options`, read back (untimed) as precompute() gives it."""
+    reset_scene()
+    run_operator(corpus, **options)
+    out = []
+    for name in (a.name for a in corpus.animations):
+        obj = bpy.data.objects[name]
+        fcurves = compat.action_fcurves(obj.animation_data.action, obj)
+        keys = keys_of(obj)
+        frames = keys[(fcurves[0].data_path, fcurves[0].array_index)][0]
+        out.append((name, [(c.data_path, c.array_index, c.group.name if c.group else "") for c in fcurves], frames,
+                    np.array([keys[(c.data_path, c.array_index)][1] for c in fcurves])))
     return out
 
 
@@ -164,7 +183,7 @@ def keyframe_insert_subset(corpus, precomputed, count):
     picks = order[((np.arange(count) + 0.5) * len(order) / count).astype(int)]
     subset = []
     for i in sorted(picks.tolist()):
-        name, frames, columns = precomputed[i]
+        name, _, frames, columns = precomputed[i]
         rows = columns.T.astype(np.float64).tolist()
         subset.append((name, frames.tolist(), [r[0:3] for r in rows], [r[3:7] for r in rows], rows[0][7:10]))
     return subset
@@ -226,9 +245,8 @@ def run_baseline(precomputed, update=False, fill=None):
     numpy float32 buffers straight into foreach_set, or `fill`), nothing computed."""
     fill = fill or compat.fill_fcurves
     collection = bpy.context.collection
-    specs = [(path, index, actions.TRANSFORM_GROUP) for path, index in CHANNELS]
     start = time.perf_counter()
-    for name, frames, columns in precomputed:
+    for name, specs, frames, columns in precomputed:
         obj = bpy.data.objects.new(name, None)
         obj.rotation_mode = "QUATERNION"
         collection.objects.link(obj)
@@ -288,14 +306,14 @@ def check_same_output(corpus, precomputed, samples=25):
     reset_scene()
     run_operator(corpus)
     step = max(1, len(precomputed) // samples)
-    operator_keys = {name: keys_of(bpy.data.objects[name]) for name, _, _ in precomputed[::step]}
+    operator_keys = {name: keys_of(bpy.data.objects[name]) for name, *_ in precomputed[::step]}
     total = sum(len(fc.keyframe_points) for obj in bpy.data.objects
                 for fc in compat.action_fcurves(obj.animation_data.action, obj))
     assert total == len(CHANNELS) * corpus.frames, (total, corpus.frames)
     reset_scene()
     run_baseline(precomputed[::step])
     worst = 0.0
-    for name, _, _ in precomputed[::step]:
+    for name, *_ in precomputed[::step]:
         theirs, ours = operator_keys[name], keys_of(bpy.data.objects[name])
         assert theirs.keys() == ours.keys(), (name, sorted(theirs), sorted(ours))
         for channel, (frames, values) in ours.items():
@@ -307,13 +325,10 @@ def check_same_output(corpus, precomputed, samples=25):
 
 # ---------------------------------------------------------------- where the operator's time goes
 
-
-
-
-
 def profile_operator(corpus, top):
-    reset_scene()
-    profile("operator run", lambda: run_operator(corpus), top)
+    for label, options in (("operator run", {}), ("file keys run", {"keys": "FILE"})):
+        reset_scene()
+        profile(label, lambda: run_operator(corpus, **options), top)
 
 def main(argv=None):
     global bpy, np, compat, scene, actions
@@ -323,7 +338,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, help="rounds (default 5; 1 with --quick)")
     parser.add_argument("--subset", type=int, help="animations for keyframe_insert (default 20; 10 with --quick)")
     parser.add_argument("--seed", type=int, default=1067)
-    parser.add_argument("--profile", action="store_true", help="also cProfile one operator run and print where time goes")
+    parser.add_argument("--profile", action="store_true",
+                        help="also cProfile one operator run of each Keys mode and print where time goes")
     parser.add_argument("--top", type=int, default=25, help="rows per --profile listing")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory (corpus, Blender user dirs)")
     args = parser.parse_args(argv)
@@ -364,6 +380,9 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
           f"{corpus.loops} Loop, {corpus.doors} Localized; {corpus.dense} dense (seed {args.seed})")
     worst = check_same_output(corpus, precomputed)  # also warms up first-call costs
     print(f"check: operator and baseline write the same frames and values (max |diff| {worst:.1g})")
+    written = written_keys(corpus, keys="FILE")
+    print(f"file keys: {sum(c.size for *_, c in written):,} keys on {sum(len(f) for _, f, _, _ in written):,} "
+          f"F-curves (every frame: {len(CHANNELS) * corpus.frames:,} on {len(CHANNELS) * len(written):,})")
 
     level = write_level(corpus, scratch)
     rows = {"operator": lambda: run_operator(corpus),
@@ -373,6 +392,7 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
             "baseline": lambda: run_baseline(precomputed),
             "baseline+update": lambda: run_baseline(precomputed, update=True),
             "3-array floor": lambda: run_baseline(precomputed, update=True, fill=fill_three_arrays),
+            "file keys floor": lambda: run_baseline(written, update=True),
             "keyframe_insert": lambda: run_keyframe_insert(subset)}
     times, rises = timed_rounds(rows, rounds, reset_scene)
 
@@ -401,6 +421,8 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
     old_floor = best["3-array floor"]
     print(f"for information, against the 3-array floor the issues' ratios were set on: operator "
           f"{best['operator'] / old_floor:.2f}, file keys {best['file keys'] / old_floor:.2f}")
+    print(f"for information, Blender's own part of File Keys (file keys floor / (baseline+update)) = "
+          f"{best['file keys floor'] / floor:.2f}; the add-on's = {(best['file keys'] - best['file keys floor']) / floor:.2f}")
     checks = [("operator / baseline", best["operator"] / base, BASELINE_LIMIT, "as written in issue 2"),
               ("file keys / (baseline+update)", best["file keys"] / floor, FILE_KEYS_LIMIT, "issue 12"),
               ("operator / (baseline+update)", best["operator"] / floor, UPDATE_LIMIT, "issue 12"),

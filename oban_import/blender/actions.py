@@ -30,14 +30,15 @@ def ticks(animation, settings):
 def animate_keys(obj, animation, keys, settings):
     """The file's own keys (a KeyTransforms), LINEAR, quaternion signs continuous; with
     engine playback laid out as the engine plays them (a Loop closed and cycled, a
-    PingPong mirrored and cycled)."""
+    PingPong mirrored and cycled). Location and rotation are keyed, as an OBAN key holds
+    them; the scale, the base's and the same on every key, is the object's own."""
     times, columns, period = keys.frames, keys.columns, None   # the keys' signs are continuous already
     if settings.playback != "FRAMES":
         times, columns, period = engine_keys(times, columns, animation.frames, animation.flags,
                                              start_frame(animation, settings))
         columns = columns.copy()
         columns[:, 3:7] = axes.continuous(columns[:, 3:7])   # the closing key may face the other way
-    return write_keys(obj, animation.name, times, columns, settings, period is not None)
+    return write_keys(obj, animation.name, times, columns, settings, period is not None, scale_keys=False)
 
 
 def animate(obj, name, transforms, settings, period):
@@ -61,13 +62,16 @@ CHANNELS = {10: ("rotation_quaternion", _channels("rotation_quaternion", 4)),   
             9: ("rotation_euler", _channels("rotation_euler", 3))}
 
 
-def write_keys(obj, name, times, columns, settings, cyclic):
+def write_keys(obj, name, times, columns, settings, cyclic, scale_keys=True):
     """A new action for `obj`: LINEAR keys at scene frames frame_start + `times`, rows of
     `columns` (location, quaternion or Euler angles, scale), written in bulk; a Cycles
-    modifier on every F-curve when `cyclic`."""
+    modifier on every F-curve when `cyclic`. Without `scale_keys` the scale is left
+    unkeyed (the first row's, on the object)."""
     rotation_path, channels = CHANNELS[columns.shape[1]]
+    if not scale_keys:
+        channels = channels[:-3]
     action, fcurves = compat.new_object_action(obj, name, channels)
-    compat.fill_fcurves(fcurves, (settings.frame_start + times).astype(np.float32), columns)
+    compat.fill_fcurves(fcurves, (settings.frame_start + times).astype(np.float32), columns[:, :len(channels)])
     if cyclic:
         for fcurve in fcurves:
             fcurve.modifiers.new("CYCLES")

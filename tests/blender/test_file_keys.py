@@ -30,6 +30,10 @@ def key_counts(obj):
     return {len(c.keyframe_points) for c in compat.action_fcurves(obj.animation_data.action, obj)}
 
 
+def keyed_paths(obj):
+    return {c.data_path for c in compat.action_fcurves(obj.animation_data.action, obj)}
+
+
 def quaternion_keys(obj):
     """(keys, 4) values of the rotation_quaternion F-curves, in w x y z order."""
     curves = sorted((c for c in compat.action_fcurves(obj.animation_data.action, obj)
@@ -69,11 +73,13 @@ def test_a_batch_of_200_is_exact_at_every_frame_with_one_key_per_file_key(tmp_pa
         assert world_error(obj, expected) < 1e-5, animation.name
         if not animation.base_matrix[9:].any():
             assert key_counts(obj) == {len(animation.keys)}, animation.name
+            assert keyed_paths(obj) == {"location", "rotation_quaternion"}   # the scale is the object's own
             q = quaternion_keys(obj)
             assert (np.einsum("ij,ij->i", q[1:], q[:-1]) >= 0).all(), animation.name   # the shorter arc
             kept += 1
         else:
             assert key_counts(obj) == {animation.frames}, animation.name
+            assert keyed_paths(obj) == {"location", "rotation_quaternion", "scale"}
     assert kept == sum(not a.base_matrix[9:].any() for a in animations) >= len(animations) // 2
 
 
