@@ -228,7 +228,8 @@ def _update_scene(scene, last_frame, settings):
 
 def _select_only(context, objects):
     for obj in context.view_layer.objects:
-        obj.select_set(False)
+        if obj is not None:   # an object removed since the view layer last synced
+            obj.select_set(False)
     for obj in objects:
         obj.select_set(True)
     context.view_layer.objects.active = objects[-1]

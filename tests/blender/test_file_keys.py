@@ -137,17 +137,19 @@ def fallback_reports(tmp_path, animation, **options):
     path.write_bytes(raw_file_bytes(animation))
     from oban_import.blender.importer import import_files as import_into
     from oban_import.options import Settings
-    settings = Settings(keys="FILE", **options)
+    settings = Settings(**({"keys": "FILE"} | options))
     return path, import_into(bpy.context, [str(path)], settings)
 
 
-@pytest.mark.parametrize("case", ["euler", "base translation", "animated parent"])
+@pytest.mark.parametrize("case", ["euler", "base translation", "animated parent", "sheared base"])
 def test_where_file_keys_cannot_be_exact_it_bakes_and_says_why(tmp_path, case):
     animation = random_animation(np.random.default_rng(8), name="mover", flags=0, frames=30, key_count=4,
                                  base=BASES[2])
     options = {}
     if case != "base translation":
         without_base_translation(animation)
+    if case == "sheared base":   # columns (1 0 0) (0.5 1 0) (0 0 1): no rotation and scale holds it
+        animation.base_matrix[:9] = (1, 0, 0, 0.5, 1, 0, 0, 0, 1)
     if case == "euler":
         options["rotation_mode"] = "XYZ"
     if case == "animated parent":
@@ -162,9 +164,17 @@ def test_where_file_keys_cannot_be_exact_it_bakes_and_says_why(tmp_path, case):
         child.select_set(True)
         options["target"] = "SELECTED"
     _, result = fallback_reports(tmp_path, animation, **options)
-    words = {"euler": "Euler XYZ", "base translation": "translation", "animated parent": "parented to 'rig'"}[case]
+    words = {"euler": "Euler XYZ", "base translation": "translation", "animated parent": "parented to 'rig'",
+             "sheared base": "hold its base matrix only to"}[case]
     assert len(result.notes) == 1 and "'mover': baked on every frame" in result.notes[0], result.notes
     assert words in result.notes[0]
     obj = result.objects[0]
     assert key_counts(obj) == {animation.frames}
-    assert world_error(obj, expected_world(animation)) < 1e-5
+    if case == "sheared base":   # as near as Every Frame gets, and said so in a warning
+        assert len(result.warnings) == 1 and "shear" in result.warnings[0], result.warnings
+        every_frame = world_error(obj, expected_world(animation))
+        bpy.data.objects.remove(obj)
+        _, baked = fallback_reports(tmp_path, animation, keys="EVERY_FRAME")
+        assert abs(world_error(baked.objects[0], expected_world(animation)) - every_frame) < 1e-6
+    else:
+        assert world_error(obj, expected_world(animation)) < 1e-5
