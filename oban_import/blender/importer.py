@@ -191,13 +191,17 @@ class _Undo:
     """What building one animation changed, to take it back if the file fails. The
     custom properties are written last, so they need no undoing."""
 
+    POSE = ("location", "rotation_quaternion", "rotation_euler", "scale")   # what write_keys sets
+
     def __init__(self, obj, created):
         self.obj, self.created = obj, created
         if created:   # removed whole
             return
         data = obj.animation_data
+        self.had_animation_data = data is not None
         self.action = data.action if data else None
         self.rotation_mode = obj.rotation_mode
+        self.pose = [tuple(getattr(obj, name)) for name in self.POSE]
         self.had_placement = PLACEMENT in obj
 
     def undo(self):
@@ -209,9 +213,13 @@ class _Undo:
                 bpy.data.cameras.remove(camera)
         else:
             action = data.action if data and data.action is not self.action else None
-            if data:
+            if not self.had_animation_data:
+                self.obj.animation_data_clear()
+            elif data:
                 data.action = self.action
             self.obj.rotation_mode = self.rotation_mode
+            for name, value in zip(self.POSE, self.pose):
+                setattr(self.obj, name, value)
             if not self.had_placement:
                 self.obj.pop(PLACEMENT, None)
         if action is not None:

@@ -152,3 +152,38 @@ def test_the_panel_edits_the_properties_in_place():
     obj["oban_flags"] = -(1 << 31) | 0x10  # unknown bit 31 kept through edits
     settings.autostart = True
     assert obj["oban_flags"] & 0xFFFFFFFF == 0x80000018
+
+
+@pytest.mark.parametrize("keys", ["EVERY_FRAME", "FILE"])
+def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, monkeypatch, keys):
+    from oban_import.blender import actions
+    anim = animation(12, "lift", base="identity")
+    targets, before = [], []
+    for i, mode in enumerate(["XYZ", "QUATERNION", "ZXY"]):
+        obj = bpy.data.objects.new(f"platform{i}", None)
+        bpy.context.scene.collection.objects.link(obj)
+        obj.rotation_mode = mode
+        obj.location, obj.scale = (i, 2 * i, -3.5), (1, 2, 0.5 + i)
+        obj.rotation_euler, obj.rotation_quaternion = (0.1 * i, 0.2, -0.3), (0.5, 0.5, -0.5, 0.5)
+        if i == 2:   # one already animated
+            obj.keyframe_insert("location", frame=1)
+        obj.select_set(True)
+        targets.append(obj)
+        before.append((mode, obj.animation_data.action if obj.animation_data else None,
+                       [tuple(getattr(obj, p)) for p in ("location", "rotation_euler", "rotation_quaternion", "scale")]))
+    write_keys, calls = actions.write_keys, []
+
+    def failing(obj, *args, **kwargs):   # a bug on the last selected object, after the others are animated
+        calls.append(obj)
+        if len(calls) == 3:
+            raise RuntimeError("boom")
+        return write_keys(obj, *args, **kwargs)
+
+    monkeypatch.setattr(actions, "write_keys", failing)
+    with pytest.raises(RuntimeError, match="could not be imported: RuntimeError"):
+        bpy.ops.import_anim.oban(filepath=write(tmp_path, anim), target="SELECTED", keys=keys)
+    assert len(calls) == 3 and "lift" not in bpy.data.actions
+    for obj, (mode, action, pose) in zip(targets, before):
+        assert obj.rotation_mode == mode
+        assert (obj.animation_data.action if obj.animation_data else None) == action
+        assert [tuple(getattr(obj, p)) for p in ("location", "rotation_euler", "rotation_quaternion", "scale")] == pose
