@@ -24,8 +24,9 @@ process, each on a freshly reset empty scene:
   3-array floor   baseline+update with the writer the add-on had before co_ui (co,
                   handle_left and handle_right written one after the other): the floor
                   issues 2 and 12 measured their ratios against, for information only
-  file keys floor baseline+update writing what `file keys` writes (read back from one
-                  such import): Blender's own share of it, for information only
+  file keys floor baseline+update writing what `file keys` writes (its F-curves and keys,
+                  read back from one such import): Blender's own share of it, for
+                  information only
   keyframe_insert the naive way, one obj.keyframe_insert(path, frame=f) per channel group
                   (location, rotation_quaternion, scale) per frame, on a subset, scaled
                   linearly to the full frame count
@@ -329,6 +330,7 @@ def profile_operator(corpus, top):
     for label, options in (("operator run", {}), ("file keys run", {"keys": "FILE"})):
         reset_scene()
         profile(label, lambda: run_operator(corpus, **options), top)
+
 
 def main(argv=None):
     global bpy, np, compat, scene, actions
