@@ -145,3 +145,24 @@ def test_no_oban_and_reader_warnings_reach_the_user(tmp_path, command):
     assert f"warning: {late_path}: 'late': first key is at frame 3, not 0" in done.stderr
     done = run(command, late_path, "--filter", "*door*", "-o", out)
     assert done.returncode == 1 and "holds no OBAN instance matching '*door*'" in done.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_keys_file_writes_the_files_keys_and_notes_what_it_bakes(tmp_path, command):
+    from oban_import.blender.compat import action_fcurves
+    animations, paths = generated_files(tmp_path, 4, seed=13)
+    for animation, path in zip(animations[1:], paths[1:]):   # the first keeps its base's translation
+        animation.base_matrix[9:] = 0.0
+        path.write_bytes(raw_file_bytes(animation))
+    animations[0].base_matrix[9:] = (1.0, 2.0, 3.0)
+    paths[0].write_bytes(raw_file_bytes(animations[0]))
+    out = tmp_path / "out.blend"
+    done = run(command, *paths, "-o", out, "--keys", "file")
+    assert done.returncode == 0, done.stderr
+    assert f"note: {paths[0]}: '{animations[0].name}': baked on every frame" in done.stdout + done.stderr
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    for i, animation in enumerate(animations):
+        obj = bpy.data.objects[animation.name]
+        counts = {len(c.keyframe_points) for c in action_fcurves(obj.animation_data.action, obj)}
+        assert counts == {animation.frames if i == 0 else len(animation.keys)}, animation.name
+        assert world_error(obj, expected_world(animation)) < 1e-5
