@@ -173,7 +173,7 @@ def test_where_file_keys_cannot_be_exact_it_bakes_and_says_why(tmp_path, case):
     if case == "sheared base":   # as near as Every Frame gets, and said so in a warning
         assert len(result.warnings) == 1 and "shear" in result.warnings[0], result.warnings
         every_frame = world_error(obj, expected_world(animation))
-        bpy.data.objects.remove(obj)
+        bpy.data.objects.remove(obj)   # and import again at once: the view layer still lists it, as None
         _, baked = fallback_reports(tmp_path, animation, keys="EVERY_FRAME")
         assert abs(world_error(baked.objects[0], expected_world(animation)) - every_frame) < 1e-6
     else:
