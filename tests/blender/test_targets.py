@@ -154,6 +154,10 @@ def test_the_panel_edits_the_properties_in_place():
     assert obj["oban_flags"] & 0xFFFFFFFF == 0x80000018
 
 
+def pose(obj):
+    return [tuple(getattr(obj, p)) for p in ("location", "rotation_euler", "rotation_quaternion", "scale")]
+
+
 @pytest.mark.parametrize("keys", ["EVERY_FRAME", "FILE"])
 def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, monkeypatch, keys):
     from oban_import.blender import actions
@@ -169,8 +173,7 @@ def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, m
             obj.keyframe_insert("location", frame=1)
         obj.select_set(True)
         targets.append(obj)
-        before.append((mode, obj.animation_data.action if obj.animation_data else None,
-                       [tuple(getattr(obj, p)) for p in ("location", "rotation_euler", "rotation_quaternion", "scale")]))
+        before.append((mode, obj.animation_data.action if obj.animation_data else None, pose(obj)))
     write_keys, calls = actions.write_keys, []
 
     def failing(obj, *args, **kwargs):   # a bug on the last selected object, after the others are animated
@@ -183,7 +186,7 @@ def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, m
     with pytest.raises(RuntimeError, match="could not be imported: RuntimeError"):
         bpy.ops.import_anim.oban(filepath=write(tmp_path, anim), target="SELECTED", keys=keys)
     assert len(calls) == 3 and "lift" not in bpy.data.actions
-    for obj, (mode, action, pose) in zip(targets, before):
+    for obj, (mode, action, placed) in zip(targets, before):
         assert obj.rotation_mode == mode
         assert (obj.animation_data.action if obj.animation_data else None) == action
-        assert [tuple(getattr(obj, p)) for p in ("location", "rotation_euler", "rotation_quaternion", "scale")] == pose
+        assert pose(obj) == placed
