@@ -35,15 +35,19 @@ def pack(image, texture: Texture, png: bytes | None = None) -> None:
 
 class Encoders:
     """PNGs made on threads (zlib and most of numpy let go of Python's lock) while the
-    caller builds the rest, in the order the textures are given; `png(texture)` waits
-    for one. A context manager: leaving it drops what has not started."""
+    caller builds the rest, in the order the textures are given, one per name (as the
+    images are); `png(texture)` waits for its name's. A context manager: leaving it drops
+    what has not started."""
 
     def __init__(self, textures):
         self.pool = ThreadPoolExecutor(ENCODERS, thread_name_prefix="oban-png")
-        self.pngs = {id(t): self.pool.submit(texture_png, t) for t in textures}
+        self.pngs = {}
+        for texture in textures:
+            if texture.name not in self.pngs:
+                self.pngs[texture.name] = self.pool.submit(texture_png, texture)
 
     def png(self, texture: Texture) -> bytes | None:
-        future = self.pngs.get(id(texture))
+        future = self.pngs.get(texture.name)
         return future.result() if future is not None else None
 
     def __enter__(self):

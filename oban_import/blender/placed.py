@@ -59,13 +59,9 @@ def import_level(context, level: Level, path: str, settings, progress=None) -> L
 
 
 def _textures(level: Level) -> list:
-    """Every texture the level's meshes use, once, in the order they are first used."""
-    textures = {}
-    for placed in level.objects:
-        for part in placed.meshes:
-            if part.texture is not None:
-                textures.setdefault(part.texture.name, part.texture)
-    return list(textures.values())
+    """The textures of the level's meshes, in the order they are used (Encoders keeps the
+    first of each name, as _Made does)."""
+    return [part.texture for placed in level.objects for part in placed.meshes if part.texture is not None]
 
 
 def blender_matrix(matrix: np.ndarray, axes_matrix: np.ndarray, scale: float) -> np.ndarray:
