@@ -1,5 +1,6 @@
 """Readers: the samples (some written by OniSplit), names, and every class of bad input."""
 
+import copy
 import os
 import struct
 
@@ -8,9 +9,9 @@ import pytest
 
 from oban_import.oni.properties import keys_from_property, properties, stored_data, unsigned32
 from oban_import.oni.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
-from oban_import.oni.oban import RECORD_DTYPE
+from oban_import.oni.oban import RECORD_DTYPE, SCREENED_AT_ONCE, SCREENED_FROM, check, check_all
 from oban_import.errors import ObanError
-from oban_import.oni.reader import read_file
+from oban_import.oni.reader import read_file, read_files
 from oban_import.oni.writer import oni_file_bytes, raw_file_bytes
 
 from generate import random_animation
@@ -238,3 +239,69 @@ def test_level_overlapping_descriptors(tmp_path):
 def test_level_truncated_inside_an_oban(tmp_path):
     data = open(sample("level", "level1_Final.dat"), "rb").read()
     expect_error(write(tmp_path, "level1_Final.dat", data[:5000]), "outside the file")
+
+
+def _defective(rng, index):
+    """A generated animation with, often, one of the defects check() refuses or warns about."""
+    animation = random_animation(rng, name=f"a{index}", frames=int(rng.integers(1, 60)))
+    keys, defect = animation.keys, int(rng.integers(12))
+    values = keys.view("<f4").reshape(-1, 8)
+    k = int(rng.integers(len(keys)))
+    if defect == 0:
+        animation.frames = 0
+    elif defect == 1:
+        animation.keys = keys[:0]
+    elif defect == 2:
+        animation.base_matrix[int(rng.integers(12))] = rng.choice([np.nan, np.inf, -np.inf])
+    elif defect == 3:
+        animation.start_matrix[int(rng.integers(12))] = np.nan
+    elif defect == 4:
+        values[k, int(rng.integers(7))] = rng.choice([np.nan, np.inf])
+    elif defect == 5:
+        values[k, :4] = 0.0
+    elif defect == 6 and len(keys) > 1:
+        keys["frame"][k] = keys["frame"][k - 1] if k else keys["frame"][1]   # a repeat, or decreasing
+    elif defect == 7:
+        keys["frame"] += np.uint32(rng.integers(1, 5))                       # first key after 0
+    elif defect == 8:
+        animation.flags |= 0x100
+    return animation
+
+
+def _checked_alone(animation, path):
+    """(message or None, warnings) check() gives one animation, on a copy."""
+    alone = copy.deepcopy(animation)
+    try:
+        check(alone, path)
+    except ObanError as error:
+        return str(error), []
+    return None, alone.warnings
+
+
+@pytest.mark.parametrize("seed, count", [(seed, None) for seed in range(40)] + [(40, 2 * SCREENED_AT_ONCE + 5)])
+def test_checking_files_together_says_what_checking_each_says(seed, count):
+    """check_all (one vectorised pass over many files' keys, a group at a time) refuses
+    exactly the animations check() refuses, with its message, and adds the same warnings
+    to the others."""
+    rng = np.random.default_rng(seed)
+    animations = [_defective(rng, i) for i in range(count or int(rng.integers(SCREENED_FROM, 40)))]
+    paths = [f"file{i}.oban" for i in range(len(animations))]
+    expected = [_checked_alone(a, path) for a, path in zip(animations, paths)]
+    errors = check_all(animations, paths)
+    assert any(errors) and not all(errors)
+    for animation, error, (message, warnings) in zip(animations, errors, expected):
+        assert (str(error) if error else None) == message
+        assert (animation.warnings if not error else []) == warnings
+
+
+def test_read_files_refuses_only_the_bad_files_and_reads_the_rest(tmp_path, valid):
+    good = write(tmp_path, "good.oban", raw_file_bytes(valid))
+    broken = copy.deepcopy(valid)
+    broken.keys["position"][2, 1] = np.nan
+    bad = write(tmp_path, "bad.oban", raw_file_bytes(broken))
+    empty = write(tmp_path, "empty.oban", b"")
+    read = read_files([good, bad, empty, good])
+    assert [type(r) for r in read] == [list, ObanError, ObanError, list]
+    assert str(read[1]) == f"{bad}: 'bad': non-finite value in key 2"
+    assert str(read[2]) == f"{empty}: empty file"
+    assert np.array_equal(read[0][0].keys, valid.keys) and np.array_equal(read[3][0].keys, valid.keys)

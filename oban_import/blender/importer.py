@@ -11,7 +11,7 @@ from ..errors import ObanError
 from ..oni.library import read_mesh_file, read_objects, read_texture_file
 from ..oni.objects import Level, Texture, at_origin
 from ..oni.properties import PLACEMENT
-from ..oni.reader import name_matcher, object_kind, read_file
+from ..oni.reader import name_matcher, object_kind, read_files
 from . import motion, placed, targets
 from .cameras import new_camera
 from .datablocks import Snapshot
@@ -57,13 +57,11 @@ def import_files(context, paths, settings, progress=None):
     result = Result()
     selected = list(context.selected_objects) if settings.target == "SELECTED" else []
     plans = []
-    for index, path in enumerate(paths):
-        try:
-            plans.append(_plan(path, settings, selected))
-        except ObanError as error:
-            result.errors.append(str(error))
-        if index % PROGRESS_STEP == PROGRESS_STEP - 1:
-            report(READING_SHARE * (index + 1) / len(paths))
+    for plan in _plans(paths, settings, selected, lambda share: report(READING_SHARE * share)):
+        if isinstance(plan, ObanError):
+            result.errors.append(str(plan))
+        else:
+            plans.append(plan)
     fresh = [animation for plan in plans for animation, target in plan.jobs if target is None]
     try:
         motions = iter(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA"))
@@ -102,10 +100,31 @@ def import_files(context, paths, settings, progress=None):
     return result
 
 
-def _plan(path, settings, selected):
-    """What `path` brings: its OBANs for new objects or the selected ones, and (with the
-    Objects option, not for selected targets) its placed objects or loose mesh or texture;
-    ObanError on bad input."""
+def _plans(paths, settings, selected, progress):
+    """What each file brings (a _Plan), or the ObanError that refuses it, in file order.
+    Files of OBANs alone are read last, together (read_files checks them in one pass)."""
+    plans = []
+    for index, path in enumerate(paths):
+        try:
+            plans.append(_placed_plan(path, settings))
+        except ObanError as error:
+            plans.append(error)
+        if index % PROGRESS_STEP == PROGRESS_STEP - 1:
+            progress(0.5 * (index + 1) / len(paths))
+    pending = [index for index, plan in enumerate(plans) if plan is None]
+    read = read_files([paths[i] for i in pending], settings.name_glob or None, lambda share: progress(0.5 + 0.5 * share))
+    for index, animations in zip(pending, read):
+        try:
+            plans[index] = _Plan(paths[index], _jobs(paths[index], animations, settings, selected))
+        except ObanError as error:
+            plans[index] = error
+    return plans
+
+
+def _placed_plan(path, settings):
+    """With the Objects option (not for selected targets), what a file of placed objects
+    brings: its placed objects, loose mesh or texture, and its OBANs no object uses;
+    None for a file of OBANs alone. ObanError on bad input."""
     kind = object_kind(path) if settings.objects and settings.target != "SELECTED" else None
     if kind == "texture":
         return _Plan(path, [], texture=read_texture_file(path))
@@ -120,7 +139,7 @@ def _plan(path, settings, selected):
         if not level.objects and not animations:
             raise ObanError(path, f"holds no object or OBAN instance matching '{settings.name_glob}'")
         return _Plan(path, [(a, None) for a in animations], level=level)
-    return _Plan(path, _jobs(path, settings, selected))
+    return None
 
 
 def _build_file(context, plan, jobs, settings, progress):
@@ -143,9 +162,11 @@ def _build_file(context, plan, jobs, settings, progress):
     return level, built, image
 
 
-def _jobs(path, settings, selected):
-    """(animation, target object or None for a new one) pairs; ObanError on bad input."""
-    animations = read_file(path, settings.name_glob or None)
+def _jobs(path, animations, settings, selected):
+    """(animation, target object or None for a new one) pairs of a file's animations (as
+    read_files gives them: a list, or the ObanError refusing the file); ObanError on bad input."""
+    if isinstance(animations, ObanError):
+        raise animations
     if not animations:
         raise ObanError(path, "holds no OBAN instance" +
                         (f" matching '{settings.name_glob}'" if settings.name_glob else ""))

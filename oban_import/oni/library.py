@@ -18,7 +18,7 @@ from ..files import open_regular
 from . import meshes, textures
 from .container import ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container
 from .meshes import parse_m3ga
-from .oban import Animation, parse_record
+from .oban import Animation, check, parse_record
 from .objects import Level, Mesh, PlacedObject, Texture, parse_oboa
 
 
@@ -158,7 +158,9 @@ def _animation(c, index):
     record, offset = c.record(index)
     if c.tag_of(index) != OBAN_TAG or len(record) < 8:
         raise ObanError(c.path, f"{c.label(index)} is not an OBAN with data")
-    return parse_record(record, c.path, _short(c.full_name(index), "OBAN") or c.label(index), file_offset=offset)
+    animation = parse_record(record, c.path, _short(c.full_name(index), "OBAN") or c.label(index), file_offset=offset)
+    check(animation, c.path)
+    return animation
 
 
 def read_objects(path: str) -> Level:

@@ -57,6 +57,8 @@ assert RECORD_FIELDS.size == RECORD_DTYPE.itemsize
 MATRICES_OFFSET = RECORD_DTYPE.fields["start_matrix"][1]
 MAX_COUNT = 0xFFFF        # frames and keys are u16
 MAX_RECORD = RECORD_DTYPE.itemsize + MAX_COUNT * KEY_DTYPE.itemsize  # the longest OBAN record
+SCREENED_FROM = 8        # check_all: fewer animations are check()ed one by one, quicker than a screening
+SCREENED_AT_ONCE = 1024  # check_all: more are screened in groups of this many
 RAW_NAME = re.compile(r"\d+-(.+)")  # the instance number OniSplit puts before the name
 
 
@@ -130,18 +132,70 @@ def check(animation: Animation, path: str) -> None:
         i = int(np.argmin(increasing)) + 1
         raise ObanError(path, f"'{animation.name}': key frames not increasing at key {i} "
                               f"(frame {frame[i]} after {frame[i - 1]})")
-    first, last = int(frame[0]), int(frame[-1])
+    _warn(animation, int(frame[0]), int(frame[-1]))
+
+
+def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
+    """check() of every animation (`paths`: one path for all, or one each), screened
+    together in one pass over all their keys; check() itself runs only on those the pass
+    finds bad, for its message. Returns each one's ObanError, or None where it plays."""
+    count = len(animations)
+    paths = [paths] * count if isinstance(paths, str) else list(paths)
+    if count < SCREENED_FROM:
+        return [_refusal(animation, path) for animation, path in zip(animations, paths)]
+    if count > SCREENED_AT_ONCE:   # the screening's arrays stay small beside what was read
+        return [error for start in range(0, count, SCREENED_AT_ONCE)
+                for error in check_all(animations[start:start + SCREENED_AT_ONCE], paths[start:start + SCREENED_AT_ONCE])]
+    key_counts = np.fromiter((len(a.keys) for a in animations), np.int64, count)
+    frames = np.fromiter((a.frames for a in animations), np.int64, count)
+    starts = np.cumsum(key_counts) - key_counts
+    matrices = np.empty((count, 24), np.float32)
+    keys = np.empty(int(key_counts.sum()), KEY_DTYPE)
+    for i, (a, start) in enumerate(zip(animations, starts.tolist())):   # no Python object per value
+        matrices[i, :12], matrices[i, 12:] = a.start_matrix, a.base_matrix
+        keys[start:start + len(a.keys)] = a.keys
+    bad = (frames == 0) | (key_counts == 0) | ~np.isfinite(matrices).all(axis=1)
+    values = keys.view("<f4").reshape(-1, 8)[:, :7]
+    frame = keys["frame"].astype(np.int64)
+    increasing = np.ones(len(keys), bool)
+    increasing[1:] = frame[1:] > frame[:-1]
+    increasing[starts[key_counts > 0]] = True    # an animation's first key follows none of its own
+    bad_key = ~np.isfinite(values).all(axis=1) | ~values[:, :4].any(axis=1) | ~increasing
+    bad[np.repeat(np.arange(count), key_counts)[bad_key]] = True
+    errors = [None] * count
+    for i in np.flatnonzero(bad).tolist():
+        errors[i] = _refusal(animations[i], paths[i])
+    good = np.flatnonzero(~bad)
+    firsts, lasts = frame[starts[good]], frame[starts[good] + key_counts[good] - 1]
+    flags = np.fromiter((a.flags for a in animations), np.int64, count)[good]
+    warned = (firsts > 0) | (lasts != frames[good] - 1) | ((flags & ~KNOWN_FLAGS) != 0)
+    for i, first, last in zip(good[warned].tolist(), firsts[warned].tolist(), lasts[warned].tolist()):
+        _warn(animations[i], first, last)
+    return errors
+
+
+def _refusal(animation, path):
+    try:
+        check(animation, path)
+    except ObanError as error:
+        return error
+    return None
+
+
+def _warn(animation: Animation, first: int, last: int) -> None:
+    """check()'s warnings, given the first and last key frames."""
     if first > 0:
         animation.warnings.append(f"first key is at frame {first}, not 0: frames before it hold it")
-    if last != frames - 1:
-        animation.warnings.append(f"last key is at frame {last}, not {frames - 1} (frame count - 1)")
+    if last != animation.frames - 1:
+        animation.warnings.append(f"last key is at frame {last}, not {animation.frames - 1} (frame count - 1)")
     unknown = animation.flags & ~KNOWN_FLAGS
     if unknown:
         animation.warnings.append(f"unknown flag bits 0x{unknown:x} kept")
 
 
 def parse_record(data: bytes, path: str, name: str, file_offset: int = 0, size: int | None = None) -> Animation:
-    """One OBAN record (8-byte header + instance data) from `data` -> Animation.
+    """One OBAN record (8-byte header + instance data) from `data` -> Animation, not yet
+    check()ed (readers check a file's animations together).
 
     `file_offset` is where `data` starts in the file, for messages. With `size`, the
     length of the file `data` starts, bytes past the keys are reported as a warning.
@@ -168,7 +222,6 @@ def parse_record(data: bytes, path: str, name: str, file_offset: int = 0, size: 
         keys=np.frombuffer(data, KEY_DTYPE, count=declared, offset=RECORD_DTYPE.itemsize).copy(),
         record_header=(instance_id, level_id),
     )
-    check(animation, path)
     extra = (size or 0) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize
     if size is not None and extra:
         animation.warnings.append(f"{extra} bytes after the last key ignored")
@@ -197,7 +250,7 @@ def raw_name(path: str) -> str:
 
 
 def read_raw(f, path: str, size: int) -> list[Animation]:
-    """The one OBAN of a raw instance file (docs/formats.md, containers 1), open as `f` (`size` bytes)."""
+    """The one OBAN of a raw instance file (docs/formats.md, containers 1), open as `f` (`size` bytes), unchecked."""
     data = f.read(min(size, MAX_RECORD))  # never more than a record can use, however big the file
     if not data:
         raise ObanError(path, "empty file")

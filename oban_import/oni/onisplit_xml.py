@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import ObanError
 from .container import onisplit_name
-from .oban import FLAGS, KEY_DTYPE, MAX_COUNT, Animation, check
+from .oban import FLAGS, KEY_DTYPE, MAX_COUNT, Animation
 
 MAX_FILE_SIZE = 256 << 20
 MAX_DEPTH = 32
@@ -46,7 +46,7 @@ def looks_like_xml(head: bytes) -> bool:
 
 
 def read_xml(f, path: str, size: int, name_filter=None) -> list[Animation]:
-    """Every OBAN instance of an OniSplit XML file open as `f` (`size` bytes), in file order, checked.
+    """Every OBAN instance of an OniSplit XML file open as `f` (`size` bytes), in file order, unchecked.
 
     The first is named after the file (without extension and 'OBAN' prefix), the
     others '<that name>_<id>'. `name_filter(name) -> bool` skips instances unread.
@@ -277,5 +277,4 @@ class _OniXml:
             door_open_frame=self.fields["HalfStopFrame"],
             keys=keys,
         )
-        check(animation, self.path)
-        self.animations.append(animation)
+        self.animations.append(animation)   # checked by the caller, with the file's others

@@ -6,10 +6,11 @@ import os
 from ..errors import ObanError
 from ..files import open_regular
 from .container import M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, read_container
-from .oban import Animation, read_raw
+from .oban import Animation, check_all, read_raw
 from .onisplit_xml import looks_like_xml, read_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
+PROGRESS_STEP = 16   # files between two progress reports
 
 
 def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
@@ -17,8 +18,36 @@ def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
 
     `name_glob` (e.g. '*door*', case-insensitive) keeps only the instances it matches.
     """
-    path = os.fspath(path)
+    (read,) = read_files([path], name_glob)
+    if isinstance(read, ObanError):
+        raise read
+    return read
+
+
+def read_files(paths, name_glob: str | None = None, progress=None) -> list:
+    """read_file() of each path: its animations, or the ObanError that refuses the file.
+    The animations of all the files are checked together (check_all), in one pass.
+    `progress(fraction)` is called as the files are read."""
     name_filter = name_matcher(name_glob)
+    paths = [os.fspath(path) for path in paths]
+    read = []
+    for index, path in enumerate(paths):
+        try:
+            read.append(_read_unchecked(path, name_filter))
+        except ObanError as error:
+            read.append(error)
+        if progress and index % PROGRESS_STEP == PROGRESS_STEP - 1:
+            progress((index + 1) / len(paths))
+    files = [(path, r) for path, r in zip(paths, read) if isinstance(r, list)]
+    checked = iter(check_all([a for _, r in files for a in r], [path for path, r in files for _ in r]))
+    for index, r in enumerate(read):
+        if isinstance(r, list):
+            errors = [next(checked) for _ in r]
+            read[index] = next((error for error in errors if error), r)
+    return read
+
+
+def _read_unchecked(path, name_filter):
     f, size = open_regular(path)
     with f:
         try:
