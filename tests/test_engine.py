@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from oban_import.oni.oban import LOCALIZED, matrix_from_columns
-from oban_import.engine.frames import frame_matrices
+from oban_import.engine.frames import all_keys, frame_matrices, key_table, sample_keys, sample_many
 from oban_import.engine.rotations import rotation_matrices
 from oban_import.oni.reader import read_file
 
@@ -140,3 +140,28 @@ def test_every_container_gives_the_same_matrices(folder):
             if animation.name in reference:
                 np.testing.assert_array_equal(frame_matrices(animation), reference[animation.name])
     assert {"door_swing", "fan_loop", "camera_flyby", "lift_pingpong"} <= names
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_many_animations_sampled_at_once_are_each_sampled_alone(seed):
+    """sample_many (each frame's key found by the keys' spans) gives exactly what sample_keys
+    (a search per frame) gives each animation: with single keys, keys starting late, keys
+    past the frame count, and animations whose every key is past it."""
+    rng = np.random.default_rng(seed)
+    batch = []
+    for i in range(int(rng.integers(1, 40))):
+        animation = random_animation(rng, name=f"a{i}", frames=int(rng.integers(1, 60)))
+        kind = i % 4
+        if kind == 1:
+            animation.keys["frame"] += np.uint32(rng.integers(1, 80))
+        elif kind == 2:
+            animation.keys = animation.keys[:1].copy()
+        elif kind == 3:
+            animation.keys["frame"] = animation.keys["frame"] * 3 + 1
+        batch.append(animation)
+    keys = all_keys(batch)
+    frame_counts = np.array([a.frames for a in batch])
+    values, owner = sample_many(frame_counts, np.array([len(a.keys) for a in batch]), keys["frame"], key_table(keys))
+    alone = np.concatenate([np.concatenate(sample_keys(a), axis=1) for a in batch])
+    assert np.array_equal(values, alone)
+    assert np.array_equal(owner, np.repeat(np.arange(len(batch)), frame_counts))

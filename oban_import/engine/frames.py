@@ -5,8 +5,6 @@ import numpy as np
 from ..oni.oban import KEY_DTYPE, LOCALIZED, Animation, matrix_from_columns
 from .rotations import LOCALIZED_TURN, rotation_matrices
 
-STRIDE = 2.0 ** 33  # separates animations on one time line: any u32 key frame fits below it
-
 
 def sample_keys(animation: Animation, frames=None) -> tuple[np.ndarray, np.ndarray]:
     """Position (n, 3) and unit quaternion (n, 4, stored x y z w) at each frame, float64.
@@ -17,7 +15,9 @@ def sample_keys(animation: Animation, frames=None) -> tuple[np.ndarray, np.ndarr
     """
     f = np.arange(animation.frames, dtype=np.float64) if frames is None else np.asarray(frames, np.float64)
     keys = animation.keys
-    values = _sample(key_table(keys), keys["frame"].astype(np.float64), f, np.zeros(len(f), np.int64), [len(keys)])
+    key_frames = keys["frame"].astype(np.float64)
+    before = np.maximum(np.searchsorted(key_frames, f, side="right") - 1, 0)  # the key at or before, or the first
+    values = _blend(key_table(keys), key_frames, f, before, [len(keys)])
     return values[:, :3], values[:, 3:]
 
 
@@ -32,13 +32,18 @@ def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np
     isometry of the quaternions (a change of axes), which the blend commutes with. With
     `out` ((N, 7 or more)), the values are written into its first 7 columns.
     """
-    # one time line: frame f of animation i at i * STRIDE + f
-    origins = np.arange(len(frame_counts)) * STRIDE
-    times = np.arange(frame_counts.sum(), dtype=np.float64)
-    times += np.repeat(origins - run_starts(frame_counts), frame_counts)
     first_keys = run_starts(key_counts)
-    values = _sample(table, np.repeat(origins, key_counts) + key_frames, times,
-                     np.repeat(first_keys, frame_counts), first_keys + key_counts, out)
+    last_keys = first_keys + key_counts - 1
+    frames_of_key = np.repeat(frame_counts, key_counts)
+    # each key is the key at or before the frames from its own (the first key: from 0) to the next key's
+    begin = np.minimum(key_frames, frames_of_key)
+    begin[first_keys] = 0
+    end = np.empty_like(begin)
+    end[:-1] = np.minimum(key_frames[1:], frames_of_key[:-1])
+    end[last_keys] = frame_counts
+    before = np.repeat(np.arange(len(key_frames)), end - begin)
+    frames = np.arange(len(before), dtype=np.float64) - np.repeat(run_starts(frame_counts), frame_counts)
+    values = _blend(table, key_frames.astype(np.float64), frames, before, last_keys + 1, out)
     return values, np.repeat(np.arange(len(frame_counts)), frame_counts)
 
 
@@ -58,20 +63,21 @@ def key_table(keys: np.ndarray) -> np.ndarray:
     return np.concatenate([floats[:, 4:7], floats[:, :4]], axis=1, dtype=np.float64)
 
 
-def _sample(table, key_times, times, first_key, key_ends, out=None):
-    """The engine's lookup and blend of key_table() rows. Each time belongs to the
-    animation whose keys run from its `first_key` to the next of `key_ends`, the ends
-    of every animation's keys.
+def _blend(table, key_frames, frames, before, key_ends, out=None):
+    """The engine's blend of key_table() rows at `frames`, `before` being each frame's key
+    at or before it (or its animation's first key), `key_ends` the ends of every
+    animation's keys.
 
-    Every time gets t in [0, 1) from the key at or before it towards the next one:
-    t = 0 (a time on a key, or outside the keys) gives that key exactly. The blend of
-    two keys is never the zero quaternion the engine turns into the identity: check()
-    refuses zero keys, and after the shorter-arc flip their dot product is >= 0.
+    Every frame gets t in [0, 1) from that key towards the next one: t = 0 (a frame on a
+    key, or outside the keys) gives that key exactly. The blend of two keys is never the
+    zero quaternion the engine turns into the identity: check() refuses zero keys, and
+    after the shorter-arc flip their dot product is >= 0.
     """
-    before = np.searchsorted(key_times, times, side="right") - 1  # the key at or before the time
-    np.maximum(before, first_key, out=before)                      # or the first key, held
-    t = times - np.take(key_times, before)
-    t /= np.take(np.append(np.diff(key_times), np.inf), before)
+    ends = np.asarray(key_ends) - 1
+    gaps = np.append(np.diff(key_frames), np.inf)
+    gaps[ends] = np.inf                  # an animation's last key holds: t = 0
+    t = frames - np.take(key_frames, before)
+    t /= np.take(gaps, before)
     np.maximum(t, 0.0, out=t)
 
     # from each key to the next one, rotation on the shorter arc; an animation's last key holds
@@ -81,7 +87,7 @@ def _sample(table, key_times, times, first_key, key_ends, out=None):
     steps[:-1] = table[1:]
     steps[:-1, 3:] *= flip[:, None]
     steps[:-1] -= table[:-1]
-    steps[np.asarray(key_ends) - 1] = 0.0
+    steps[ends] = 0.0
     values = np.multiply(np.take(steps, before, axis=0), t[:, None], out=None if out is None else out[:, :7])
     values += np.take(table, before, axis=0)
     quaternion = values[:, 3:]
