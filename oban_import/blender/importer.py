@@ -74,6 +74,8 @@ def import_files(context, paths, settings, progress=None):
     for index, plan in enumerate(plans):
         jobs = [(animation, target, None if target else next(motions)) for animation, target in plan.jobs]
         done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
+        if index % PROGRESS_STEP == PROGRESS_STEP - 1:
+            report(done)
         try:
             level, built, image = _build_file(context, plan, jobs, settings,
                                        lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))

@@ -165,6 +165,18 @@ def test_bad_files_add_nothing_and_the_good_ones_still_import(tmp_path):
     assert datablock_counts() == (3, 3, 0)
 
 
+def test_progress_rises_through_reading_and_building_many_files(tmp_path):
+    from oban_import.blender.importer import READING_SHARE, import_files as import_paths
+    from oban_import.options import Settings
+    _, paths = generated_files(tmp_path, 80, seed=8)
+    progress = []
+    result = import_paths(bpy.context, [str(p) for p in paths], Settings(), progress=progress.append)
+    assert not result.errors and len(result.objects) == 80
+    assert progress == sorted(progress) and progress[-1] == 1.0
+    assert sum(0 < p <= READING_SHARE for p in progress) >= 4          # while the files are read
+    assert sum(READING_SHARE < p < 1.0 for p in progress) >= 4         # while their objects are built
+
+
 def test_a_batch_of_only_bad_files_is_cancelled_and_adds_nothing(tmp_path):
     bad = tmp_path / "00001-x.OBAN"
     bad.write_bytes(b"\0" * 50)
