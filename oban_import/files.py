@@ -1,10 +1,13 @@
 """Opening input files safely, for every reader: regular files only (a FIFO or a device
-could block a read forever), errors as ObanError naming the file."""
+could block a read forever), errors as ObanError naming the file; and reading many, a
+refused file not stopping the others."""
 
 import os
 import stat
 
 from .errors import ObanError
+
+PROGRESS_STEP = 16   # files (or objects) between two progress reports
 
 # Non-blocking, so that opening a FIFO does not wait for a writer (it is refused after fstat).
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -34,3 +37,17 @@ def read_bytes(path: str) -> bytes:
             return f.read()
         except OSError as error:
             raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+
+
+def each_file(paths, read, progress=None) -> list:
+    """read(path) for each path, in order: what it returns, or the ObanError it raises
+    (the other files still read). `progress(share done)` every PROGRESS_STEP files."""
+    out = []
+    for index, path in enumerate(paths):
+        try:
+            out.append(read(path))
+        except ObanError as error:
+            out.append(error)
+        if progress and index % PROGRESS_STEP == PROGRESS_STEP - 1:
+            progress((index + 1) / len(paths))
+    return out

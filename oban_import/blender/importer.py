@@ -8,6 +8,7 @@ import bpy
 
 from ..engine import axes
 from ..errors import ObanError
+from ..files import PROGRESS_STEP, each_file
 from ..oni.library import read_mesh_file, read_objects, read_texture_file
 from ..oni.objects import Level, Texture, at_origin
 from ..oni.properties import PLACEMENT
@@ -20,7 +21,6 @@ from .images import new_image, pack
 
 ENGINE_FPS = 60            # one frame per tick (docs/engine.md 3)
 READING_SHARE = 0.2        # of the progress bar
-PROGRESS_STEP = 16         # files or objects between two progress reports
 
 
 @dataclass
@@ -105,14 +105,7 @@ def import_files(context, paths, settings, progress=None):
 def _plans(paths, settings, selected, progress):
     """What each file brings (a _Plan), or the ObanError that refuses it, in file order.
     Files of OBANs alone are read last, together (read_files checks them in one pass)."""
-    plans = []
-    for index, path in enumerate(paths):
-        try:
-            plans.append(_placed_plan(path, settings))
-        except ObanError as error:
-            plans.append(error)
-        if index % PROGRESS_STEP == PROGRESS_STEP - 1:
-            progress(0.5 * (index + 1) / len(paths))
+    plans = each_file(paths, lambda path: _placed_plan(path, settings), lambda share: progress(0.5 * share))
     pending = [index for index, plan in enumerate(plans) if plan is None]
     read = read_files([paths[i] for i in pending], settings.name_glob or None, lambda share: progress(0.5 + 0.5 * share))
     for index, animations in zip(pending, read):

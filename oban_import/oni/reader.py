@@ -4,13 +4,12 @@ import fnmatch
 import os
 
 from ..errors import ObanError
-from ..files import open_regular
+from ..files import each_file, open_regular
 from .container import M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, read_container
 from .oban import Animation, check_all, read_raw
 from .onisplit_xml import looks_like_xml, read_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
-PROGRESS_STEP = 16   # files between two progress reports
 
 
 def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
@@ -30,14 +29,7 @@ def read_files(paths, name_glob: str | None = None, progress=None) -> list:
     `progress(fraction)` is called as the files are read."""
     name_filter = name_matcher(name_glob)
     paths = [os.fspath(path) for path in paths]
-    read = []
-    for index, path in enumerate(paths):
-        try:
-            read.append(_read_unchecked(path, name_filter))
-        except ObanError as error:
-            read.append(error)
-        if progress and index % PROGRESS_STEP == PROGRESS_STEP - 1:
-            progress((index + 1) / len(paths))
+    read = each_file(paths, lambda path: _read_unchecked(path, name_filter), progress)
     files = [(path, r) for path, r in zip(paths, read) if isinstance(r, list)]
     checked = iter(check_all([a for _, r in files for a in r], [path for path, r in files for _ in r]))
     for index, r in enumerate(read):
