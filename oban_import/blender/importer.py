@@ -107,7 +107,8 @@ def _plans(paths, settings, selected, progress):
     Files of OBANs alone are read last, together (read_files checks them in one pass)."""
     plans = each_file(paths, lambda path: _placed_plan(path, settings), lambda share: progress(0.5 * share))
     pending = [index for index, plan in enumerate(plans) if plan is None]
-    read = read_files([paths[i] for i in pending], settings.name_glob or None, lambda share: progress(0.5 + 0.5 * share))
+    read = read_files([paths[i] for i in pending], settings.name_glob or None,
+                      lambda share: progress(0.5 + 0.5 * share))
     for index, animations in zip(pending, read):
         try:
             plans[index] = _Plan(paths[index], _jobs(paths[index], animations, settings, selected))

@@ -194,7 +194,7 @@ def _open_raw(path, what):
 
 
 def read_container(f, path: str, size: int, name_filter=None) -> list[Animation]:
-    """Every OBAN of an .oni or level .dat file open as `f` (`size` bytes), in descriptor order.
+    """Every OBAN of an .oni or level .dat file open as `f` (`size` bytes), in descriptor order, unchecked.
 
     `name_filter(name) -> bool` picks instances by name before their records are read.
     """

@@ -144,8 +144,8 @@ def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
     if count < SCREENED_FROM:
         return [_refusal(animation, path) for animation, path in zip(animations, paths)]
     if count > SCREENED_AT_ONCE:   # the screening's arrays stay small beside what was read
-        return [error for start in range(0, count, SCREENED_AT_ONCE)
-                for error in check_all(animations[start:start + SCREENED_AT_ONCE], paths[start:start + SCREENED_AT_ONCE])]
+        groups = [slice(start, start + SCREENED_AT_ONCE) for start in range(0, count, SCREENED_AT_ONCE)]
+        return [error for group in groups for error in check_all(animations[group], paths[group])]
     key_counts = np.fromiter((len(a.keys) for a in animations), np.int64, count)
     frames = np.fromiter((a.frames for a in animations), np.int64, count)
     starts = np.cumsum(key_counts) - key_counts
