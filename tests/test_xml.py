@@ -4,7 +4,6 @@ input, and hostile files (entities, depth, size), each refused fast in little me
 import os
 import re
 import socket
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,7 @@ from oban_import.engine.frames import frame_matrices
 from oban_import.oni.reader import read_file
 
 from generate import random_animation
-from limits import retimed, seconds_of
+from limits import measured, retimed, seconds_of
 from test_readers import expect_error
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -235,14 +234,8 @@ def test_too_many_keys(tmp_path, monkeypatch):
 def refused(tmp_path, data, *fragments):
     """The message for `data`, checked for speed and memory; never any other exception."""
     path = write(tmp_path, "OBANhostile.xml", data)
-    seconds = _seconds(lambda: expect_error(path, *fragments), 1.0)
+    message, seconds, peak = measured(lambda: expect_error(path, *fragments), 1.0)
     assert seconds < 1.0, seconds
-    tracemalloc.start()
-    try:
-        message = expect_error(path, *fragments)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
     assert peak < 20 << 20, peak
     return message
 
