@@ -244,18 +244,29 @@ def run_import_files(corpus):
     return elapsed
 
 
-def run_baseline(precomputed, update=False, fill=None):
+def run_baseline(precomputed, update=False, fill=None, descriptions=None):
     """The floor: the same objects and keys written in bulk (the add-on's own compat.fill_fcurves:
-    numpy float32 buffers straight into foreach_set, or `fill`), nothing computed."""
+    numpy float32 buffers straight into foreach_set, or `fill`), nothing computed. With
+    `descriptions` (described()), every other call into Blender the operator makes per
+    object too (blender/empties.py, actions.write_keys and describe), values precomputed."""
     fill = fill or compat.fill_fcurves
     collection = bpy.context.collection
     start = time.perf_counter()
-    for name, specs, frames, columns in precomputed:
+    for i, (name, specs, frames, columns) in enumerate(precomputed):
         obj = bpy.data.objects.new(name, None)
+        if descriptions:
+            obj.empty_display_type = "ARROWS"
+            obj.empty_display_size = 10.0
         obj.rotation_mode = "QUATERNION"
         collection.objects.link(obj)
-        _, fcurves = compat.new_object_action(obj, name, specs)
+        action, fcurves = compat.new_object_action(obj, name, specs)
         fill(fcurves, frames, columns.T)
+        if descriptions:
+            on_object, on_action = descriptions[i]
+            obj.location, obj.rotation_quaternion = columns[:3, 0].tolist(), columns[3:7, 0].tolist()
+            obj.scale = columns[7:10, 0].tolist() or (1.0, 1.0, 1.0)   # File Keys keys no scale: the object holds it
+            obj.id_properties_ensure().update(on_object)
+            action.id_properties_ensure().update(on_action)
     if update:  # what bpy.ops does after every operator that finishes, here included
         bpy.context.view_layer.update()
     return time.perf_counter() - start
@@ -264,28 +275,11 @@ def run_baseline(precomputed, update=False, fill=None):
 def described(corpus):
     """The custom properties the importer writes on each object and its action (precomputed)."""
     from oban_import.oni.properties import properties, stored_data
-    return [(properties(a), properties(a) | stored_data(a)) for a in corpus.animations]
-
-
-def run_blender_part(precomputed, descriptions):
-    """The baseline+update with every other call into Blender the operator makes per object
-    (blender/empties.py, actions.write_keys and describe), all values precomputed."""
-    collection = bpy.context.collection
-    start = time.perf_counter()
-    for (name, specs, frames, columns), (on_object, on_action) in zip(precomputed, descriptions):
-        obj = bpy.data.objects.new(name, None)
-        obj.empty_display_type = "ARROWS"
-        obj.empty_display_size = 10.0
-        collection.objects.link(obj)
-        obj.rotation_mode = "QUATERNION"
-        action, fcurves = compat.new_object_action(obj, name, specs)
-        compat.fill_fcurves(fcurves, frames, columns.T)
-        obj.location, obj.rotation_quaternion = columns[:3, 0].tolist(), columns[3:7, 0].tolist()
-        obj.scale = columns[7:10, 0].tolist() or (1.0, 1.0, 1.0)   # File Keys keys no scale: the object holds it
-        obj.id_properties_ensure().update(on_object)
-        action.id_properties_ensure().update(on_action)
-    bpy.context.view_layer.update()
-    return time.perf_counter() - start
+    out = []
+    for animation in corpus.animations:
+        on_object = properties(animation)
+        out.append((on_object, on_object | stored_data(animation)))
+    return out
 
 
 def fill_three_arrays(fcurves, frames, columns):
@@ -425,8 +419,8 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
             "baseline": lambda: run_baseline(precomputed),
             "baseline+update": lambda: run_baseline(precomputed, update=True),
             "3-array floor": lambda: run_baseline(precomputed, update=True, fill=fill_three_arrays),
-            "blender part": lambda: run_blender_part(precomputed, descriptions),
-            "fk blender part": lambda: run_blender_part(written, descriptions),
+            "blender part": lambda: run_baseline(precomputed, update=True, descriptions=descriptions),
+            "fk blender part": lambda: run_baseline(written, update=True, descriptions=descriptions),
             "keyframe_insert": lambda: run_keyframe_insert(subset)}
     times, rises = timed_rounds(rows, rounds, reset_scene)
 
