@@ -90,13 +90,13 @@ def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES
     frame_starts = run_starts(frame_counts)
     for first, end in _chunks(frame_counts, chunk_frames):
         chunk = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
-        columns = np.empty((frame_counts[first:end].sum(), 10))
+        columns = np.empty((10, frame_counts[first:end].sum())).T   # channel by channel, as F-curves take them
         _, owner = sample_many(frame_counts[first:end], key_counts[first:end], keys.frames[chunk], keys.table[chunk],
                                out=columns)
         owner += first
         if keys.offsets[first:end].any():
             columns[:, 0:3] += rotate(columns[:, 3:7], np.take(keys.offsets, owner, axis=0))
-        columns[:, 7:10] = np.take(keys.held_scale, owner, axis=0)
+        columns.T[7:10] = np.take(keys.held_scale.T, owner, axis=1)
         starts = frame_starts[first:end] - frame_starts[first]
         for start, count, error in zip(starts, frame_counts[first:end], keys.errors[first:end]):
             yield Transforms(columns[start:start + count], float(error))
@@ -187,13 +187,13 @@ def _blender_keys(keys, turned, held, axes, scale):
     s.A.turn.p, quaternion A.turn.q.A^-1 . R_c (the engine's q being the usual (-w, x, y, z)),
     turned where `turned` (Localized), R_c being each key's `held` quaternion."""
     table = key_table(keys)
-    positions, rotations = table[:, :3], table[:, 3:]
-    positions[turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[turned])
-    positions[:] = scale * positions @ axes.T
-    rotations[:] = hamilton_from_stored(rotations)
-    rotations[turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[turned])
-    rotations[:, 1:] = np.linalg.det(axes) * rotations[:, 1:] @ axes.T    # the change of basis
-    rotations[:] = multiply(rotations, held)
+    positions, rotations = table.T[:3], table.T[3:]        # channel by channel: each row one run in memory
+    positions[:, turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[:, turned].T).T
+    positions[:] = (scale * axes) @ positions
+    rotations[:] = hamilton_from_stored(rotations.T).T
+    rotations[:, turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[:, turned].T).T
+    rotations[1:] = (np.linalg.det(axes) * axes) @ rotations[1:]    # the change of basis
+    rotations[:] = multiply(rotations.T, held).T
     return table
 
 

@@ -30,7 +30,8 @@ def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np
     `key_frames` (K,) and `table` (K, 7) are the frames and key_table() of all their keys
     in order; the table may also be that after a linear map of the positions and a linear
     isometry of the quaternions (a change of axes), which the blend commutes with. With
-    `out` ((N, 7 or more)), the values are written into its first 7 columns.
+    `out` ((N, 7 or more)), the values are written into its first 7 columns (fastest when
+    it is laid out channel by channel: np.empty((C, N)).T).
     """
     first_keys = run_starts(key_counts)
     last_keys = first_keys + key_counts - 1
@@ -58,9 +59,12 @@ def all_keys(animations: list[Animation]) -> np.ndarray:
 
 
 def key_table(keys: np.ndarray) -> np.ndarray:
-    """(K, 7) float64: each key's position, then its rotation (x y z w as stored)."""
+    """(K, 7) float64: each key's position, then its rotation (x y z w as stored); laid
+    out channel by channel (the transpose of a (7, K) array), as the blend reads it."""
     floats = np.ascontiguousarray(keys).view("<f4").reshape(-1, 8)
-    return np.concatenate([floats[:, 4:7], floats[:, :4]], axis=1, dtype=np.float64)
+    rows = np.empty((7, len(floats)))
+    rows[:3], rows[3:] = floats[:, 4:7].T, floats[:, :4].T
+    return rows.T
 
 
 def _blend(table, key_frames, frames, before, key_ends, out=None):
@@ -83,16 +87,18 @@ def _blend(table, key_frames, frames, before, key_ends, out=None):
     # from each key to the next one, rotation on the shorter arc; an animation's last key holds
     rotations = table[:, 3:]
     flip = np.where(np.einsum("ij,ij->i", rotations[:-1], rotations[1:]) < 0.0, -1.0, 1.0)
-    steps = np.zeros_like(table)
-    steps[:-1] = table[1:]
-    steps[:-1, 3:] *= flip[:, None]
-    steps[:-1] -= table[:-1]
-    steps[ends] = 0.0
-    values = np.multiply(np.take(steps, before, axis=0), t[:, None], out=None if out is None else out[:, :7])
-    values += np.take(table, before, axis=0)
-    quaternion = values[:, 3:]
-    quaternion /= np.sqrt(np.einsum("ij,ij->i", quaternion, quaternion))[:, None]
-    return values
+    steps = np.zeros((7, len(table)))    # channel by channel: each of them one run in memory
+    steps[:, :-1] = table[1:].T
+    steps[3:, :-1] *= flip
+    steps[:, :-1] -= table[:-1].T
+    steps[:, ends] = 0.0
+    values = np.empty((7, len(frames))) if out is None else out[:, :7].T
+    np.take(steps, before, axis=1, out=values, mode="clip")
+    values *= t
+    values += np.take(np.ascontiguousarray(table.T), before, axis=1, mode="clip")
+    w, x, y, z = quaternion = values[3:]
+    quaternion /= np.sqrt(w * w + x * x + y * y + z * z)
+    return values.T
 
 
 def frame_parts(animation: Animation, frames=None) -> tuple[np.ndarray, np.ndarray]:

@@ -149,11 +149,9 @@ def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
     key_counts = np.fromiter((len(a.keys) for a in animations), np.int64, count)
     frames = np.fromiter((a.frames for a in animations), np.int64, count)
     starts = np.cumsum(key_counts) - key_counts
-    matrices = np.empty((count, 24), np.float32)
-    keys = np.empty(int(key_counts.sum()), KEY_DTYPE)
-    for i, (a, start) in enumerate(zip(animations, starts.tolist())):   # no Python object per value
-        matrices[i, :12], matrices[i, 12:] = a.start_matrix, a.base_matrix
-        keys[start:start + len(a.keys)] = a.keys
+    matrices = np.concatenate([np.array([a.start_matrix for a in animations], np.float32),
+                               np.array([a.base_matrix for a in animations], np.float32)], axis=1)
+    keys = np.frombuffer(b"".join([np.asarray(a.keys, KEY_DTYPE).tobytes() for a in animations]), KEY_DTYPE)
     bad = (frames == 0) | (key_counts == 0) | ~np.isfinite(matrices).all(axis=1)
     values = keys.view("<f4").reshape(-1, 8)[:, :7]
     frame = keys["frame"].astype(np.int64)
