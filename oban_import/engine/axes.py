@@ -90,15 +90,14 @@ def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES
     frame_starts = run_starts(frame_counts)
     for first, end in _chunks(frame_counts, chunk_frames):
         chunk = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
-        columns = np.empty((10, frame_counts[first:end].sum())).T   # channel by channel, as F-curves take them
-        _, owner = sample_many(frame_counts[first:end], key_counts[first:end], keys.frames[chunk], keys.table[chunk],
-                               out=columns)
-        owner += first
+        counts = frame_counts[first:end]
+        columns = np.empty((10, counts.sum())).T   # channel by channel, as F-curves take them
+        sample_many(counts, key_counts[first:end], keys.frames[chunk], keys.table[chunk], out=columns)
         if keys.offsets[first:end].any():
-            columns[:, 0:3] += rotate(columns[:, 3:7], np.take(keys.offsets, owner, axis=0))
-        columns.T[7:10] = np.take(keys.held_scale.T, owner, axis=1)
+            columns[:, 0:3] += rotate(columns[:, 3:7], np.repeat(keys.offsets[first:end], counts, axis=0))
+        columns.T[7:10] = np.repeat(keys.held_scale[first:end].T, counts, axis=1)
         starts = frame_starts[first:end] - frame_starts[first]
-        for start, count, error in zip(starts, frame_counts[first:end], keys.errors[first:end]):
+        for start, count, error in zip(starts, counts, keys.errors[first:end]):
             yield Transforms(columns[start:start + count], float(error))
 
 
