@@ -24,6 +24,10 @@ process, each on a freshly reset empty scene:
   3-array floor   baseline+update with the writer the add-on had before co_ui (co,
                   handle_left and handle_right written one after the other): the floor
                   issues 2 and 12 measured their ratios against, for information only
+  glue            the operator with every file read and every object's motion computed
+                  before the clock starts (the importer handed them): operator - glue is
+                  reading and the engine's math, glue - blender part what the add-on's own
+                  Python around the calls into Blender and bpy.ops add
   blender part    every call into Blender the operator makes, nothing computed: the
                   baseline+update with the Empties' display settings, the rest pose and
                   the custom properties (precomputed); operator - blender part is the
@@ -244,6 +248,34 @@ def run_import_files(corpus):
     return elapsed
 
 
+class read_and_computed:
+    """While in effect, the importer takes every file's plan and every object's motion from
+    one earlier reading and computation (done here, untimed): the operator then does only
+    what follows them, its glue and its calls into Blender."""
+
+    def __init__(self, corpus, **options):
+        from oban_import.blender import motion
+        from oban_import.options import Settings
+        settings = Settings(**options)
+        self.plans = scene._plans(corpus.paths, settings, [], lambda share: None)
+        self.motions = motion.motions_of([a for plan in self.plans for a, _ in plan.jobs], settings)
+        self.motion = motion
+
+    def __enter__(self):
+        self.saved = scene._plans, self.motion.motions_of
+        scene._plans = lambda *args: self.plans
+        self.motion.motions_of = lambda *args, **kwargs: self.motions
+
+    def __exit__(self, *exc):
+        scene._plans, self.motion.motions_of = self.saved
+        return False
+
+
+def run_prepared(corpus, prepared, **options):
+    with prepared:
+        return run_operator(corpus, **options)
+
+
 def run_baseline(precomputed, update=False, fill=None, descriptions=None):
     """The floor: the same objects and keys written in bulk (the add-on's own compat.fill_fcurves:
     numpy float32 buffers straight into foreach_set, or `fill`), nothing computed. With
@@ -412,10 +444,12 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
           f"F-curves (every frame: {len(CHANNELS) * corpus.frames:,} on {len(CHANNELS) * len(written):,})")
 
     level = write_level(corpus, scratch)
+    prepared = read_and_computed(corpus)
     rows = {"operator": lambda: run_operator(corpus),
             "file keys": lambda: run_operator(corpus, keys="FILE"),
             "level file": lambda: run_level(level, len(corpus.names)),
             "import_files": lambda: run_import_files(corpus),
+            "glue": lambda: run_prepared(corpus, prepared),
             "baseline": lambda: run_baseline(precomputed),
             "baseline+update": lambda: run_baseline(precomputed, update=True),
             "3-array floor": lambda: run_baseline(precomputed, update=True, fill=fill_three_arrays),
@@ -452,6 +486,9 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
     for row, part in (("operator", "blender part"), ("file keys", "fk blender part")):
         print(f"for information, {row}: Blender's own part ({part} / (baseline+update)) = {best[part] / floor:.2f}, "
               f"the add-on's ({row} - {part}) = {(best[row] - best[part]) / floor:.2f} ({best[row] - best[part]:.2f} s)")
+    print(f"for information, operator: reading and the engine's math (operator - glue) = "
+          f"{best['operator'] - best['glue']:.2f} s, the glue and bpy.ops (glue - blender part) = "
+          f"{best['glue'] - best['blender part']:.2f} s")
     print(f"for information, blender part / baseline = {best['blender part'] / base:.2f}: the operator's calls into "
           f"Blender and the scene update bpy.ops runs, nothing read or computed, against the floor without the update")
     paired = {row: statistics.median(r / f for r, f in zip(times[row], times["baseline+update"]))
