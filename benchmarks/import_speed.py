@@ -256,7 +256,7 @@ class read_and_computed:
     def __init__(self, corpus, **options):
         from oban_import.blender import motion
         from oban_import.options import Settings
-        settings = Settings(**options)
+        settings, self.options = Settings(**options), options
         self.plans = scene._plans(corpus.paths, settings, [], lambda share: None)
         self.motions = motion.motions_of([a for plan in self.plans for a, _ in plan.jobs], settings)
         self.motion = motion
@@ -271,9 +271,9 @@ class read_and_computed:
         return False
 
 
-def run_prepared(corpus, prepared, **options):
+def run_prepared(corpus, prepared):
     with prepared:
-        return run_operator(corpus, **options)
+        return run_operator(corpus, **prepared.options)
 
 
 def run_baseline(precomputed, update=False, fill=None, descriptions=None):
