@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..oni.oban import LOCALIZED, Animation
-from .frames import all_keys, key_table, run_starts, sample_many
+from ..oni.oban import LOCALIZED, Animation, all_keys
+from .frames import key_table, run_starts, sample_many
 from .rotations import (LOCALIZED_TURN_QUATERNION, continuous, hamilton_from_stored, matrix_quaternions, multiply,
                         quaternion_matrices, rotate, split_rotation_scale)
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..oni.oban import KEY_DTYPE, LOCALIZED, Animation, matrix_from_columns
+from ..oni.oban import LOCALIZED, Animation, matrix_from_columns
 from .rotations import LOCALIZED_TURN, rotation_matrices
 
 
@@ -22,10 +22,10 @@ def sample_keys(animation: Animation, frames=None) -> tuple[np.ndarray, np.ndarr
 
 
 def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np.ndarray, table: np.ndarray,
-                out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                out: np.ndarray | None = None) -> np.ndarray:
     """sample_keys for frames 0 .. F - 1 of several animations at once, one after another,
-    the i-th with frame_counts[i] frames and key_counts[i] keys: (values (N, 7): position
-    and unit quaternion, index of each frame's animation (N,)).
+    the i-th with frame_counts[i] frames and key_counts[i] keys: (N, 7) position and unit
+    quaternion.
 
     `key_frames` (K,) and `table` (K, 7) are the frames and key_table() of all their keys
     in order; the table may also be that after a linear map of the positions and a linear
@@ -44,18 +44,12 @@ def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np
     end[last_keys] = frame_counts
     before = np.repeat(np.arange(len(key_frames)), end - begin)
     frames = np.arange(len(before), dtype=np.float64) - np.repeat(run_starts(frame_counts), frame_counts)
-    values = _blend(table, key_frames.astype(np.float64), frames, before, last_keys + 1, out)
-    return values, np.repeat(np.arange(len(frame_counts)), frame_counts)
+    return _blend(table, key_frames.astype(np.float64), frames, before, last_keys + 1, out)
 
 
 def run_starts(sizes: np.ndarray) -> np.ndarray:
     """Where each run begins when runs of these sizes are laid end to end from 0."""
     return np.cumsum(sizes) - sizes
-
-
-def all_keys(animations: list[Animation]) -> np.ndarray:
-    """The keys of several animations, one after another, in one (read-only) array."""
-    return np.frombuffer(b"".join([a.keys.tobytes() for a in animations]), KEY_DTYPE)
 
 
 def key_table(keys: np.ndarray) -> np.ndarray:

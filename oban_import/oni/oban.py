@@ -151,7 +151,7 @@ def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
     starts = np.cumsum(key_counts) - key_counts
     matrices = np.concatenate([np.array([a.start_matrix for a in animations], np.float32),
                                np.array([a.base_matrix for a in animations], np.float32)], axis=1)
-    keys = np.frombuffer(b"".join([np.asarray(a.keys, KEY_DTYPE).tobytes() for a in animations]), KEY_DTYPE)
+    keys = all_keys(animations)
     bad = (frames == 0) | (key_counts == 0) | ~np.isfinite(matrices).all(axis=1)
     values = keys.view("<f4").reshape(-1, 8)[:, :7]
     frame = keys["frame"].astype(np.int64)
@@ -170,6 +170,11 @@ def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
     for i, first, last in zip(good[warned].tolist(), firsts[warned].tolist(), lasts[warned].tolist()):
         _warn(animations[i], first, last)
     return errors
+
+
+def all_keys(animations: list[Animation]) -> np.ndarray:
+    """The keys of several animations, one after another, in one (read-only) array."""
+    return np.frombuffer(b"".join([np.asarray(a.keys, KEY_DTYPE).tobytes() for a in animations]), KEY_DTYPE)
 
 
 def _refusal(animation, path):
