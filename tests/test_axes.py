@@ -165,6 +165,40 @@ def euler_matrix(angles, order):
     return result
 
 
+def nearest_triples(angles, order):
+    """The Euler triples picked one frame at a time, as the rule reads (the reference)."""
+    i, j, k = EULER_AXES[order]
+    out, previous = [], None
+    for a in angles.tolist():
+        flipped = list(a)
+        flipped[i], flipped[j], flipped[k] = a[i] + math.pi, math.pi - a[j], a[k] + math.pi
+        best = None
+        for candidate in ([a] if previous is None else [a, flipped]):
+            moved = candidate if previous is None else [
+                c + 2 * math.pi * round((p - c) / (2 * math.pi)) for c, p in zip(candidate, previous)]
+            distance = 0.0 if previous is None else sum(abs(m - p) for m, p in zip(moved, previous))
+            if best is None or distance < best[0]:
+                best = (distance, moved)
+        previous = best[1]
+        out.append(previous)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("order", list(EULER_AXES))
+def test_eulers_pick_the_nearest_triple_as_one_frame_after_another_would(order):
+    rng = np.random.default_rng(len(order) + sum(map(ord, order)))
+    for steps in (0.05, 0.5, 2.0):   # smooth, fast, and wild turning (every kind of rule in play)
+        raw = np.cumsum(rng.normal(0.0, steps, (400, 3)), axis=0)
+        rotations = euler_matrix(raw, order)
+        np.testing.assert_allclose(eulers(rotations, order), nearest_triples(_principal(rotations, order), order),
+                                   atol=1e-9)
+
+
+def _principal(rotations, order):
+    """Each frame's triple as eulers() finds it before any continuity (one frame at a time)."""
+    return np.concatenate([eulers(r[None], order) for r in rotations])
+
+
 @pytest.mark.parametrize("order", list(EULER_AXES))
 def test_eulers_reproduce_the_rotations_and_stay_continuous(order):
     for animation in animations(20, 31):

@@ -1,11 +1,13 @@
 """Actions: an animation's keys on an object, in bulk, with its door marker and its
 custom properties (docs/engine.md 3 for the engine's playback)."""
 
+import functools
+
 import numpy as np
 
 from ..engine import axes
 from ..engine.playback import engine_frames, engine_keys, random_start_frame
-from ..oni.oban import RANDOM_START
+from ..oni.oban import MAX_COUNT, RANDOM_START
 from ..oni.properties import properties, stored_data
 from . import compat
 
@@ -38,19 +40,34 @@ def animate_keys(obj, animation, keys, settings):
                                              start_frame(animation, settings))
         columns = columns.copy()
         columns[:, 3:7] = axes.continuous(columns[:, 3:7])   # the closing key may face the other way
-    return write_keys(obj, animation.name, times, columns, settings, period is not None, scale_keys=False)
+    frames = (settings.frame_start + times).astype(np.float32)
+    return write_keys(obj, animation.name, frames, columns, period is not None, scale_keys=False)
 
 
 def animate(obj, name, transforms, settings, period):
     """Keys for location, rotation and scale on every tick, LINEAR, written in bulk; with a
     period, a closing key equal to the first and a Cycles modifier repeat them forever."""
     if period is not None:
-        transforms = transforms.take(list(range(len(transforms.columns))) + [0])
+        transforms = transforms.take(np.append(np.arange(len(transforms.columns)), 0))
     columns = transforms.columns
     if settings.rotation_mode != "QUATERNION":
         euler = axes.eulers(axes.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
         columns = np.concatenate([transforms.location, euler, transforms.scale], axis=1)
-    return write_keys(obj, name, np.arange(len(columns), dtype=np.float64), columns, settings, period is not None)
+    return write_keys(obj, name, scene_frames(settings.frame_start, len(columns)), columns, period is not None)
+
+
+def scene_frames(frame_start, count):
+    """The scene frames of `count` keys from frame_start, float32 as keys take them: a
+    slice of one array made once per start, so an object's keys need no array of their own."""
+    frames = _frame_numbers(frame_start)
+    return frames[:count] if count <= len(frames) else np.arange(frame_start, frame_start + count, dtype=np.float32)
+
+
+@functools.lru_cache(maxsize=4)
+def _frame_numbers(frame_start):
+    frames = np.arange(frame_start, frame_start + 2 * (MAX_COUNT + 1), dtype=np.float32)   # a ping-pong's ticks
+    frames.flags.writeable = False
+    return frames
 
 
 def _channels(rotation_path, rotation_size):
@@ -62,16 +79,16 @@ CHANNELS = {10: ("rotation_quaternion", _channels("rotation_quaternion", 4)),   
             9: ("rotation_euler", _channels("rotation_euler", 3))}
 
 
-def write_keys(obj, name, times, columns, settings, cyclic, scale_keys=True):
-    """A new action for `obj`: LINEAR keys at scene frames frame_start + `times`, rows of
-    `columns` (location, quaternion or Euler angles, scale), written in bulk; a Cycles
-    modifier on every F-curve when `cyclic`. Without `scale_keys` the scale is left
-    unkeyed (the first row's, on the object)."""
+def write_keys(obj, name, frames, columns, cyclic, scale_keys=True):
+    """A new action for `obj`: LINEAR keys at scene `frames` (float32), rows of `columns`
+    (location, quaternion or Euler angles, scale), written in bulk; a Cycles modifier on
+    every F-curve when `cyclic`. Without `scale_keys` the scale is left unkeyed (the first
+    row's, on the object)."""
     rotation_path, channels = CHANNELS[columns.shape[1]]
     if not scale_keys:
         channels = channels[:-3]
     action, fcurves = compat.new_object_action(obj, name, channels)
-    compat.fill_fcurves(fcurves, (settings.frame_start + times).astype(np.float32), columns[:, :len(channels)])
+    compat.fill_fcurves(fcurves, frames, columns[:, :len(channels)])
     if cyclic:
         for fcurve in fcurves:
             fcurve.modifiers.new("CYCLES")

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..oni.oban import LOCALIZED, Animation, all_keys
 from .frames import key_table, run_starts, sample_many
-from .rotations import (LOCALIZED_TURN_QUATERNION, continuous, hamilton_from_stored, matrix_quaternions, multiply,
-                        quaternion_matrices, rotate, split_rotation_scale)
+from .rotations import (IDENTITY_QUATERNION, LOCALIZED_TURN_QUATERNION, continuous, hamilton_from_stored,
+                        matrix_quaternions, multiply, quaternion_matrices, rotate, split_rotation_scale)
 
 DEFAULT_AXES = np.array([[1.0, 0.0, 0.0],
                          [0.0, 0.0, -1.0],
@@ -120,14 +120,13 @@ def key_transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_
         return []
     keys = _BlenderKeys(animations, axes, scale, camera)
     columns = np.concatenate([keys.table, np.repeat(keys.held_scale, keys.key_counts, axis=0)], axis=1)
+    frames = keys.frames.astype(np.float64)
     out = []
-    for i, (start, count) in enumerate(zip(keys.key_starts.tolist(), keys.key_counts.tolist())):
-        error = float(keys.errors[i])
-        reason = ("its base matrix has a translation, which keys of location cannot follow"
-                  if keys.offsets[i].any() else
+    for start, count, error, translated in zip(keys.key_starts.tolist(), keys.key_counts.tolist(),
+                                               keys.errors.tolist(), keys.offsets.any(axis=1).tolist()):
+        reason = ("its base matrix has a translation, which keys of location cannot follow" if translated else
                   f"location/rotation/scale hold its base matrix only to {error:.3g}" if error > BASE_TOLERANCE else "")
-        out.append(KeyTransforms(keys.frames[start:start + count].astype(np.float64),
-                                 columns[start:start + count], error, reason))
+        out.append(KeyTransforms(frames[start:start + count], columns[start:start + count], error, reason))
     return out
 
 
@@ -174,17 +173,18 @@ class _BlenderKeys:
         self.frames = keys["frame"]
         key_owner = np.repeat(np.arange(len(animations)), self.key_counts)
         localized = np.array([a.has(LOCALIZED) for a in animations])
-        held = np.take(matrix_quaternions(held_rotation), key_owner, axis=0)
+        held = matrix_quaternions(held_rotation)
         # Keys on the near side of the key before, each animation's first with w >= 0: then
         # every blend is too (the engine's flip never fires), and so are the frames.
-        self.table = _blender_keys(keys, localized[key_owner], held, axes, scale)
+        self.table = _blender_keys(keys, localized[key_owner], held, key_owner, axes, scale)
         self.table[:, 3:] = continuous(self.table[:, 3:], self.key_starts)
 
 
-def _blender_keys(keys, turned, held, axes, scale):
+def _blender_keys(keys, turned, held, owner, axes, scale):
     """key_table() of `keys` in Blender's terms, quaternions unnormalised: position
     s.A.turn.p, quaternion A.turn.q.A^-1 . R_c (the engine's q being the usual (-w, x, y, z)),
-    turned where `turned` (Localized), R_c being each key's `held` quaternion."""
+    turned where `turned` (Localized), R_c being the `held` quaternion (one per animation)
+    of each key's `owner`."""
     table = key_table(keys)
     positions, rotations = table.T[:3], table.T[3:]        # channel by channel: each row one run in memory
     positions[:, turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[:, turned].T).T
@@ -192,7 +192,8 @@ def _blender_keys(keys, turned, held, axes, scale):
     rotations[:] = hamilton_from_stored(rotations.T).T
     rotations[:, turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[:, turned].T).T
     rotations[1:] = (np.linalg.det(axes) * axes) @ rotations[1:]    # the change of basis
-    rotations[:] = multiply(rotations.T, held).T
+    if (held != IDENTITY_QUATERNION).any():   # else nothing to turn (a base of scales alone)
+        rotations[:] = multiply(rotations, np.take(held.T, owner, axis=1), axis=0)
     return table
 
 
@@ -212,6 +213,7 @@ def decompose(matrices: np.ndarray) -> Transforms:
     return Transforms.of(matrices[:, :3, 3], continuous(matrix_quaternions(rotation)), scale, error)
 
 
+TWO_PI = 2.0 * np.pi
 EULER_AXES = {"XYZ": (0, 1, 2), "XZY": (0, 2, 1), "YXZ": (1, 0, 2),
               "YZX": (1, 2, 0), "ZXY": (2, 0, 1), "ZYX": (2, 1, 0)}
 
@@ -235,23 +237,29 @@ def eulers(rotation: np.ndarray, order: str) -> np.ndarray:
 
 
 def _continuous(angles, axes_order):
-    """Pick, frame by frame, the equivalent Euler triple (also (a+pi, pi-b, c+pi)) and
-    the multiples of 2 pi closest to the previous frame."""
+    """Pick, frame by frame, the equivalent Euler triple (also (a+pi, pi-b, c+pi)) nearer the
+    one picked the frame before (the angles' distances summed, each angle taken to the multiple
+    of 2 pi nearest; the first triple on a tie), then move each angle by the multiple of 2 pi
+    nearest the frame before. Each pick depends on the last only through which triple it took,
+    so the picks follow from each frame's rule for both (no loop over the frames)."""
     i, j, k = axes_order
     flipped = angles.copy()
     flipped[:, i] += np.pi
     flipped[:, j] = np.pi - flipped[:, j]
     flipped[:, k] += np.pi
-    two_pi = 2.0 * np.pi
-    out = angles.tolist()
-    alternative = flipped.tolist()
-    previous = out[0]
-    for n in range(1, len(out)):
-        best = None
-        for candidate in (out[n], alternative[n]):
-            moved = [c + two_pi * round((p - c) / two_pi) for c, p in zip(candidate, previous)]
-            distance = sum(abs(a - b) for a, b in zip(moved, previous))
-            if best is None or distance < best[0]:
-                best = (distance, moved)
-        previous = out[n] = best[1]
-    return np.array(out).reshape(-1, 3)
+    candidates = np.stack([angles, flipped])                    # (2, n, 3)
+    steps = candidates[None, :, 1:] - candidates[:, None, :-1]  # (from, to, frame - 1, angle)
+    cost = np.abs(steps - TWO_PI * np.round(steps / TWO_PI)).sum(axis=-1)
+    takes_flipped = cost[:, 1] < cost[:, 0]                     # (after the first, after the flipped)
+    # a frame's rule: the same pick after either (a fresh start), or the last one kept or swapped
+    fresh = takes_flipped[0] == takes_flipped[1]
+    swaps = np.cumsum(~fresh & takes_flipped[0])
+    last_fresh = np.maximum.accumulate(np.where(fresh, np.arange(len(fresh)), -1))
+    since = np.maximum(last_fresh, 0)
+    fresh_pick = np.where(last_fresh >= 0, takes_flipped[0][since], False)   # before any: frame 0's, the first
+    swapped = (swaps - np.where(last_fresh >= 0, swaps[since], 0)) % 2 == 1
+    picks = np.concatenate([[False], fresh_pick ^ swapped])
+    picked = candidates[picks.astype(np.intp), np.arange(len(angles))]
+    turns = np.zeros_like(picked)
+    turns[1:] = np.cumsum(np.round((picked[:-1] - picked[1:]) / TWO_PI), axis=0)
+    return picked + TWO_PI * turns

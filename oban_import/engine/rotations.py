@@ -11,6 +11,7 @@ LOCALIZED_TURN = np.array([[1.0, 0.0, 0.0],
                            [0.0, 0.0, -1.0],
                            [0.0, 1.0, 0.0]])
 LOCALIZED_TURN_QUATERNION = np.array([np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0])  # the same, w x y z
+IDENTITY_QUATERNION = np.array([1.0, 0.0, 0.0, 0.0])  # w x y z
 
 
 def hamilton_from_stored(q) -> np.ndarray:
@@ -43,14 +44,15 @@ def rotation_matrices(quaternions) -> np.ndarray:
     return r
 
 
-def multiply(a, b) -> np.ndarray:
-    """Hamilton products of (..., 4) quaternions w x y z."""
-    aw, ax, ay, az = np.moveaxis(np.asarray(a, np.float64), -1, 0)
-    bw, bx, by, bz = np.moveaxis(np.asarray(b, np.float64), -1, 0)
+def multiply(a, b, axis=-1) -> np.ndarray:
+    """Hamilton products of quaternions w x y z, their components along `axis` ((..., 4);
+    0: (4, n), one row a component)."""
+    aw, ax, ay, az = np.moveaxis(np.asarray(a, np.float64), axis, 0)
+    bw, bx, by, bz = np.moveaxis(np.asarray(b, np.float64), axis, 0)
     return np.stack([aw * bw - ax * bx - ay * by - az * bz,
                      aw * bx + ax * bw + ay * bz - az * by,
                      aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw], axis=-1)
+                     aw * bz + ax * by - ay * bx + az * bw], axis=axis)
 
 
 def rotate(q, v) -> np.ndarray:

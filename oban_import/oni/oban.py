@@ -153,12 +153,16 @@ def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
                                np.array([a.base_matrix for a in animations], np.float32)], axis=1)
     keys = all_keys(animations)
     bad = (frames == 0) | (key_counts == 0) | ~np.isfinite(matrices).all(axis=1)
-    values = keys.view("<f4").reshape(-1, 8)[:, :7]
+    values = keys.view("<f4").reshape(-1, 8)[:, :7].astype(np.float64)   # rotation, position
+    rotations = values[:, :4]
     frame = keys["frame"].astype(np.int64)
     increasing = np.ones(len(keys), bool)
     increasing[1:] = frame[1:] > frame[:-1]
     increasing[starts[key_counts > 0]] = True    # an animation's first key follows none of its own
-    bad_key = ~np.isfinite(values).all(axis=1) | ~values[:, :4].any(axis=1) | ~increasing
+    # a key's sum is finite where all its values are (no float32 values overflow a float64
+    # sum), and its quaternion's squared length zero where the quaternion is
+    bad_key = (~np.isfinite(values @ np.ones(7)) | (np.einsum("ij,ij->i", rotations, rotations) == 0.0)
+               | ~increasing)
     bad[np.repeat(np.arange(count), key_counts)[bad_key]] = True
     errors = [None] * count
     for i in np.flatnonzero(bad).tolist():

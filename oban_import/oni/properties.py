@@ -29,13 +29,12 @@ FIELDS = (  # (key, property, label, description): the integer fields the panel 
 DEFAULT_TICKS_PER_FRAME = 80
 
 
-def flag_property(flag) -> str:
-    return PREFIX + flag.key
+FLAG_PROPERTIES = tuple((PREFIX + flag.key, flag.bit) for flag in FLAGS)   # (property, bit) of each known flag
 
 
 def flag_properties(flags: int) -> dict:
     """oban_flags and one boolean per known flag, in step."""
-    return {FLAG_BITS: signed32(flags)} | {flag_property(flag): bool(flags & flag.bit) for flag in FLAGS}
+    return {FLAG_BITS: signed32(flags)} | {name: bool(flags & bit) for name, bit in FLAG_PROPERTIES}
 
 
 def properties(animation: Animation) -> dict:
