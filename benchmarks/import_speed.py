@@ -258,13 +258,13 @@ class read_and_computed:
         from oban_import.options import Settings
         settings, self.options = Settings(**options), options
         self.plans = scene._plans(corpus.paths, settings, [], lambda share: None)
-        self.motions = list(motion.motions_of([a for plan in self.plans for a, _ in plan.jobs], settings))
+        self.motions = motion.motions_of([a for plan in self.plans for a, _ in plan.jobs], settings)
         self.motion = motion
 
     def __enter__(self):
         self.saved = scene._plans, self.motion.motions_of
         scene._plans = lambda *args: self.plans
-        self.motion.motions_of = lambda *args, **kwargs: iter(self.motions)
+        self.motion.motions_of = lambda *args, **kwargs: self.motions
 
     def __exit__(self, *exc):
         scene._plans, self.motion.motions_of = self.saved

@@ -1,6 +1,6 @@
-"""Import: files read, then each file's objects built (placed objects with meshes, Empties
-or Cameras for the OBANs, or its animations given to the selected objects), all or nothing
-per file; the new objects' transforms computed together, a chunk at a time as needed."""
+"""Import: files read, every new object's transforms computed together, then each file's
+objects built (placed objects with meshes, Empties or Cameras for the OBANs, or its
+animations given to the selected objects), all or nothing per file."""
 
 from dataclasses import dataclass, field
 
@@ -49,10 +49,9 @@ class _Plan:
 def import_files(context, paths, settings, progress=None):
     """Import every file; a file that fails adds nothing and the others still import.
 
-    Files are read first, then each file's objects are built, the transforms of the new
-    ones computed together a chunk of frames at a time as they are needed (a failure there
-    refuses its file and every later one that makes new objects). `progress(fraction)` is
-    called as the work goes on, with the share done (0 to 1).
+    Files are read first, then the transforms of every new object are computed together
+    (a chunk of frames at a time), then each file's objects are built. `progress(fraction)`
+    is called as the work goes on, with the share done (0 to 1).
     """
     report = progress or (lambda fraction: None)
     result = Result()
@@ -64,24 +63,23 @@ def import_files(context, paths, settings, progress=None):
         else:
             plans.append(plan)
     fresh = [animation for plan in plans for animation, target in plan.jobs if target is None]
-    motions = motion.motions_of(fresh, settings, camera=settings.target == "CAMERA")
-    stopped = None   # what stopped the motions (a bug, or no memory): no new object can be made after it
+    try:
+        motions = iter(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA"))
+    except Exception as error:  # a bug, or no memory: no new object can be made, nothing is
+        result.errors += [f"{plan.path}: could not be imported: {error!r}"
+                          for plan in plans if any(target is None for _, target in plan.jobs)]
+        plans = [plan for plan in plans if all(target is not None for _, target in plan.jobs)]
+        motions = iter(())
+    collection = context.collection   # once: each look-up goes through Blender's context
     last_frame = settings.frame_start
     for index, plan in enumerate(plans):
+        jobs = [(animation, target, None if target else next(motions)) for animation, target in plan.jobs]
         done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
         if index % PROGRESS_STEP == PROGRESS_STEP - 1:
             report(done)
         try:
-            if stopped is not None and any(target is None for _, target in plan.jobs):
-                raise stopped
-            jobs = [(animation, target, None if target else next(motions)) for animation, target in plan.jobs]
-        except Exception as error:
-            stopped = error
-            result.errors.append(f"{plan.path}: could not be imported: {error!r}")
-            continue
-        try:
-            level, built, image = _build_file(context, plan, jobs, settings,
-                                       lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
+            level, built, image = _build_file(context, collection, plan, jobs, settings,
+                                              lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
         except Exception as error:  # a bug, not bad input: still nothing of this file is left
             result.errors.append(f"{plan.path}: could not be imported: {error!r}")
             continue
@@ -141,16 +139,16 @@ def _placed_plan(path, settings):
     return None
 
 
-def _build_file(context, plan, jobs, settings, progress):
+def _build_file(context, collection, plan, jobs, settings, progress):
     """A file's placed objects (a LevelResult, or None), its animations' objects and its
     image (or None); all or nothing (_build_all takes back its own objects; a snapshot,
     which costs a look at every data block, only where there is more)."""
     if plan.level is None and plan.texture is None:
-        return None, _build_all(context, jobs, settings, progress), None
+        return None, _build_all(context, collection, jobs, settings, progress), None
     snapshot = Snapshot()
     try:
         level = placed.import_level(context, plan.level, plan.path, settings) if plan.level else None
-        built = _build_all(context, jobs, settings, progress)
+        built = _build_all(context, collection, jobs, settings, progress)
         image = None
         if plan.texture is not None:
             image = new_image(plan.texture)
@@ -184,15 +182,16 @@ def _warnings(path, jobs, built):
     return messages
 
 
-def _build_all(context, jobs, settings, progress):
-    """All objects of one file, or none: a failure undoes what was done for it."""
+def _build_all(context, collection, jobs, settings, progress):
+    """All objects of one file (the new ones in `collection`), or none: a failure undoes
+    what was done for it."""
     steps, built = [], []
     try:
         for done, (animation, target, transforms) in enumerate(jobs):
             if done and done % PROGRESS_STEP == 0:
                 progress(done / len(jobs))
             created = target is None
-            obj = _new_object(context.collection, animation.name, settings) if created else target
+            obj = _new_object(collection, animation.name, settings) if created else target
             steps.append(_Undo(obj, created))
             built.append(motion.build(context, animation, obj, settings, transforms))
     except Exception:

@@ -16,26 +16,22 @@ class Built:
 
 
 def motions_of(animations, settings, camera=False):
-    """What each new object is keyed with, in order: the file's keys (KeyTransforms) with
-    File Keys where they are exact, else every frame (Transforms; with a note why, in File
-    Keys). Yielded as they are asked for, a chunk of frames at a time, so that the arrays of
-    the objects already built are freed and their memory reused for the next ones.
+    """What each new object is keyed with: the file's keys (KeyTransforms) with File Keys
+    where they are exact, else every frame (Transforms; with a note why, in File Keys).
     `camera`: by the camera rule (docs/engine.md 4)."""
-    if settings.keys != "FILE":
-        yield from axes.transforms_many(animations, settings.axes, settings.global_scale, camera)
-        return
-    keys = axes.key_transforms_many(animations, settings.axes, settings.global_scale, camera)
-    for k in keys:
-        k.reason = k.reason or _euler_reason(settings)
-    baked = axes.transforms_many([a for a, k in zip(animations, keys) if k.reason], settings.axes,
-                                 settings.global_scale, camera)
-    for k in keys:
-        if k.reason:
-            transforms = next(baked)
-            transforms.note = f"baked on every frame: {k.reason}"
-            yield transforms
-        else:
-            yield k
+    motions = [None] * len(animations)
+    if settings.keys == "FILE":
+        keys = axes.key_transforms_many(animations, settings.axes, settings.global_scale, camera)
+        for i, k in enumerate(keys):
+            k.reason = k.reason or _euler_reason(settings)
+            motions[i] = k if not k.reason else None
+    baked = [i for i, m in enumerate(motions) if m is None]
+    for i, transforms in zip(baked, axes.transforms_many([animations[i] for i in baked], settings.axes,
+                                                         settings.global_scale, camera)):
+        if settings.keys == "FILE":
+            transforms.note = f"baked on every frame: {keys[i].reason}"
+        motions[i] = transforms
+    return motions
 
 
 def _euler_reason(settings):

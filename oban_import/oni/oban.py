@@ -161,8 +161,7 @@ def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
     increasing[starts[key_counts > 0]] = True    # an animation's first key follows none of its own
     # a key's sum is finite where all its values are (no float32 values overflow a float64
     # sum), and its quaternion's squared length zero where the quaternion is
-    bad_key = (~np.isfinite(values @ np.ones(7)) | (np.einsum("ij,ij->i", rotations, rotations) == 0.0)
-               | ~increasing)
+    bad_key = ~np.isfinite(values @ np.ones(7)) | (np.square(rotations) @ np.ones(4) == 0.0) | ~increasing
     bad[np.repeat(np.arange(count), key_counts)[bad_key]] = True
     errors = [None] * count
     for i in np.flatnonzero(bad).tolist():
@@ -218,6 +217,8 @@ def parse_record(data: bytes, path: str, name: str, file_offset: int = 0, size: 
         raise ObanError(path, f"{label}: key count says {declared} but only {room} fit "
                               f"(truncated at byte {file_offset + len(data)})")
     matrices = np.frombuffer(data, "<f4", count=24, offset=MATRICES_OFFSET)  # start, then base
+    keys = np.empty(declared, KEY_DTYPE)   # filled as bytes: numpy copies a structured array field by field
+    keys.view(np.uint8)[:] = np.frombuffer(data, np.uint8, count=keys.nbytes, offset=RECORD_DTYPE.itemsize)
     animation = Animation(
         name=name,
         flags=flags,
@@ -226,7 +227,7 @@ def parse_record(data: bytes, path: str, name: str, file_offset: int = 0, size: 
         ticks_per_frame=ticks_per_frame,
         frames=frames,
         door_open_frame=door_open_frame,
-        keys=np.frombuffer(data, KEY_DTYPE, count=declared, offset=RECORD_DTYPE.itemsize).copy(),
+        keys=keys,
         record_header=(instance_id, level_id),
     )
     extra = (size or 0) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize
