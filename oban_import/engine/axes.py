@@ -119,7 +119,9 @@ def key_transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_
     if not animations:
         return []
     keys = _BlenderKeys(animations, axes, scale, camera)
-    columns = np.concatenate([keys.table, np.repeat(keys.held_scale, keys.key_counts, axis=0)], axis=1)
+    columns = np.empty((10, len(keys.frames))).T   # channel by channel, as F-curves take them
+    columns.T[:7] = keys.table.T
+    columns.T[7:] = np.repeat(keys.held_scale.T, keys.key_counts, axis=1)
     frames = keys.frames.astype(np.float64)
     out = []
     for start, count, error, translated in zip(keys.key_starts.tolist(), keys.key_counts.tolist(),
