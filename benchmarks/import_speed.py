@@ -79,12 +79,13 @@ DENSE_SHARE = 0.15       # animations with a key on every frame (the rest: spars
 BASELINE_LIMIT = 1.5     # operator time <= this x baseline time (issue 2)
 UPDATE_LIMIT = 1.25      # operator time <= this x (baseline + scene update) (issue 12)
 FILE_KEYS_LIMIT = 0.6    # File Keys operator time <= this x (baseline + scene update) (issue 12)
+SEED = 1067             # of the corpus, by default
 KEYFRAME_INSERT_MIN = 40.0  # keyframe_insert time >= this x operator time (issue 12; 30 in issue 2)
 
 CHANNELS = ([("location", i) for i in range(3)] + [("rotation_quaternion", i) for i in range(4)]
             + [("scale", i) for i in range(3)])
 
-# Set in main() once the Blender user directories point at a scratch directory.
+# Set by load_blender(), once the Blender user directories point at a scratch directory.
 bpy = np = compat = scene = actions = None
 
 
@@ -388,14 +389,32 @@ def profile_operator(corpus, top):
         profile(label, lambda: run_operator(corpus, **options), top)
 
 
-def main(argv=None):
+def corpus_sizes(quick=False):
+    """(animations, frames, Loop, Localized) of the corpus: the retail data's, or a tenth of them."""
+    sizes = (RETAIL_ANIMATIONS, RETAIL_FRAMES, RETAIL_LOOPS, RETAIL_DOORS)
+    return tuple(round(size / 10) for size in sizes) if quick else sizes
+
+
+def load_blender():
+    """Import bpy and the add-on (once the Blender user directories point at a scratch
+    folder) into this module's globals, and register the add-on; returns it."""
     global bpy, np, compat, scene, actions
+    import bpy as _bpy
+    import numpy as _np
+    import oban_import
+    from oban_import.blender import actions as _actions, compat as _compat, importer as _scene
+    bpy, np, compat, scene, actions = _bpy, _np, _compat, _scene, _actions
+    oban_import.register()
+    return oban_import
+
+
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="1 round on a tenth of the corpus (107 animations, 33,439 frames)")
     parser.add_argument("--rounds", type=int, help="rounds (default 5; 1 with --quick)")
     parser.add_argument("--subset", type=int, help="animations for keyframe_insert (default 20; 10 with --quick)")
-    parser.add_argument("--seed", type=int, default=1067)
+    parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile one operator run of each Keys mode and print where time goes")
     parser.add_argument("--top", type=int, default=25, help="rows per --profile listing")
@@ -403,19 +422,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 5)
     subset_size = args.subset or (10 if args.quick else 20)
-    count, total = ((round(RETAIL_ANIMATIONS / 10), round(RETAIL_FRAMES / 10)) if args.quick
-                    else (RETAIL_ANIMATIONS, RETAIL_FRAMES))
-    loops, doors = ((round(RETAIL_LOOPS / 10), round(RETAIL_DOORS / 10)) if args.quick
-                    else (RETAIL_LOOPS, RETAIL_DOORS))
+    count, total, loops, doors = corpus_sizes(args.quick)
 
     with scratch_folder("oban-bench-", args.keep) as scratch:
-        import bpy as _bpy
-        import numpy as _np
-        bpy, np = _bpy, _np
-        import oban_import
-        from oban_import.blender import actions as _actions, compat as _compat, importer as _scene
-        compat, scene, actions = _compat, _scene, _actions
-        oban_import.register()
+        oban_import = load_blender()
         try:
             return run(args, rounds, subset_size, count, total, loops, doors, scratch)
         finally:

@@ -42,17 +42,10 @@ def child(row, runs):
     import import_speed as bench
     from measure import scratch_folder
     with scratch_folder("oban-instructions-", False) as scratch:
-        import bpy
-        import numpy
-        bench.bpy, bench.np = bpy, numpy
-        import oban_import
-        from oban_import.blender import actions, compat, importer
-        bench.compat, bench.scene, bench.actions = compat, importer, actions
-        oban_import.register()
+        oban_import = bench.load_blender()
         directory = os.path.join(scratch, "corpus")
         os.makedirs(directory)
-        corpus = bench.make_corpus(directory, round(bench.RETAIL_ANIMATIONS / 10), round(bench.RETAIL_FRAMES / 10),
-                                   round(bench.RETAIL_LOOPS / 10), round(bench.RETAIL_DOORS / 10), seed=1067)
+        corpus = bench.make_corpus(directory, *bench.corpus_sizes(quick=True), bench.SEED)
         precomputed = bench.precompute(corpus)
         bench.reset_scene()
         bench.run_operator(corpus)
