@@ -29,7 +29,7 @@ def ticks(animation, settings):
     return engine_frames(animation.frames, animation.flags, start_frame(animation, settings))
 
 
-def animate_keys(obj, animation, keys, settings):
+def animate_keys(obj, animation, keys, settings, action=None):
     """The file's own keys (a KeyTransforms), LINEAR, quaternion signs continuous; with
     engine playback laid out as the engine plays them (a Loop closed and cycled, a
     PingPong mirrored and cycled). Location and rotation are keyed, as an OBAN key holds
@@ -41,10 +41,10 @@ def animate_keys(obj, animation, keys, settings):
         columns = columns.copy()
         columns[:, 3:7] = axes.continuous(columns[:, 3:7])   # the closing key may face the other way
     frames = (settings.frame_start + times).astype(np.float32)
-    return write_keys(obj, animation.name, frames, columns, period is not None, scale_keys=False)
+    return write_keys(obj, animation.name, frames, columns, period is not None, scale_keys=False, action=action)
 
 
-def animate(obj, name, transforms, settings, period):
+def animate(obj, name, transforms, settings, period, action=None):
     """Keys for location, rotation and scale on every tick, LINEAR, written in bulk; with a
     period, a closing key equal to the first and a Cycles modifier repeat them forever."""
     if period is not None:
@@ -53,7 +53,8 @@ def animate(obj, name, transforms, settings, period):
     if settings.rotation_mode != "QUATERNION":
         euler = axes.eulers(axes.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
         columns = np.concatenate([transforms.location, euler, transforms.scale], axis=1)
-    return write_keys(obj, name, scene_frames(settings.frame_start, len(columns)), columns, period is not None)
+    return write_keys(obj, name, scene_frames(settings.frame_start, len(columns)), columns, period is not None,
+                      action=action)
 
 
 def scene_frames(frame_start, count):
@@ -79,15 +80,16 @@ CHANNELS = {10: ("rotation_quaternion", _channels("rotation_quaternion", 4)),   
             9: ("rotation_euler", _channels("rotation_euler", 3))}
 
 
-def write_keys(obj, name, frames, columns, cyclic, scale_keys=True):
-    """A new action for `obj`: LINEAR keys at scene `frames` (float32), rows of `columns`
-    (location, quaternion or Euler angles, scale), written in bulk; a Cycles modifier on
-    every F-curve when `cyclic`. Without `scale_keys` the scale is left unkeyed (the first
-    row's, on the object)."""
+def write_keys(obj, name, frames, columns, cyclic, scale_keys=True, action=None):
+    """A new action for `obj` (called `name`, or `action`, an empty one made beforehand):
+    LINEAR keys at scene `frames` (float32), rows of `columns` (location, quaternion or
+    Euler angles, scale), written in bulk; a Cycles modifier on every F-curve when
+    `cyclic`. Without `scale_keys` the scale is left unkeyed (the first row's, on the
+    object)."""
     rotation_path, channels = CHANNELS[columns.shape[1]]
     if not scale_keys:
         channels = channels[:-3]
-    action, fcurves = compat.new_object_action(obj, name, channels)
+    action, fcurves = compat.new_object_action(obj, name, channels, action)
     compat.fill_fcurves(fcurves, frames, columns[:, :len(channels)])
     if cyclic:
         for fcurve in fcurves:

@@ -23,13 +23,13 @@ ENSURE_FCURVE_IN_GROUP = SLOTTED_ACTIONS and _has_parameter(bpy.types.Action, "f
                                                             "group_name")
 
 
-def new_object_action(obj, name, channels):
-    """Create a new action called `name`, assign it to `obj` (creating animation_data,
-    and on 4.4+ a slot for the object, assigned as obj.animation_data.action_slot),
-    and create one F-curve per (data_path, array_index, group_name) tuple in `channels`,
-    in that order; an empty group_name leaves the F-curve ungrouped.
-    Returns (action, [fcurves]). Works 3.4 .. 5.0."""
-    action = bpy.data.actions.new(name)
+def new_object_action(obj, name, channels, action=None):
+    """Create a new action called `name` (or take `action`, a new one made beforehand),
+    assign it to `obj` (creating animation_data, and on 4.4+ a slot for the object,
+    assigned as obj.animation_data.action_slot), and create one F-curve per (data_path,
+    array_index, group_name) tuple in `channels`, in that order; an empty group_name
+    leaves the F-curve ungrouped. Returns (action, [fcurves]). Works 3.4 .. 5.0."""
+    action = action or bpy.data.actions.new(name)
     animation_data = obj.animation_data or obj.animation_data_create()
     animation_data.action = action
     if ENSURE_FCURVE_IN_GROUP:

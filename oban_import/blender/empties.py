@@ -5,9 +5,9 @@ import bpy
 DISPLAY_SIZE = 10.0  # Oni units, about a metre
 
 
-def new_empty(collection, name, scale):
+def new_empty(name, scale):
+    """A new Empty, in no collection yet."""
     obj = bpy.data.objects.new(name, None)
     obj.empty_display_type = "ARROWS"
     obj.empty_display_size = DISPLAY_SIZE * scale
-    collection.objects.link(obj)
     return obj

@@ -1,6 +1,7 @@
-"""Import: files read, every new object's transforms computed together, then each file's
-objects built (placed objects with meshes, Empties or Cameras for the OBANs, or its
-animations given to the selected objects), all or nothing per file."""
+"""Import: files read, every new object's transforms computed together, every new object
+and its action made (in the order Blender files them fastest), then each file's objects
+built (placed objects with meshes, Empties or Cameras for the OBANs, or its animations
+given to the selected objects), all or nothing per file."""
 
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ from ..oni.properties import PLACEMENT
 from ..oni.reader import name_matcher, object_kind, read_files
 from . import motion, placed, targets
 from .cameras import new_camera
-from .datablocks import Snapshot
+from .datablocks import Snapshot, fast_order
 from .empties import new_empty
 from .images import new_image, pack
 
@@ -38,6 +39,16 @@ class Result:
 
 
 @dataclass
+class _Job:
+    """One animation to build: on a selected object, or on a new one made for it."""
+    animation: object
+    obj: object
+    created: bool
+    motion: object = None   # a new object's: motions_of()
+    action: object = None   # a new object's new, empty action
+
+
+@dataclass
 class _Plan:
     """What one file brings, read and checked before anything is built."""
     path: str
@@ -50,8 +61,9 @@ def import_files(context, paths, settings, progress=None):
     """Import every file; a file that fails adds nothing and the others still import.
 
     Files are read first, then the transforms of every new object are computed together
-    (a chunk of frames at a time), then each file's objects are built. `progress(fraction)`
-    is called as the work goes on, with the share done (0 to 1).
+    (a chunk of frames at a time), every new object and its action are made, then each
+    file's objects are built. `progress(fraction)` is called as the work goes on, with the
+    share done (0 to 1).
     """
     report = progress or (lambda fraction: None)
     result = Result()
@@ -65,42 +77,80 @@ def import_files(context, paths, settings, progress=None):
     fresh = [animation for plan in plans for animation, target in plan.jobs if target is None]
     try:
         motions = iter(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA"))
+        made = iter(_new_objects([animation.name for animation in fresh], settings))
     except Exception as error:  # a bug, or no memory: no new object can be made, nothing is
         result.errors += [f"{plan.path}: could not be imported: {error!r}"
                           for plan in plans if any(target is None for _, target in plan.jobs)]
         plans = [plan for plan in plans if all(target is not None for _, target in plan.jobs)]
-        motions = iter(())
+        motions = made = iter(())
     collection = context.collection   # once: each look-up goes through Blender's context
     last_frame = settings.frame_start
-    for index, plan in enumerate(plans):
-        jobs = [(animation, target, None if target else next(motions)) for animation, target in plan.jobs]
-        done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
-        if index % PROGRESS_STEP == PROGRESS_STEP - 1:
-            report(done)
-        try:
-            level, built, image = _build_file(context, collection, plan, jobs, settings,
-                                              lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
-        except Exception as error:  # a bug, not bad input: still nothing of this file is left
-            result.errors.append(f"{plan.path}: could not be imported: {error!r}")
-            continue
-        path = plan.path
-        result.imported += [(path, animation, b.obj) for (animation, _, _), b in zip(jobs, built)]
-        result.warnings += _warnings(path, jobs, built)
-        built_all = [(a.name, b) for (a, _, _), b in zip(jobs, built)]
-        if level is not None:
-            result.placed += [(path, p, obj) for p, obj, _ in level.built]
-            result.warnings += level.warnings
-            built_all += [(p.name, b) for p, _, b in level.built]
-            last_frame = max(last_frame, level.last_frame)
-        if image is not None:
-            result.images.append((path, image))
-        result.notes += [f"{path}: '{name}': {b.note}" for name, b in built_all if b.note]
-        last_frame = max([last_frame] + [b.last_frame for b in built])
+    try:
+        for index, plan in enumerate(plans):
+            done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
+            if index % PROGRESS_STEP == PROGRESS_STEP - 1:
+                report(done)
+            jobs = _jobs_of(plan, made, motions)
+            try:
+                level, built, image = _build_file(context, collection, plan, jobs, settings,
+                                                  lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
+            except Exception as error:  # a bug, not bad input: still nothing of this file is left
+                result.errors.append(f"{plan.path}: could not be imported: {error!r}")
+                continue
+            last_frame = max(last_frame, _add_file(result, plan.path, jobs, level, built, image))
+    finally:   # what a failure outside the files' own building left unused
+        for obj, action in made:
+            _remove_new(obj, action)
     report(1.0)
     if result.imported or result.placed:
         _update_scene(context.scene, last_frame, settings)
         _select_only(context, result.objects)
     return result
+
+
+def _add_file(result, path, jobs, level, built, image):
+    """Add what one file built to `result`; returns its last scene frame."""
+    result.imported += [(path, job.animation, b.obj) for job, b in zip(jobs, built)]
+    result.warnings += _warnings(path, jobs, built)
+    built_all = [(job.animation.name, b) for job, b in zip(jobs, built)]
+    last_frame = max([b.last_frame for b in built], default=0)
+    if level is not None:
+        result.placed += [(path, p, obj) for p, obj, _ in level.built]
+        result.warnings += level.warnings
+        built_all += [(p.name, b) for p, _, b in level.built]
+        last_frame = max(last_frame, level.last_frame)
+    if image is not None:
+        result.images.append((path, image))
+    result.notes += [f"{path}: '{name}': {b.note}" for name, b in built_all if b.note]
+    return last_frame
+
+
+def _new_objects(names, settings):
+    """(object, empty action) for each new object, in the order of `names`, made before
+    anything is built, in the order Blender files them fastest (datablocks.fast_order)."""
+    make = new_camera if settings.target == "CAMERA" else new_empty
+    objects, actions = [None] * len(names), [None] * len(names)
+    try:
+        for i in fast_order(max(len(bpy.data.objects), len(bpy.data.actions)), names):
+            objects[i] = make(names[i], settings.global_scale)
+            actions[i] = bpy.data.actions.new(names[i])
+    except Exception:
+        for obj, action in zip(objects, actions):
+            _remove_new(obj, action)
+        raise
+    return list(zip(objects, actions))
+
+
+def _jobs_of(plan, made, motions):
+    """The plan's _Jobs; each new object is the next of `made` and moves by the next of `motions`."""
+    jobs = []
+    for animation, target in plan.jobs:
+        if target is not None:
+            jobs.append(_Job(animation, target, False))
+        else:
+            obj, action = next(made)
+            jobs.append(_Job(animation, obj, True, next(motions), action))
+    return jobs
 
 
 def _plans(paths, settings, selected, progress):
@@ -141,20 +191,26 @@ def _placed_plan(path, settings):
 
 def _build_file(context, collection, plan, jobs, settings, progress):
     """A file's placed objects (a LevelResult, or None), its animations' objects and its
-    image (or None); all or nothing (_build_all takes back its own objects; a snapshot,
-    which costs a look at every data block, only where there is more)."""
-    if plan.level is None and plan.texture is None:
-        return None, _build_all(context, collection, jobs, settings, progress), None
-    snapshot = Snapshot()
+    image (or None); all or nothing: on failure each animation's step is taken back, the
+    new objects not reached yet are removed, and (a snapshot costs a look at every data
+    block, so only where there is more) what the level or the texture made."""
+    snapshot = Snapshot() if plan.level is not None or plan.texture is not None else None
+    steps = []
     try:
         level = placed.import_level(context, plan.level, plan.path, settings) if plan.level else None
-        built = _build_all(context, collection, jobs, settings, progress)
+        built = _build_all(context, collection, jobs, settings, steps, progress)
         image = None
         if plan.texture is not None:
             image = new_image(plan.texture)
             pack(image, plan.texture)
     except Exception:
-        snapshot.remove()
+        for step in reversed(steps):
+            step.undo()
+        for job in jobs[len(steps):]:
+            if job.created:
+                _remove_new(job.obj, job.action)
+        if snapshot is not None:
+            snapshot.remove()
         raise
     return level, built, image
 
@@ -174,7 +230,8 @@ def _jobs(path, animations, settings, selected):
 
 def _warnings(path, jobs, built):
     messages = []
-    for (animation, _, _), b in zip(jobs, built):
+    for job, b in zip(jobs, built):
+        animation = job.animation
         messages += [f"{path}: '{animation.name}': {w}" for w in animation.warnings]
         if b.error > axes.BASE_TOLERANCE:
             messages.append(f"{path}: '{animation.name}': shear or a scale along rotated axes that "
@@ -182,28 +239,29 @@ def _warnings(path, jobs, built):
     return messages
 
 
-def _build_all(context, collection, jobs, settings, progress):
-    """All objects of one file (the new ones in `collection`), or none: a failure undoes
-    what was done for it."""
-    steps, built = [], []
-    try:
-        for done, (animation, target, transforms) in enumerate(jobs):
-            if done and done % PROGRESS_STEP == 0:
-                progress(done / len(jobs))
-            created = target is None
-            obj = _new_object(collection, animation.name, settings) if created else target
-            steps.append(_Undo(obj, created))
-            built.append(motion.build(context, animation, obj, settings, transforms))
-    except Exception:
-        for step in reversed(steps):
-            step.undo()
-        raise
+def _build_all(context, collection, jobs, settings, steps, progress):
+    """The animations' objects of one file (the new ones linked to `collection`), each
+    adding to `steps` (an _Undo) what takes it back."""
+    built = []
+    for done, job in enumerate(jobs):
+        if done and done % PROGRESS_STEP == 0:
+            progress(done / len(jobs))
+        steps.append(_Undo(job))
+        if job.created:
+            collection.objects.link(job.obj)
+        built.append(motion.build(context, job.animation, job.obj, settings, job.motion, job.action))
     return built
 
 
-def _new_object(collection, name, settings):
-    make = new_camera if settings.target == "CAMERA" else new_empty
-    return make(collection, name, settings.global_scale)
+def _remove_new(obj, action):
+    """A new object made for an animation (with its camera) and its action; None: not made."""
+    if obj is not None:
+        camera = obj.data
+        bpy.data.objects.remove(obj)
+        if camera is not None:
+            bpy.data.cameras.remove(camera)
+    if action is not None:
+        bpy.data.actions.remove(action)
 
 
 class _Undo:
@@ -212,10 +270,11 @@ class _Undo:
 
     POSE = ("location", "rotation_quaternion", "rotation_euler", "scale")   # what write_keys sets
 
-    def __init__(self, obj, created):
-        self.obj, self.created = obj, created
-        if created:   # removed whole
+    def __init__(self, job):
+        self.obj, self.created, self.new_action = job.obj, job.created, job.action
+        if self.created:   # removed whole
             return
+        obj = self.obj
         data = obj.animation_data
         self.had_animation_data = data is not None
         self.action = data.action if data else None
@@ -224,23 +283,20 @@ class _Undo:
         self.had_placement = PLACEMENT in obj
 
     def undo(self):
-        data = self.obj.animation_data
         if self.created:
-            action, camera = data.action if data else None, self.obj.data
-            bpy.data.objects.remove(self.obj)
-            if camera is not None:
-                bpy.data.cameras.remove(camera)
-        else:
-            action = data.action if data and data.action is not self.action else None
-            if not self.had_animation_data:
-                self.obj.animation_data_clear()
-            elif data:
-                data.action = self.action
-            self.obj.rotation_mode = self.rotation_mode
-            for name, value in zip(self.POSE, self.pose):
-                setattr(self.obj, name, value)
-            if not self.had_placement:
-                self.obj.pop(PLACEMENT, None)
+            _remove_new(self.obj, self.new_action)
+            return
+        data = self.obj.animation_data
+        action = data.action if data and data.action is not self.action else None
+        if not self.had_animation_data:
+            self.obj.animation_data_clear()
+        elif data:
+            data.action = self.action
+        self.obj.rotation_mode = self.rotation_mode
+        for name, value in zip(self.POSE, self.pose):
+            setattr(self.obj, name, value)
+        if not self.had_placement:
+            self.obj.pop(PLACEMENT, None)
         if action is not None:
             bpy.data.actions.remove(action)
 

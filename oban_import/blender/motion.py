@@ -40,10 +40,10 @@ def _euler_reason(settings):
     return f"the rotation mode is Euler {settings.rotation_mode}, whose angles do not blend as the engine's quaternions"
 
 
-def build(context, animation, obj, settings, motion=None):
+def build(context, animation, obj, settings, motion=None, action=None):
     """Animate `obj` with `animation`: a new object with its `motion` (motions_of), or (None)
     an object the user selected, which keeps its placement for Localized animations and
-    its parent."""
+    its parent. `action`: a new, empty one made for it beforehand, else one is made."""
     shown, period = actions.ticks(animation, settings)
     if motion is None:
         motion = _placed_motion(context, animation, obj, shown, settings)
@@ -52,9 +52,9 @@ def build(context, animation, obj, settings, motion=None):
     obj.rotation_mode = settings.rotation_mode
     note = ""
     if isinstance(motion, axes.KeyTransforms):
-        action = actions.animate_keys(obj, animation, motion, settings)
+        action = actions.animate_keys(obj, animation, motion, settings, action)
     else:
-        action = actions.animate(obj, animation.name, motion, settings, period)
+        action = actions.animate(obj, animation.name, motion, settings, period, action)
         note = motion.note
     actions.mark_door(action, animation, shown, settings.frame_start)
     actions.describe(obj, action, animation)

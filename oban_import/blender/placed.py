@@ -116,9 +116,9 @@ class _Made:
     def object(self, collection, placed, settings):
         if placed.meshes:
             obj = bpy.data.objects.new(placed.name or "object", self.mesh(placed.meshes, settings))
-            collection.objects.link(obj)
         else:   # a geometry of no parts: nothing to draw, an Empty shows where it stands
-            obj = new_empty(collection, placed.name or "object", settings.global_scale)
+            obj = new_empty(placed.name or "object", settings.global_scale)
+        collection.objects.link(obj)
         return obj
 
     def mesh(self, parts, settings):

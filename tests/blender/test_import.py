@@ -265,3 +265,87 @@ def test_a_failure_in_the_math_adds_nothing_and_names_every_file(tmp_path, monke
         import_files(paths)
     assert all(f"{path}: could not be imported: MemoryError('out of memory')" in str(caught.value) for path in paths)
     assert datablock_counts() == before
+
+
+# Names that interact when Blender makes them unique: the same, a '.001' of another, case,
+# long ones it shortens to fit a suffix (ASCII and not), a dotted one that is no suffix.
+CLASHING_NAMES = ["Door", "Door", "Door.001", "door", "Door.2", "Lift", "Lift.001", "A.B.003", "Zed",
+                  "L" * 70 + "a", "L" * 70 + "b", "Ü" * 40, "Ü" * 40 + "x"]
+
+
+def test_blocks_made_in_the_fast_order_get_the_names_the_given_order_gives():
+    from oban_import.blender.datablocks import FAST_ORDER_LIMIT, fast_order
+    assert list(fast_order(0, ["a", "c", "B"])) == [1, 2, 0]          # from the last name down
+    assert list(fast_order(FAST_ORDER_LIMIT - 1, ["a", "b"])) == [0, 1]   # past the limit: as given
+    rng = np.random.default_rng(12)
+    for _ in range(40):
+        present = rng.choice(CLASHING_NAMES, size=int(rng.integers(0, 4))).tolist()
+        names = rng.choice(CLASHING_NAMES, size=int(rng.integers(1, 25))).tolist()
+        made = []
+        for order in (range(len(names)), fast_order(len(present), names)):
+            for name in present:
+                bpy.data.actions.new(name)
+            blocks = [None] * len(names)
+            for i in order:
+                blocks[i] = bpy.data.actions.new(names[i])
+            made.append([block.name for block in blocks])
+            for action in list(bpy.data.actions):
+                bpy.data.actions.remove(action)
+        assert made[0] == made[1], (present, names)
+
+
+@pytest.mark.parametrize("target", ["EMPTY", "CAMERA"])
+def test_new_objects_are_named_and_linked_in_file_order(tmp_path, target):
+    from oban_import.blender.importer import import_files as import_into
+    from oban_import.options import Settings
+    taken = bpy.data.objects.new("Door", None)   # a name taken before, by an object in no collection
+    names = ["Door", "Lift", "Door", "Door.001", "door", "Door"]
+    paths = []
+    for i, name in enumerate(names):
+        paths.append(tmp_path / f"{i:05d}-{name}.OBAN")
+        paths[-1].write_bytes(raw_file_bytes(random_animation(np.random.default_rng(i), name=name, frames=5)))
+    result = import_into(bpy.context, [str(p) for p in paths], Settings(target=target))
+    got = [(obj.name, obj.animation_data.action.name) for obj in result.objects]
+    assert [obj.name for obj in bpy.context.collection.objects] == [name for name, _ in got]
+    for obj in result.objects:
+        bpy.data.actions.remove(obj.animation_data.action)
+        bpy.data.objects.remove(obj)
+    expected = [(bpy.data.objects.new(name, None).name, bpy.data.actions.new(name).name) for name in names]
+    assert got == expected and taken.name == "Door"
+
+
+def test_a_failure_between_two_files_leaves_nothing_made_for_the_others(tmp_path, monkeypatch):
+    from oban_import.blender import importer
+    from oban_import.options import Settings
+    animations, paths = generated_files(tmp_path, 4, seed=13)
+    add_file = importer._add_file
+
+    def failing(*args):   # a bug after the first file is built
+        add_file(*args)
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(importer, "_add_file", failing)
+    with pytest.raises(RuntimeError, match="boom"):
+        importer.import_files(bpy.context, [str(p) for p in paths], Settings())
+    assert [obj.name for obj in bpy.context.collection.objects] == [animations[0].name]
+    assert datablock_counts() == (1, 1, 0)
+
+
+@pytest.mark.parametrize("target", ["EMPTY", "CAMERA"])
+def test_a_failure_making_the_new_objects_adds_nothing_and_names_every_file(tmp_path, monkeypatch, target):
+    from oban_import.blender import importer
+    animations, paths = generated_files(tmp_path, 4, seed=14)
+    name = "new_camera" if target == "CAMERA" else "new_empty"
+    make, made = getattr(importer, name), []
+
+    def failing(*args):   # no memory for the third object
+        if len(made) == 2:
+            raise MemoryError("out of memory")
+        made.append(make(*args))
+        return made[-1]
+
+    monkeypatch.setattr(importer, name, failing)
+    with pytest.raises(RuntimeError) as caught:
+        import_files(paths, target=target)
+    assert all(f"{path}: could not be imported: MemoryError('out of memory')" in str(caught.value) for path in paths)
+    assert len(made) == 2 and datablock_counts() == (0, 0, 0)
