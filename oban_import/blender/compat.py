@@ -29,7 +29,7 @@ def new_object_action(obj, name, channels, action=None):
     assigned as obj.animation_data.action_slot), and create one F-curve per (data_path,
     array_index, group_name) tuple in `channels`, in that order; an empty group_name
     leaves the F-curve ungrouped. Returns (action, [fcurves]). Works 3.4 .. 5.0."""
-    action = action or bpy.data.actions.new(name)
+    action = action if action is not None else bpy.data.actions.new(name)
     animation_data = obj.animation_data or obj.animation_data_create()
     animation_data.action = action
     if ENSURE_FCURVE_IN_GROUP:
