@@ -86,8 +86,10 @@ class ImportOBAN(bpy.types.Operator, ImportHelper):
         return compat.invoke_import(self, context, event)
 
     def paths(self):
-        if self.files and self.directory:
-            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
+        directory = self.directory   # each look-up goes through RNA: once, not once a file
+        names = [f.name for f in self.files]
+        if names and directory:
+            return [os.path.join(directory, name) for name in names if name]
         return [self.filepath]
 
     def execute(self, context):
