@@ -30,9 +30,11 @@ process, each on a freshly reset empty scene:
                   reading and the engine's math, glue - blender part what the add-on's own
                   Python around the calls into Blender and bpy.ops add
   blender part    every call into Blender the operator makes, nothing computed: the
-                  baseline+update with the objects and actions made first, in the order
-                  Blender files them fastest (datablocks.fast_order), the Empties' display
-                  settings, the rest pose and the custom properties (precomputed);
+                  baseline+update with the Empties (display settings included) and
+                  their actions made first, as the importer makes them
+                  (importer._new_objects: in the order Blender files them fastest,
+                  datablocks.fast_order), the rest pose and the custom properties
+                  (precomputed);
                   operator - blender part is the add-on's own work (reading, the
                   engine's math, building the calls)
   fk blender part the same for `file keys`: its F-curves and keys (read back from one
@@ -89,7 +91,7 @@ CHANNELS = ([("location", i) for i in range(3)] + [("rotation_quaternion", i) fo
             + [("scale", i) for i in range(3)])
 
 # Set by load_blender(), once the Blender user directories point at a scratch directory.
-bpy = np = compat = datablocks = scene = actions = None
+bpy = np = compat = scene = actions = None
 
 
 # ---------------------------------------------------------------- the corpus
@@ -284,24 +286,17 @@ def run_baseline(precomputed, update=False, fill=None, descriptions=None):
     """The floor: the same objects and keys written in bulk (the add-on's own compat.fill_fcurves:
     numpy float32 buffers straight into foreach_set, or `fill`), nothing computed. With
     `descriptions` (described()), every other call into Blender the operator makes per
-    object too (blender/empties.py, actions.write_keys and describe), values precomputed,
-    and the objects and actions made first, in the order the operator makes them
-    (datablocks.fast_order)."""
+    object too (actions.write_keys and describe), values precomputed, and the Empties and
+    their actions made first as the operator makes them (importer._new_objects)."""
+    from oban_import.options import Settings
     fill = fill or compat.fill_fcurves
     collection = bpy.context.collection
+    names, settings = [name for name, *_ in precomputed], Settings()
     start = time.perf_counter()
-    made = [(None, None)] * len(precomputed)
     if descriptions:
-        for i in datablocks.fast_order(len(bpy.data.objects), [name for name, *_ in precomputed]):
-            name = precomputed[i][0]
-            made[i] = (bpy.data.objects.new(name, None), bpy.data.actions.new(name))
+        made = scene._new_objects(names, settings)
     for i, (name, specs, frames, columns) in enumerate(precomputed):
-        obj, action = made[i]
-        if descriptions:
-            obj.empty_display_type = "ARROWS"
-            obj.empty_display_size = 10.0
-        else:
-            obj = bpy.data.objects.new(name, None)
+        obj, action = made[i] if descriptions else (bpy.data.objects.new(name, None), None)
         obj.rotation_mode = "QUATERNION"
         collection.objects.link(obj)
         action, fcurves = compat.new_object_action(obj, name, specs, action)
@@ -410,13 +405,12 @@ def corpus_sizes(quick=False):
 def load_blender():
     """Import bpy and the add-on (once the Blender user directories point at a scratch
     folder) into this module's globals, and register the add-on; returns it."""
-    global bpy, np, compat, datablocks, scene, actions
+    global bpy, np, compat, scene, actions
     import bpy as _bpy
     import numpy as _np
     import oban_import
-    from oban_import.blender import actions as _actions, compat as _compat, datablocks as _datablocks
-    from oban_import.blender import importer as _scene
-    bpy, np, compat, datablocks, scene, actions = _bpy, _np, _compat, _datablocks, _scene, _actions
+    from oban_import.blender import actions as _actions, compat as _compat, importer as _scene
+    bpy, np, compat, scene, actions = _bpy, _np, _compat, _scene, _actions
     oban_import.register()
     return oban_import
 

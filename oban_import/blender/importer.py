@@ -90,7 +90,7 @@ def import_files(context, paths, settings, progress=None):
             done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
             if index % PROGRESS_STEP == PROGRESS_STEP - 1:
                 report(done)
-            jobs = _jobs_of(plan, made, motions)
+            jobs = _jobs_to_build(plan, made, motions)
             try:
                 level, built, image = _build_file(context, collection, plan, jobs, settings,
                                                   lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
@@ -141,7 +141,7 @@ def _new_objects(names, settings):
     return list(zip(objects, actions))
 
 
-def _jobs_of(plan, made, motions):
+def _jobs_to_build(plan, made, motions):
     """The plan's _Jobs; each new object is the next of `made` and moves by the next of `motions`."""
     jobs = []
     for animation, target in plan.jobs:
