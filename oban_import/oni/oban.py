@@ -257,9 +257,9 @@ def raw_name(path: str) -> str:
     return match.group(1) if match else stem
 
 
-def read_raw(f, path: str, size: int) -> list[Animation]:
-    """The one OBAN of a raw instance file (docs/formats.md, containers 1), open as `f` (`size` bytes), unchecked."""
-    data = f.read(min(size, MAX_RECORD))  # never more than a record can use, however big the file
+def read_raw(data: bytes, path: str, size: int) -> list[Animation]:
+    """The one OBAN of a raw instance file (docs/formats.md, containers 1) of `size` bytes,
+    from its first min(size, MAX_RECORD) bytes (all a record can use), unchecked."""
     if not data:
         raise ObanError(path, "empty file")
     return [parse_record(data, path, raw_name(path), size=size)]

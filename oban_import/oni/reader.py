@@ -6,7 +6,7 @@ import os
 from ..errors import ObanError
 from ..files import each_file, open_regular
 from .container import M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, read_container
-from .oban import Animation, check_all, read_raw
+from .oban import MAX_RECORD, Animation, check_all, read_raw
 from .onisplit_xml import looks_like_xml, read_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
@@ -83,11 +83,14 @@ def object_kind(path: str) -> str | None:
 
 
 def _read(f, path, size, name_filter):
-    head = f.read(12)
-    f.seek(0)
     extension = os.path.splitext(path)[1].lower()
-    if looks_like_container(head) or extension in (".oni", ".dat"):
+    if extension in (".oni", ".dat"):
+        return read_container(f, path, size, name_filter)
+    head = f.read(min(size, MAX_RECORD))   # all a raw instance file can use, in one read
+    if looks_like_container(head):
+        f.seek(0)
         return read_container(f, path, size, name_filter)
     if extension == ".xml" or looks_like_xml(head):
+        f.seek(0)
         return read_xml(f, path, size, name_filter)
-    return [a for a in read_raw(f, path, size) if not name_filter or name_filter(a.name)]
+    return [a for a in read_raw(head, path, size) if not name_filter or name_filter(a.name)]
