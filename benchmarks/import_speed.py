@@ -419,7 +419,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="1 round on a tenth of the corpus (107 animations, 33,439 frames)")
-    parser.add_argument("--rounds", type=int, help="rounds (default 5; 1 with --quick)")
+    parser.add_argument("--rounds", type=int, help="rounds (default 9; 1 with --quick)")
     parser.add_argument("--subset", type=int, help="animations for keyframe_insert (default 20; 10 with --quick)")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--profile", action="store_true",
@@ -427,7 +427,7 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=25, help="rows per --profile listing")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory (corpus, Blender user dirs)")
     args = parser.parse_args(argv)
-    rounds = args.rounds or (1 if args.quick else 5)
+    rounds = args.rounds or (1 if args.quick else 9)
     subset_size = args.subset or (10 if args.quick else 20)
     count, total, loops, doors = corpus_sizes(args.quick)
 
@@ -507,7 +507,9 @@ def run(args, rounds, subset_size, count, total, loops, doors, scratch):
           f"{best['operator'] - best['glue']:.2f} s, the glue and bpy.ops (glue - blender part) = "
           f"{best['glue'] - best['blender part']:.2f} s")
     print(f"for information, blender part / baseline = {best['blender part'] / base:.2f}: the operator's calls into "
-          f"Blender and the scene update bpy.ops runs, nothing read or computed, against the floor without the update")
+          f"Blender and the scene update bpy.ops runs, nothing read or computed, against the floor without the update; "
+          f"what {BASELINE_LIMIT:g} x baseline leaves for reading and the math: "
+          f"{BASELINE_LIMIT * base - best['blender part']:.2f} s")
     paired = {row: statistics.median(r / f for r, f in zip(times[row], times["baseline+update"]))
               for row in ("operator", "file keys")}
     print(f"for information, the median over the rounds of each round's own ratio to baseline+update (a round's "
