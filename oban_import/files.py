@@ -16,17 +16,45 @@ OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY"
 def open_regular(path: str) -> tuple:
     """(a binary file, its size) for a regular file; ObanError otherwise. Non-blocking, so
     that a FIFO is refused without waiting for a writer."""
+    descriptor, size = _open_descriptor(path)
+    return open(descriptor, "rb"), size
+
+
+def read_head(path: str, limit: int) -> tuple:
+    """(the first min(size, limit) bytes, size) of a regular file; ObanError otherwise.
+    Four system calls, where open_regular() and a read take seven (a file object checks
+    its descriptor again, asks whether it is a terminal, where it stands): 7 us a small
+    file here, against 16."""
+    descriptor, size = _open_descriptor(path)
+    chunks, wanted = [], min(size, limit)
     try:
-        f = open(os.open(path, OPEN_FLAGS), "rb")
+        while wanted and (chunk := os.read(descriptor, wanted)):
+            chunks.append(chunk)
+            wanted -= len(chunk)
+    except OSError as error:
+        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+    finally:
+        os.close(descriptor)
+    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), size
+
+
+def _open_descriptor(path: str) -> tuple:
+    """(an open file descriptor, the size) of a regular file; ObanError otherwise."""
+    try:
+        descriptor = os.open(path, OPEN_FLAGS)
     except IsADirectoryError:
         raise ObanError(path, "is a directory, not a file") from None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         raise ObanError(path, f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
-    mode, size = (info := os.fstat(f.fileno())).st_mode, info.st_size
-    if not stat.S_ISREG(mode):  # a pipe or device: read() may never end
-        f.close()
-        raise ObanError(path, "is a directory, not a file" if stat.S_ISDIR(mode) else "is not a regular file")
-    return f, size
+    try:
+        info = os.fstat(descriptor)
+    except OSError as error:
+        os.close(descriptor)
+        raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+    if not stat.S_ISREG(info.st_mode):  # a pipe or device: read() may never end
+        os.close(descriptor)
+        raise ObanError(path, "is a directory, not a file" if stat.S_ISDIR(info.st_mode) else "is not a regular file")
+    return descriptor, info.st_size
 
 
 def read_bytes(path: str) -> bytes:

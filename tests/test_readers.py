@@ -7,7 +7,8 @@ import struct
 import numpy as np
 import pytest
 
-from oban_import.oni.properties import keys_from_property, properties, stored_data, unsigned32
+from oban_import.oni import properties as oni_properties
+from oban_import.oni.properties import descriptions, keys_from_property, properties, stored_data, unsigned32
 from oban_import.oni.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
 from oban_import.oni.oban import RECORD_DTYPE, SCREENED_AT_ONCE, SCREENED_FROM, check, check_all
 from oban_import.errors import ObanError
@@ -83,6 +84,31 @@ def test_properties_hold_the_stored_fields():
     assert [unsigned32(v) for v in stored["oban_record_header"]] == list(struct.unpack(
         "<II", open(sample("raw", "00011-fan_loop.OBAN"), "rb").read(8)))
 
+
+
+@pytest.mark.parametrize("chunk_keys", [1, 7, 40, 1 << 16])
+def test_descriptions_are_each_animations_properties_and_stored_data(monkeypatch, chunk_keys):
+    """descriptions() makes several animations' keys properties together, a chunk of keys
+    at a time (here down to one key, and animations longer than a chunk): the same as
+    properties() and stored_data() of each, in order."""
+    monkeypatch.setattr(oni_properties, "CHUNK_KEYS", chunk_keys)
+    rng = np.random.default_rng(5)
+    animations = [read_file(sample("raw", "00011-fan_loop.OBAN"))[0]] + [
+        random_animation(rng, name=f"a{i}", frames=60, key_count=int(rng.integers(1, 30)), flags=int(rng.integers(32)))
+        for i in range(12)]
+    animations[3].record_header = (0xFFFFFFFF, 7)
+    described = list(descriptions(animations))
+    assert len(described) == len(animations)
+    for animation, (on_object, on_action) in zip(animations, described):
+        assert on_object == properties(animation)
+        expected = properties(animation) | stored_data(animation)
+        assert on_action.keys() == expected.keys()
+        for key, value in expected.items():
+            if key == "oban_keys":
+                assert value.tobytes() == np.asarray(on_action[key]).tobytes()
+            else:
+                assert on_action[key] == value, key
+        assert keys_from_property(on_action["oban_keys"]).tobytes() == animation.keys.tobytes()
 
 # ---- bad input: raw files -------------------------------------------------------
 
@@ -168,7 +194,7 @@ def test_unreadable_file(tmp_path, valid, monkeypatch):
 
     def refuse(*args, **kwargs):  # as root every file is readable: make this one not
         raise PermissionError(13, "Permission denied", path)
-    monkeypatch.setattr("builtins.open", refuse)
+    monkeypatch.setattr("os.open", refuse)   # every reader opens files through os.open
     expect_error(path, "cannot be read", "Permission denied")
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..engine import axes
 from ..engine.playback import engine_frames, engine_keys, random_start_frame
 from ..oni.oban import MAX_COUNT, RANDOM_START
-from ..oni.properties import properties, stored_data
+from ..oni.properties import descriptions
 from . import compat
 
 TRANSFORM_GROUP = "Object Transforms"
@@ -108,8 +108,9 @@ def mark_door(action, animation, shown, frame_start):
         marker.frame = frame_start + shown.index(animation.door_open_frame)
 
 
-def describe(obj, action, animation):
-    """The custom properties: the description on both, the stored keys on the action."""
-    described = properties(animation)
-    obj.id_properties_ensure().update(described)
-    action.id_properties_ensure().update(described | stored_data(animation))
+def describe(obj, action, animation, described=None):
+    """The custom properties: the description on both, the stored keys on the action.
+    `described`: what oni.properties.descriptions() gave for `animation`, when made already."""
+    on_object, on_action = described or next(descriptions([animation]))
+    obj.id_properties_ensure().update(on_object)
+    action.id_properties_ensure().update(on_action)

@@ -12,7 +12,7 @@ from ..errors import ObanError
 from ..files import PROGRESS_STEP, each_file
 from ..oni.library import read_mesh_file, read_objects, read_texture_file
 from ..oni.objects import Level, Texture, at_origin
-from ..oni.properties import PLACEMENT
+from ..oni.properties import PLACEMENT, descriptions
 from ..oni.reader import name_matcher, object_kind, read_files
 from . import motion, placed, targets
 from .cameras import new_camera
@@ -44,8 +44,9 @@ class _Job:
     animation: object
     obj: object
     created: bool
-    motion: object = None   # a new object's: motions_of()
-    action: object = None   # a new object's new, empty action
+    motion: object = None      # a new object's: motions_of()
+    action: object = None      # a new object's new, empty action
+    described: tuple = None    # a new object's: oni.properties.descriptions()
 
 
 @dataclass
@@ -78,11 +79,12 @@ def import_files(context, paths, settings, progress=None):
     try:
         motions = iter(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA"))
         made = iter(_new_objects([animation.name for animation in fresh], settings))
+        described = descriptions(fresh)
     except Exception as error:  # a bug, or no memory: no new object can be made, nothing is
         result.errors += [f"{plan.path}: could not be imported: {error!r}"
                           for plan in plans if any(target is None for _, target in plan.jobs)]
         plans = [plan for plan in plans if all(target is not None for _, target in plan.jobs)]
-        motions = made = iter(())
+        motions = made = described = iter(())
     collection = context.collection   # once: each look-up goes through Blender's context
     last_frame = settings.frame_start
     try:
@@ -90,7 +92,7 @@ def import_files(context, paths, settings, progress=None):
             done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
             if index % PROGRESS_STEP == PROGRESS_STEP - 1:
                 report(done)
-            jobs = _jobs_to_build(plan, made, motions)
+            jobs = _jobs_to_build(plan, made, motions, described)
             try:
                 level, built, image = _build_file(context, collection, plan, jobs, settings,
                                                   lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
@@ -141,15 +143,16 @@ def _new_objects(names, settings):
     return list(zip(objects, actions))
 
 
-def _jobs_to_build(plan, made, motions):
-    """The plan's _Jobs; each new object is the next of `made` and moves by the next of `motions`."""
+def _jobs_to_build(plan, made, motions, described):
+    """The plan's _Jobs; each new object is the next of `made`, moves by the next of
+    `motions` and is described by the next of `described`."""
     jobs = []
     for animation, target in plan.jobs:
         if target is not None:
             jobs.append(_Job(animation, target, False))
         else:
             obj, action = next(made)
-            jobs.append(_Job(animation, obj, True, next(motions), action))
+            jobs.append(_Job(animation, obj, True, next(motions), action, next(described)))
     return jobs
 
 
@@ -249,7 +252,7 @@ def _build_all(context, collection, jobs, settings, steps, progress):
         steps.append(_Undo(job))
         if job.created:
             collection.objects.link(job.obj)
-        built.append(motion.build(context, job.animation, job.obj, settings, job.motion, job.action))
+        built.append(motion.build(context, job.animation, job.obj, settings, job.motion, job.action, job.described))
     return built
 
 

@@ -40,10 +40,11 @@ def _euler_reason(settings):
     return f"the rotation mode is Euler {settings.rotation_mode}, whose angles do not blend as the engine's quaternions"
 
 
-def build(context, animation, obj, settings, motion=None, action=None):
+def build(context, animation, obj, settings, motion=None, action=None, described=None):
     """Animate `obj` with `animation`: a new object with its `motion` (motions_of), or (None)
     an object the user selected, which keeps its placement for Localized animations and
-    its parent. `action`: a new, empty one made for it beforehand, else one is made."""
+    its parent. `action`: a new, empty one made for it beforehand, else one is made.
+    `described`: its custom properties (oni.properties.descriptions), else made here."""
     shown, period = actions.ticks(animation, settings)
     if motion is None:
         motion = _placed_motion(context, animation, obj, shown, settings)
@@ -57,7 +58,7 @@ def build(context, animation, obj, settings, motion=None, action=None):
         action = actions.animate(obj, animation.name, motion, settings, period, action)
         note = motion.note
     actions.mark_door(action, animation, shown, settings.frame_start)
-    actions.describe(obj, action, animation)
+    actions.describe(obj, action, animation, described)
     return Built(obj, motion.error, settings.frame_start + len(shown) - 1, note)
 
 

@@ -2,12 +2,15 @@
 names, `properties()` to write them and `from_properties()` to read them back. Plain
 mappings in and out (a Blender ID's properties are one), so no bpy here."""
 
+import bisect
+import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..properties import signed32, unsigned32
-from .oban import FLAGS, KEY_DTYPE, Animation
+from .oban import FLAGS, KEY_DTYPE, Animation, all_keys
 from .textures import ADDITIVE, HAS_ENV_MAP
 
 PREFIX = "oban_"
@@ -27,6 +30,7 @@ FIELDS = (  # (key, property, label, description): the integer fields the panel 
     ("door_open_frame", DOOR_OPEN_FRAME, "Door Open Frame", "Where a door stops when it opens"),
 )
 DEFAULT_TICKS_PER_FRAME = 80
+CHUNK_KEYS = 1 << 16   # descriptions(): keys turned into properties at a time
 
 
 FLAG_PROPERTIES = tuple((PREFIX + flag.key, flag.bit) for flag in FLAGS)   # (property, bit) of each known flag
@@ -34,6 +38,11 @@ FLAG_PROPERTIES = tuple((PREFIX + flag.key, flag.bit) for flag in FLAGS)   # (pr
 
 def flag_properties(flags: int) -> dict:
     """oban_flags and one boolean per known flag, in step."""
+    return _flag_properties(flags).copy()
+
+
+@functools.lru_cache(maxsize=64)   # a few flag values recur over a level's animations
+def _flag_properties(flags):
     return {FLAG_BITS: signed32(flags)} | {name: bool(flags & bit) for name, bit in FLAG_PROPERTIES}
 
 
@@ -41,7 +50,7 @@ def properties(animation: Animation) -> dict:
     """What describes `animation` on its object and action."""
     return {
         NAME: animation.name,
-        **flag_properties(animation.flags),
+        **_flag_properties(animation.flags),
         FRAMES: animation.frames,
         TICKS_PER_FRAME: animation.ticks_per_frame,
         DOOR_OPEN_FRAME: animation.door_open_frame,
@@ -50,12 +59,32 @@ def properties(animation: Animation) -> dict:
     }
 
 
-def stored_data(animation: Animation) -> dict:
-    """With properties(), enough to write the instance back bit for bit (kept on the action)."""
+def stored_data(animation: Animation, keys: np.ndarray | None = None) -> dict:
+    """With properties(), enough to write the instance back bit for bit (kept on the
+    action). `keys`: keys_property() of its keys, when made already."""
     return {
         RECORD_HEADER: [signed32(v) for v in animation.record_header],
-        KEYS: keys_property(animation.keys),
+        KEYS: keys_property(animation.keys) if keys is None else keys,
     }
+
+
+def descriptions(animations: list[Animation]) -> Iterator[tuple[dict, dict]]:
+    """Yields, for each animation in order, what describes it on its object, properties(),
+    and on its action, properties() | stored_data(); the keys of several animations (about
+    CHUNK_KEYS at a time) are made properties together, in a few array operations."""
+    ends = np.cumsum(np.fromiter((len(a.keys) for a in animations), np.int64, len(animations))).tolist()
+    first = 0
+    while first < len(animations):
+        offset = ends[first - 1] if first else 0   # the keys of the animations before
+        end = max(first + 1, bisect.bisect_right(ends, offset + CHUNK_KEYS, first))
+        flat = keys_property(all_keys(animations[first:end]))
+        start = 0
+        for animation, stop in zip(animations[first:end], ends[first:end]):
+            stop -= offset
+            described = properties(animation)
+            yield described, described | stored_data(animation, flat[8 * start:8 * stop])
+            start = stop
+        first = end
 
 
 def keys_property(keys: np.ndarray) -> np.ndarray:

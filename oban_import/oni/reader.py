@@ -4,7 +4,7 @@ import fnmatch
 import os
 
 from ..errors import ObanError
-from ..files import each_file, open_regular
+from ..files import each_file, open_regular, read_head
 from .container import M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, read_container
 from .oban import MAX_RECORD, Animation, check_all, read_raw
 from .onisplit_xml import looks_like_xml, read_xml
@@ -40,10 +40,20 @@ def read_files(paths, name_glob: str | None = None, progress=None) -> list:
 
 
 def _read_unchecked(path, name_filter):
+    """By content, then by extension: a container, an XML file or a raw instance file
+    (read with one read: all a raw instance file can use is its head)."""
+    extension = os.path.splitext(path)[1].lower()
+    read = read_container
+    if extension not in (".oni", ".dat"):
+        head, size = read_head(path, MAX_RECORD)
+        if not looks_like_container(head):
+            if extension != ".xml" and not looks_like_xml(head):
+                return [a for a in read_raw(head, path, size) if not name_filter or name_filter(a.name)]
+            read = read_xml
     f, size = open_regular(path)
     with f:
         try:
-            return _read(f, path, size, name_filter)
+            return read(f, path, size, name_filter)
         except OSError as error:
             raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
 
@@ -80,17 +90,3 @@ def object_kind(path: str) -> str | None:
     if OBAN_TAG in present:
         return None
     return "mesh" if M3GM_TAG in present else "texture" if TXMP_TAG in present else None
-
-
-def _read(f, path, size, name_filter):
-    extension = os.path.splitext(path)[1].lower()
-    if extension in (".oni", ".dat"):
-        return read_container(f, path, size, name_filter)
-    head = f.read(min(size, MAX_RECORD))   # all a raw instance file can use, in one read
-    if looks_like_container(head):
-        f.seek(0)
-        return read_container(f, path, size, name_filter)
-    if extension == ".xml" or looks_like_xml(head):
-        f.seek(0)
-        return read_xml(f, path, size, name_filter)
-    return [a for a in read_raw(head, path, size) if not name_filter or name_filter(a.name)]
