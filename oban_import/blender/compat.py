@@ -83,7 +83,7 @@ def fill_fcurves(fcurves, frames, columns, interpolation='LINEAR'):
     points[:, :, 0] = frames
     points[:, :, 1] = np.asarray(columns).T
     # one byte per key: an enum's buffer fast path (numpy int arrays take a slow path)
-    modes = bytes([_enum_value(bpy.types.Keyframe, 'interpolation', interpolation)]) * count
+    modes = _interpolation_byte(interpolation) * count
     for fcurve, co in zip(fcurves, points.reshape(len(fcurves), -1)):
         keyframes = fcurve.keyframe_points
         keyframes.add(count)
@@ -92,8 +92,8 @@ def fill_fcurves(fcurves, frames, columns, interpolation='LINEAR'):
 
 
 @functools.cache
-def _enum_value(struct, prop, item):
-    return struct.bl_rna.properties[prop].enum_items[item].value
+def _interpolation_byte(interpolation):
+    return bytes([bpy.types.Keyframe.bl_rna.properties['interpolation'].enum_items[interpolation].value])
 
 
 def register_cli_command(id, execute):

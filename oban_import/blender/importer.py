@@ -112,18 +112,20 @@ def import_files(context, paths, settings, progress=None):
 
 def _add_file(result, path, jobs, level, built, image):
     """Add what one file built to `result`; returns its last scene frame."""
-    result.imported += [(path, job.animation, b.obj) for job, b in zip(jobs, built)]
+    last_frame = 0
+    for job, b in zip(jobs, built):   # one loop: a file often holds one animation
+        result.imported.append((path, job.animation, b.obj))
+        last_frame = max(last_frame, b.last_frame)
+        if b.note:
+            result.notes.append(f"{path}: '{job.animation.name}': {b.note}")
     result.warnings += _warnings(path, jobs, built)
-    built_all = [(job.animation.name, b) for job, b in zip(jobs, built)]
-    last_frame = max([b.last_frame for b in built], default=0)
     if level is not None:
         result.placed += [(path, p, obj) for p, obj, _ in level.built]
         result.warnings += level.warnings
-        built_all += [(p.name, b) for p, _, b in level.built]
+        result.notes += [f"{path}: '{p.name}': {b.note}" for p, _, b in level.built if b.note]
         last_frame = max(last_frame, level.last_frame)
     if image is not None:
         result.images.append((path, image))
-    result.notes += [f"{path}: '{name}': {b.note}" for name, b in built_all if b.note]
     return last_frame
 
 
@@ -235,7 +237,8 @@ def _warnings(path, jobs, built):
     messages = []
     for job, b in zip(jobs, built):
         animation = job.animation
-        messages += [f"{path}: '{animation.name}': {w}" for w in animation.warnings]
+        if animation.warnings:
+            messages += [f"{path}: '{animation.name}': {w}" for w in animation.warnings]
         if b.error > axes.BASE_TOLERANCE:
             messages.append(f"{path}: '{animation.name}': shear or a scale along rotated axes that "
                             f"location/rotation/scale cannot hold; held to within {b.error:.3g} (relative)")
