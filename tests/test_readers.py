@@ -1,6 +1,7 @@
 """Readers: the samples (some written by OniSplit), names, and every class of bad input."""
 
 import copy
+import fnmatch
 import os
 import struct
 
@@ -10,7 +11,8 @@ import pytest
 from oban_import.oni import properties as oni_properties
 from oban_import.oni.properties import descriptions, keys_from_property, properties, stored_data, unsigned32
 from oban_import.oni.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
-from oban_import.oni.oban import RECORD_DTYPE, SCREENED_AT_ONCE, SCREENED_FROM, check, check_all
+from oban_import.oni import reader as reader_module
+from oban_import.oni.oban import RECORD_DTYPE, SCREENED_AT_ONCE, SCREENED_FROM, check, check_all, parse_record, raw_name
 from oban_import.errors import ObanError
 from oban_import.oni.reader import read_file, read_files
 from oban_import.oni.writer import oni_file_bytes, raw_file_bytes
@@ -331,3 +333,67 @@ def test_read_files_refuses_only_the_bad_files_and_reads_the_rest(tmp_path, vali
     assert str(read[1]) == f"{bad}: 'bad': non-finite value in key 2"
     assert str(read[2]) == f"{empty}: empty file"
     assert np.array_equal(read[0][0].keys, valid.keys) and np.array_equal(read[3][0].keys, valid.keys)
+
+
+@pytest.mark.parametrize("at_once", [1, 3, 64])
+def test_raw_files_parsed_together_as_each_alone(tmp_path, monkeypatch, at_once):
+    """Raw files are parsed a group at a time (read_raw_many): good records beside every
+    kind of bad one, records with bytes after their keys, other containers named .OBAN
+    and a name filter give, file by file, what parse_record() gives each file alone."""
+    monkeypatch.setattr(reader_module, "RAW_AT_ONCE", at_once)
+    rng = np.random.default_rng(11)
+    files = []
+    for i in range(14):
+        animation = random_animation(rng, name=f"door{i}", frames=int(rng.integers(2, 90)), key_count=None,
+                                     flags=int(rng.integers(32)))
+        animation.record_header = (int(rng.integers(1 << 32)), int(rng.integers(1 << 32)))
+        files.append((f"{i:05d}-door{i}.oban", raw_file_bytes(animation)))
+    data = raw_file_bytes(random_animation(rng, name="x", frames=40, key_count=5))
+    files += [("empty.oban", b""), ("short.oban", data[:100]), ("cut.oban", data[:-40]),
+              ("tail.oban", data + b"\0" * 13), ("zero.oban", data[:KEYS_AT] + b"\0" * (len(data) - KEYS_AT)),
+              ("OBANlift.oban", oni_file_bytes(random_animation(rng, name="lift", frames=30, key_count=4)))]
+    order = rng.permutation(len(files))
+    paths = [write(tmp_path, files[i][0], files[i][1]) for i in order]
+    for name_glob in (None, "*door1*"):
+        read = read_files(paths, name_glob)
+        for path, r in zip(paths, read):
+            data = open(path, "rb").read()
+            if path.endswith("OBANlift.oban"):
+                assert [a.name for a in r] == ([] if name_glob else ["lift"])
+                continue
+            try:   # what reading the file alone gives: parse errors first, whatever the filter
+                if not data:
+                    raise ObanError(path, "empty file")
+                alone = [parse_record(data, path, raw_name(path), size=len(data))]
+                alone = [a for a in alone if not name_glob or fnmatch.fnmatch(a.name.lower(), name_glob)]
+                for a in alone:
+                    check(a, path)
+            except ObanError as error:
+                assert isinstance(r, ObanError) and str(r) == str(error), (path, r, error)
+                continue
+            assert not isinstance(r, ObanError), (path, str(r))
+            assert [_fields(a) for a in r] == [_fields(a) for a in alone], path
+            assert all(a.keys.flags.writeable and a.start_matrix.flags.writeable for a in r)
+
+def _fields(animation):
+    return (animation.name, animation.flags, animation.start_matrix.tobytes(), animation.base_matrix.tobytes(),
+            animation.ticks_per_frame, animation.frames, animation.door_open_frame, animation.keys.tobytes(),
+            animation.warnings, animation.record_header)
+
+
+def test_a_raw_record_that_begins_with_a_less_than_sign_is_raw(tmp_path, valid):
+    """An instance id whose low byte is 0x3C ('<') starts a raw file with '<': still raw.
+    XML is told by how it begins: a declaration, a comment or DOCTYPE, or <Oni>."""
+    for instance_id in (0x3C, 0x213C, 0x3F3C):   # '<', '<!', '<?' and two more bytes
+        valid.record_header = (instance_id, 0)
+        path = write(tmp_path, f"{instance_id:05d}-door.OBAN", raw_file_bytes(valid))
+        if instance_id == 0x3C:
+            (animation,) = read_file(path)
+            assert animation.record_header == (0x3C, 0) and animation.keys.tobytes() == valid.keys.tobytes()
+        else:   # read as XML, refused as such
+            expect_error(path, "not well-formed")
+    xml = open(sample("xml", sorted(os.listdir(sample("xml")))[0]), "rb").read()
+    body = xml[xml.index(b"?>") + 2:].lstrip()   # from <Oni>
+    for text in (xml, b"\xef\xbb\xbf" + xml, body, b"\xef\xbb\xbf \r\n\t" + body,
+                 b"<!-- OniSplit -->" + body):
+        assert read_file(write(tmp_path, "00001-door.OBAN", text))

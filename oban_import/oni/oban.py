@@ -55,6 +55,7 @@ assert RECORD_DTYPE.itemsize == 8 + 0x78
 RECORD_FIELDS = struct.Struct("<II12xI96x4H")  # RECORD_DTYPE's integers, read in one call
 assert RECORD_FIELDS.size == RECORD_DTYPE.itemsize
 MATRICES_OFFSET = RECORD_DTYPE.fields["start_matrix"][1]
+KEY_COUNT_OFFSET = RECORD_DTYPE.fields["key_count"][1]
 MAX_COUNT = 0xFFFF        # frames and keys are u16
 MAX_RECORD = RECORD_DTYPE.itemsize + MAX_COUNT * KEY_DTYPE.itemsize  # the longest OBAN record
 SCREENED_FROM = 8        # check_all: fewer animations are check()ed one by one, quicker than a screening
@@ -230,10 +231,14 @@ def parse_record(data: bytes, path: str, name: str, file_offset: int = 0, size: 
         keys=keys,
         record_header=(instance_id, level_id),
     )
-    extra = (size or 0) - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize
-    if size is not None and extra:
-        animation.warnings.append(f"{extra} bytes after the last key ignored")
+    if size is not None:
+        _note_extra_bytes(animation, size - RECORD_DTYPE.itemsize - declared * KEY_DTYPE.itemsize)
     return animation
+
+
+def _note_extra_bytes(animation: Animation, extra: int) -> None:
+    if extra:
+        animation.warnings.append(f"{extra} bytes after the last key ignored")
 
 
 def record_bytes(animation: Animation, instance_id: int = 1, level_id: int = 0) -> bytes:
@@ -263,3 +268,46 @@ def read_raw(data: bytes, path: str, size: int) -> list[Animation]:
     if not data:
         raise ObanError(path, "empty file")
     return [parse_record(data, path, raw_name(path), size=size)]
+
+
+def read_raw_many(heads: list[tuple[bytes, int]], paths: list[str]) -> list:
+    """read_raw() of several raw instance files, given as (their first min(size,
+    MAX_RECORD) bytes, size): each file's [Animation], or the ObanError that refuses it.
+    The records that fit are parsed together: their headers in one array, their keys
+    copied once (each animation's keys and matrices are views of those); read_raw() gives
+    the others' messages."""
+    out = [None] * len(heads)
+    whole = []   # indices of the files whose record fits in what was read
+    for index, ((data, size), path) in enumerate(zip(heads, paths)):
+        if len(data) >= RECORD_DTYPE.itemsize and \
+                int.from_bytes(data[KEY_COUNT_OFFSET:RECORD_DTYPE.itemsize], "little") * KEY_DTYPE.itemsize \
+                <= len(data) - RECORD_DTYPE.itemsize:
+            whole.append(index)
+        else:
+            try:
+                out[index] = read_raw(data, path, size)
+            except ObanError as error:
+                out[index] = error
+    if not whole:
+        return out
+    records = np.frombuffer(b"".join([heads[i][0][:RECORD_DTYPE.itemsize] for i in whole]), RECORD_DTYPE)
+    counts = records["key_count"].tolist()
+    keys = np.empty(sum(counts), KEY_DTYPE)
+    into, at = memoryview(keys.view(np.uint8)), 0
+    for i, count in zip(whole, counts):   # bytes copied as bytes, once (numpy copies fields one by one)
+        size = count * KEY_DTYPE.itemsize
+        into[at:at + size] = memoryview(heads[i][0])[RECORD_DTYPE.itemsize:RECORD_DTYPE.itemsize + size]
+        at += size
+    matrices = np.concatenate([records["start_matrix"], records["base_matrix"]], axis=1)   # start, then base
+    start = 0
+    for i, count, m, flags, ticks, frames, door, header in zip(
+            whole, counts, matrices, records["flags"].tolist(), records["ticks_per_frame"].tolist(),
+            records["frames"].tolist(), records["door_open_frame"].tolist(),
+            zip(records["instance_id"].tolist(), records["level_id"].tolist())):
+        animation = Animation(name=raw_name(paths[i]), flags=flags, start_matrix=m[:12], base_matrix=m[12:],
+                              ticks_per_frame=ticks, frames=frames, door_open_frame=door,
+                              keys=keys[start:start + count], record_header=header)
+        _note_extra_bytes(animation, heads[i][1] - RECORD_DTYPE.itemsize - count * KEY_DTYPE.itemsize)
+        out[i] = [animation]
+        start += count
+    return out

@@ -41,8 +41,13 @@ NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+
 WHOLE_NUMBER = re.compile(r"\s*([+-]?)([0-9]+)\s*")  # no "0*" before the digits: quadratic backtracking
 
 
+XML_STARTS = (b"<?", b"<!", b"<Oni")   # a declaration or instruction, a comment or DOCTYPE, OniSplit's root
+
+
 def looks_like_xml(head: bytes) -> bool:
-    return head.startswith((b"<", b"\xef\xbb\xbf<"))
+    """Whether a file's first bytes begin XML (after a UTF-8 byte-order mark and blanks).
+    Not a lone '<': a raw record begins with one where its instance id's low byte is 0x3C."""
+    return head[:1024].removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(XML_STARTS)
 
 
 def read_xml(f, path: str, size: int, name_filter=None) -> list[Animation]:

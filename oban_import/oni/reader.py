@@ -6,10 +6,11 @@ import os
 from ..errors import ObanError
 from ..files import each_file, open_regular, read_head
 from .container import M3GM_TAG, OBAN_TAG, OBOA_TAG, TXMP_TAG, Container, looks_like_container, read_container
-from .oban import MAX_RECORD, Animation, check_all, read_raw
+from .oban import MAX_RECORD, Animation, check_all, read_raw_many
 from .onisplit_xml import looks_like_xml, read_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
+RAW_AT_ONCE = 64   # raw files read before they are parsed together: at most 128 MB of records held
 
 
 def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
@@ -25,11 +26,17 @@ def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
 
 def read_files(paths, name_glob: str | None = None, progress=None) -> list:
     """read_file() of each path: its animations, or the ObanError that refuses the file.
-    The animations of all the files are checked together (check_all), in one pass.
+    Raw instance files are parsed RAW_AT_ONCE at a time, together (read_raw_many), and the
+    animations of all the files are checked together (check_all), in one pass.
     `progress(fraction)` is called as the files are read."""
     name_filter = name_matcher(name_glob)
     paths = [os.fspath(path) for path in paths]
-    read = each_file(paths, lambda path: _read_unchecked(path, name_filter), progress)
+    read = []
+    for first in range(0, len(paths), RAW_AT_ONCE):
+        group = paths[first:first + RAW_AT_ONCE]
+        read += _parse_raw(group, each_file(group, lambda path: _read_unchecked(path, name_filter)), name_filter)
+        if progress:
+            progress(len(read) / len(paths))
     files = [(path, r) for path, r in zip(paths, read) if isinstance(r, list)]
     checked = iter(check_all([a for _, r in files for a in r], [path for path, r in files for _ in r]))
     for index, r in enumerate(read):
@@ -39,16 +46,20 @@ def read_files(paths, name_glob: str | None = None, progress=None) -> list:
     return read
 
 
+class _RawHead(tuple):
+    """(the first min(size, MAX_RECORD) bytes, size) of a raw instance file, not parsed yet."""
+
+
 def _read_unchecked(path, name_filter):
-    """By content, then by extension: a container, an XML file or a raw instance file
-    (read with one read: all a raw instance file can use is its head)."""
+    """By content, then by extension: a container's or an XML file's animations, or a raw
+    instance file's _RawHead (all such a file can use, in one read)."""
     extension = os.path.splitext(path)[1].lower()
     read = read_container
     if extension not in (".oni", ".dat"):
         head, size = read_head(path, MAX_RECORD)
         if not looks_like_container(head):
             if extension != ".xml" and not looks_like_xml(head):
-                return [a for a in read_raw(head, path, size) if not name_filter or name_filter(a.name)]
+                return _RawHead((head, size))
             read = read_xml
     f, size = open_regular(path)
     with f:
@@ -56,6 +67,15 @@ def _read_unchecked(path, name_filter):
             return read(f, path, size, name_filter)
         except OSError as error:
             raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+
+
+def _parse_raw(paths, read, name_filter):
+    """`read` (each_file of _read_unchecked) with each _RawHead parsed, all together."""
+    raw = [index for index, r in enumerate(read) if isinstance(r, _RawHead)]
+    for index, parsed in zip(raw, read_raw_many([read[i] for i in raw], [paths[i] for i in raw])):
+        read[index] = parsed if isinstance(parsed, ObanError) else \
+            [a for a in parsed if not name_filter or name_filter(a.name)]
+    return read
 
 
 def name_matcher(name_glob: str | None):
