@@ -295,9 +295,9 @@ def read_raw_many(heads: list[tuple[bytes, int]], paths: list[str]) -> list:
     keys = np.empty(sum(counts), KEY_DTYPE)
     into, at = memoryview(keys.view(np.uint8)), 0
     for i, count in zip(whole, counts):   # bytes copied as bytes, once (numpy copies fields one by one)
-        size = count * KEY_DTYPE.itemsize
-        into[at:at + size] = memoryview(heads[i][0])[RECORD_DTYPE.itemsize:RECORD_DTYPE.itemsize + size]
-        at += size
+        length = count * KEY_DTYPE.itemsize
+        into[at:at + length] = memoryview(heads[i][0])[RECORD_DTYPE.itemsize:RECORD_DTYPE.itemsize + length]
+        at += length
     matrices = np.concatenate([records["start_matrix"], records["base_matrix"]], axis=1)   # start, then base
     start = 0
     for i, count, m, flags, ticks, frames, door, header in zip(
