@@ -87,7 +87,6 @@ def test_properties_hold_the_stored_fields():
         "<II", open(sample("raw", "00011-fan_loop.OBAN"), "rb").read(8)))
 
 
-
 @pytest.mark.parametrize("chunk_keys", [1, 7, 40, 1 << 16])
 def test_descriptions_are_each_animations_properties_and_stored_data(monkeypatch, chunk_keys):
     """descriptions() makes several animations' keys properties together, a chunk of keys
@@ -111,6 +110,7 @@ def test_descriptions_are_each_animations_properties_and_stored_data(monkeypatch
             else:
                 assert on_action[key] == value, key
         assert keys_from_property(on_action["oban_keys"]).tobytes() == animation.keys.tobytes()
+
 
 # ---- bad input: raw files -------------------------------------------------------
 
@@ -374,6 +374,7 @@ def test_raw_files_parsed_together_as_each_alone(tmp_path, monkeypatch, at_once)
             assert not isinstance(r, ObanError), (path, str(r))
             assert [_fields(a) for a in r] == [_fields(a) for a in alone], path
             assert all(a.keys.flags.writeable and a.start_matrix.flags.writeable for a in r)
+
 
 def _fields(animation):
     return (animation.name, animation.flags, animation.start_matrix.tobytes(), animation.base_matrix.tobytes(),
