@@ -51,6 +51,11 @@ def test_fcurves_created_in_channel_order(animated):
     assert [(fc.data_path, fc.array_index, fc.group.name) for fc in fcurves] == CHANNELS
 
 
+def test_channels_share_one_group(animated):
+    _, _, fcurves = animated
+    assert len({fc.group.as_pointer() for fc in fcurves}) == 1
+
+
 def test_action_fcurves_lists_all_ten(animated):
     obj, action, fcurves = animated
     for listed in (compat.action_fcurves(action), compat.action_fcurves(action, obj)):
