@@ -1,6 +1,6 @@
-"""Making many data blocks in the order Blender files them fastest, and taking back what
-an import made: a snapshot of the data blocks, and the removal of every one made since
-(also those a step that failed had half made)."""
+"""Making many data blocks in the order Blender files them fastest, selecting what an
+import made, and taking it back: a snapshot of the data blocks, and the removal of every
+one made since (also those a step that failed had half made)."""
 
 import re
 
@@ -28,6 +28,15 @@ def fast_order(present, names):
         return range(len(names))
     roots = [_NUMBER_SUFFIX.sub("", name).lower().encode("utf-8")[:32] for name in names]
     return sorted(range(len(names)), key=lambda i: (roots[i], -i), reverse=True)
+
+
+def select_only(context, objects):
+    """Select `objects` alone (new objects are made unselected), the last one active."""
+    for obj in context.selected_objects:
+        obj.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+    context.view_layer.objects.active = objects[-1]
 
 
 def _kinds():

@@ -16,7 +16,7 @@ from ..oni.properties import PLACEMENT, descriptions
 from ..oni.reader import name_matcher, object_kind, read_files
 from . import motion, placed, targets
 from .cameras import new_camera
-from .datablocks import Snapshot, fast_order
+from .datablocks import Snapshot, fast_order, select_only
 from .empties import new_empty
 from .images import new_image, pack
 
@@ -106,7 +106,7 @@ def import_files(context, paths, settings, progress=None):
     report(1.0)
     if result.imported or result.placed:
         _update_scene(context.scene, last_frame, settings)
-        _select_only(context, result.objects)
+        select_only(context, result.objects)
     return result
 
 
@@ -313,12 +313,3 @@ def _update_scene(scene, last_frame, settings):
     if settings.update_scene_duration:
         scene.frame_start = min(scene.frame_start, settings.frame_start)
         scene.frame_end = max(scene.frame_end, last_frame)
-
-
-def _select_only(context, objects):
-    for obj in context.view_layer.objects:
-        if obj is not None:   # an object removed since the view layer last synced
-            obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    context.view_layer.objects.active = objects[-1]

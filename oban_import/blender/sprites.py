@@ -16,7 +16,7 @@ from ..png import png_bytes
 from ..outpost2.properties import animation_properties, plane_properties
 from ..outpost2.prt import read_prt
 from . import compat
-from .datablocks import Snapshot
+from .datablocks import Snapshot, select_only
 
 SPRITE_FPS = 100            # one frame a game tick, ~100 ticks a second at normal speed (docs/outpost2.md 3)
 LAYER_STEP = 0.1            # pixels towards the viewer (-Y) per layer (docs/outpost2.md 4)
@@ -55,11 +55,7 @@ def import_sprites(context, prt_path: str, settings: SpriteSettings, progress=No
     report(1.0)
     if result.empties:
         _update_scene(context.scene, plan, settings)
-        for obj in context.view_layer.objects:
-            obj.select_set(False)
-        for _, empty in result.empties:
-            empty.select_set(True)
-        context.view_layer.objects.active = result.empties[-1][1]
+        select_only(context, [empty for _, empty in result.empties])
     return result
 
 

@@ -126,6 +126,18 @@ def test_properties_on_object_and_action():
     assert obj.type == "EMPTY" and obj.select_get() and bpy.context.view_layer.objects.active == obj
 
 
+def test_only_the_imported_objects_are_selected(tmp_path):
+    before = [bpy.data.objects.new(name, None) for name in ("picked", "left")]
+    for obj in before:
+        bpy.context.scene.collection.objects.link(obj)
+    before[0].select_set(True)
+    _, paths = generated_files(tmp_path, 3, seed=31)
+    assert import_files(paths) == {"FINISHED"}
+    selected = set(bpy.context.selected_objects)
+    assert len(selected) == 3 and not selected & set(before)
+    assert bpy.context.view_layer.objects.active in selected
+
+
 def test_scene_runs_at_60_fps_and_the_range_only_grows():
     scene = bpy.context.scene
     scene.render.fps, scene.frame_start, scene.frame_end = 24, 1, 500
