@@ -44,17 +44,17 @@ def new_object_action(obj, name, channels, action=None):
         new = action.fcurves.new
         return action, [new(data_path, index=array_index, action_group=group_name)
                         for data_path, array_index, group_name in channels]
-    (data_path, array_index, _), *rest = channels
     if ENSURE_FCURVE:   # the first F-curve makes the slot, layer, strip and channelbag
-        first = [action.fcurve_ensure_for_datablock(obj, data_path, index=array_index)]
+        (data_path, array_index, _), *rest = channels
+        fcurves = [action.fcurve_ensure_for_datablock(obj, data_path, index=array_index)]
         channelbag = action.layers[0].strips[0].channelbags[0]
     else:
         slot = action.slots.new(id_type='OBJECT', name=obj.name)
         animation_data.action_slot = slot
         channelbag = action.layers.new("Layer").strips.new(type='KEYFRAME').channelbag(slot, ensure=True)
-        first, rest = [], channels
+        fcurves, rest = [], channels
     new = channelbag.fcurves.new
-    fcurves = first + [new(data_path, index=array_index) for data_path, array_index, _ in rest]
+    fcurves += [new(data_path, index=array_index) for data_path, array_index, _ in rest]
     groups = {}
     for fcurve, (_, _, group_name) in zip(fcurves, channels):
         if group_name:

@@ -56,6 +56,18 @@ def test_channels_share_one_group(animated):
     assert len({fc.group.as_pointer() for fc in fcurves}) == 1
 
 
+def test_slot_made_by_actionslots_new_where_fcurve_ensure_is_missing(empty, monkeypatch):
+    """A 4.4 without Action.fcurve_ensure_for_datablock: the same action, slot and F-curves."""
+    monkeypatch.setattr(compat, "ENSURE_FCURVE_IN_GROUP", False)
+    monkeypatch.setattr(compat, "ENSURE_FCURVE", False)
+    action, fcurves = compat.new_object_action(empty, "EmptyAction", CHANNELS)
+    assert [(fc.data_path, fc.array_index, fc.group.name) for fc in fcurves] == CHANNELS
+    assert set(compat.action_fcurves(action, empty)) == set(fcurves)
+    if compat.SLOTTED_ACTIONS:
+        assert empty.animation_data.action_slot.identifier == "OB" + empty.name
+        assert len(action.slots) == 1
+
+
 def test_action_fcurves_lists_all_ten(animated):
     obj, action, fcurves = animated
     for listed in (compat.action_fcurves(action), compat.action_fcurves(action, obj)):
