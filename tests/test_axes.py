@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from oban_import.engine.axes import BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, eulers, transforms_many
-from oban_import.engine.rotations import continuous, matrix_quaternions, quaternion_matrices, split_rotation_scale
+from oban_import.engine.rotations import (NEAR_ROTATION, continuous, matrix_quaternions, nearest_rotations,
+                                          quaternion_matrices, split_rotation_scale)
 from oban_import.oni.oban import LOCALIZED
 from oban_import.engine.frames import frame_matrices
 
@@ -57,6 +58,27 @@ def test_camera_transforms_keep_the_view_direction():
         # the Blender camera's -Z is where Oni's camera -Z looked, in Blender axes
         view = t.matrices()[:, :3, :3] @ [0, 0, -1]
         np.testing.assert_allclose(view, (m[:, :3, :3] @ [0, 0, -1]) @ DEFAULT_AXES.T, atol=1e-6)
+
+
+def test_nearest_rotations_are_the_polar_factor_the_svd_gives():
+    """Rotations rounded to float32, near ones (as far as the Newton-Schulz steps are
+    taken from), a little further, any matrices, mirrors and zeros, mixed: each gets the
+    nearest proper rotation, U V^T of its SVD (a mirror's sign moved to the smallest
+    singular value), orthonormal to rounding."""
+    rng = np.random.default_rng(41)
+    q = rng.normal(size=(600, 4))
+    rotations = quaternion_matrices(q / np.linalg.norm(q, axis=1)[:, None])
+    off = rng.uniform(-1.0, 1.0, (600, 3, 3)) * rng.choice([0.0, NEAR_ROTATION / 7, NEAR_ROTATION / 2.5], (600, 1, 1))
+    matrices = np.concatenate([rotations.astype(np.float32), rotations + off, rotations + 10 * off,
+                               rng.normal(size=(100, 3, 3)), -rotations[:100], np.zeros((3, 3, 3))])
+    matrices = matrices[rng.permutation(len(matrices))]
+    u, _, vt = np.linalg.svd(matrices)
+    u[np.linalg.det(u @ vt) < 0, :, -1] *= -1.0
+    got = nearest_rotations(matrices)
+    np.testing.assert_allclose(got, u @ vt, atol=1e-12)
+    np.testing.assert_allclose(np.swapaxes(got, 1, 2) @ got, np.broadcast_to(np.eye(3), got.shape), atol=1e-13)
+    assert (np.linalg.det(got) > 0).all()
+    assert nearest_rotations(np.zeros((0, 3, 3))).shape == (0, 3, 3)
 
 
 def test_a_scale_along_rotated_axes_is_measured_not_hidden():

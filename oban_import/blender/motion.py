@@ -3,6 +3,8 @@ plays them on it (build), for new objects, selected ones and placed ones alike."
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..engine import axes
 from . import actions, targets
 
@@ -26,8 +28,9 @@ def motions_of(animations, settings, camera=False):
             k.reason = k.reason or _euler_reason(settings)
             motions[i] = k if not k.reason else None
     baked = [i for i, m in enumerate(motions) if m is None]
-    for i, transforms in zip(baked, axes.transforms_many([animations[i] for i in baked], settings.axes,
-                                                         settings.global_scale, camera)):
+    every_frame = axes.transforms_many([animations[i] for i in baked], settings.axes, settings.global_scale, camera,
+                                       dtype=np.float32)   # as F-curves keep them: half the memory
+    for i, transforms in zip(baked, every_frame):
         if settings.keys == "FILE":
             transforms.note = f"baked on every frame: {keys[i].reason}"
         motions[i] = transforms

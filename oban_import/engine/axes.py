@@ -74,10 +74,12 @@ class Transforms:
 
 
 def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES, scale: float = 1.0,
-                    camera: bool = False, chunk_frames: int = CHUNK_FRAMES) -> Iterator[Transforms]:
+                    camera: bool = False, chunk_frames: int = CHUNK_FRAMES,
+                    dtype=np.float64) -> Iterator[Transforms]:
     """Yields the Blender transforms of every frame of each animation, in order, computed
     together for about `chunk_frames` frames at a time (the temporaries stay in the
-    CPU's cache, and a caller that needs only the first ones waits for no more).
+    CPU's cache, and a caller that needs only the first ones waits for no more). The
+    columns are computed in float64 and kept as `dtype` (float32: half the memory).
 
     The keys (_BlenderKeys), not the frames, are
     turned into Blender's terms: a linear isometry of the quaternions (and a linear map
@@ -91,10 +93,11 @@ def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES
     for first, end in _chunks(frame_counts, chunk_frames):
         chunk = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
         counts = frame_counts[first:end]
-        columns = np.empty((10, counts.sum())).T   # channel by channel, as F-curves take them
-        sample_many(counts, key_counts[first:end], keys.frames[chunk], keys.table[chunk], out=columns)
+        sampled = sample_many(counts, key_counts[first:end], keys.frames[chunk], keys.table[chunk])
         if keys.offsets[first:end].any():
-            columns[:, 0:3] += rotate(columns[:, 3:7], np.repeat(keys.offsets[first:end], counts, axis=0))
+            sampled[:, 0:3] += rotate(sampled[:, 3:7], np.repeat(keys.offsets[first:end], counts, axis=0))
+        columns = np.empty((10, len(sampled)), dtype).T   # channel by channel, as F-curves take them
+        columns[:, :7] = sampled
         columns.T[7:10] = np.repeat(keys.held_scale[first:end].T, counts, axis=1)
         starts = frame_starts[first:end] - frame_starts[first]
         for start, count, error in zip(starts, counts, keys.errors[first:end]):

@@ -21,17 +21,16 @@ def sample_keys(animation: Animation, frames=None) -> tuple[np.ndarray, np.ndarr
     return values[:, :3], values[:, 3:]
 
 
-def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np.ndarray, table: np.ndarray,
-                out: np.ndarray | None = None) -> np.ndarray:
+def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np.ndarray,
+                table: np.ndarray) -> np.ndarray:
     """sample_keys for frames 0 .. F - 1 of several animations at once, one after another,
     the i-th with frame_counts[i] frames and key_counts[i] keys: (N, 7) position and unit
     quaternion.
 
     `key_frames` (K,) and `table` (K, 7) are the frames and key_table() of all their keys
     in order; the table may also be that after a linear map of the positions and a linear
-    isometry of the quaternions (a change of axes), which the blend commutes with. With
-    `out` ((N, 7 or more)), the values are written into its first 7 columns (fastest when
-    it is laid out channel by channel: np.empty((C, N)).T).
+    isometry of the quaternions (a change of axes), which the blend commutes with. The
+    result is laid out channel by channel (the transpose of a (7, N) array).
     """
     first_keys = run_starts(key_counts)
     last_keys = first_keys + key_counts - 1
@@ -44,7 +43,7 @@ def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np
     end[last_keys] = frame_counts
     before = np.repeat(np.arange(len(key_frames)), end - begin)
     frames = np.arange(len(before), dtype=np.float64) - np.repeat(run_starts(frame_counts), frame_counts)
-    return _blend(table, key_frames.astype(np.float64), frames, before, last_keys + 1, out)
+    return _blend(table, key_frames.astype(np.float64), frames, before, last_keys + 1)
 
 
 def run_starts(sizes: np.ndarray) -> np.ndarray:
@@ -61,7 +60,7 @@ def key_table(keys: np.ndarray) -> np.ndarray:
     return rows.T
 
 
-def _blend(table, key_frames, frames, before, key_ends, out=None):
+def _blend(table, key_frames, frames, before, key_ends):
     """The engine's blend of key_table() rows at `frames`, `before` being each frame's key
     at or before it (or its animation's first key), `key_ends` the ends of every
     animation's keys.
@@ -86,7 +85,7 @@ def _blend(table, key_frames, frames, before, key_ends, out=None):
     steps[3:, :-1] *= flip
     steps[:, :-1] -= table[:-1].T
     steps[:, ends] = 0.0
-    values = np.empty((7, len(frames))) if out is None else out[:, :7].T
+    values = np.empty((7, len(frames)))
     np.take(steps, before, axis=1, out=values, mode="clip")
     values *= t
     values += np.take(np.ascontiguousarray(table.T), before, axis=1, mode="clip")

@@ -277,37 +277,34 @@ def read_raw_many(heads: list[tuple[bytes, int]], paths: list[str]) -> list:
     copied once (each animation's keys and matrices are views of those); read_raw() gives
     the others' messages."""
     out = [None] * len(heads)
-    whole = []   # indices of the files whose record fits in what was read
-    for index, ((data, size), path) in enumerate(zip(heads, paths)):
-        if len(data) >= RECORD_DTYPE.itemsize and \
-                int.from_bytes(data[KEY_COUNT_OFFSET:RECORD_DTYPE.itemsize], "little") * KEY_DTYPE.itemsize \
-                <= len(data) - RECORD_DTYPE.itemsize:
-            whole.append(index)
-        else:
-            try:
-                out[index] = read_raw(data, path, size)
-            except ObanError as error:
-                out[index] = error
-    if not whole:
+    record = RECORD_DTYPE.itemsize
+    lengths = np.fromiter((len(data) for data, _ in heads), np.int64, len(heads))
+    long_enough = np.flatnonzero(lengths >= record)
+    records = np.frombuffer(b"".join([heads[i][0][:record] for i in long_enough.tolist()]), RECORD_DTYPE)
+    ends = record + KEY_DTYPE.itemsize * records["key_count"].astype(np.int64)   # of the keys
+    fits = ends <= lengths[long_enough]
+    whole = np.zeros(len(heads), bool)
+    whole[long_enough[fits]] = True
+    for index in np.flatnonzero(~whole).tolist():
+        try:
+            out[index] = read_raw(heads[index][0], paths[index], heads[index][1])
+        except ObanError as error:
+            out[index] = error
+    if not fits.any():
         return out
-    records = np.frombuffer(b"".join([heads[i][0][:RECORD_DTYPE.itemsize] for i in whole]), RECORD_DTYPE)
-    counts = records["key_count"].tolist()
-    keys = np.empty(sum(counts), KEY_DTYPE)
-    into, at = memoryview(keys.view(np.uint8)), 0
-    for i, count in zip(whole, counts):   # bytes copied as bytes, once (numpy copies fields one by one)
-        length = count * KEY_DTYPE.itemsize
-        into[at:at + length] = memoryview(heads[i][0])[RECORD_DTYPE.itemsize:RECORD_DTYPE.itemsize + length]
-        at += length
+    records, ends = records[fits], ends[fits]
+    whole, stops, ends = np.flatnonzero(whole).tolist(), np.cumsum((ends - record) // KEY_DTYPE.itemsize), ends.tolist()
+    # one writable copy of every record's keys, bytes as bytes (numpy copies fields one by one)
+    keys = np.frombuffer(bytearray().join([memoryview(heads[i][0])[record:end] for i, end in zip(whole, ends)]),
+                         KEY_DTYPE)
     matrices = np.concatenate([records["start_matrix"], records["base_matrix"]], axis=1)   # start, then base
-    start = 0
-    for i, count, m, flags, ticks, frames, door, header in zip(
-            whole, counts, matrices, records["flags"].tolist(), records["ticks_per_frame"].tolist(),
+    stops = stops.tolist()
+    for i, m, flags, ticks, frames, door, header, start, stop, end in zip(
+            whole, matrices, records["flags"].tolist(), records["ticks_per_frame"].tolist(),
             records["frames"].tolist(), records["door_open_frame"].tolist(),
-            zip(records["instance_id"].tolist(), records["level_id"].tolist())):
-        animation = Animation(name=raw_name(paths[i]), flags=flags, start_matrix=m[:12], base_matrix=m[12:],
-                              ticks_per_frame=ticks, frames=frames, door_open_frame=door,
-                              keys=keys[start:start + count], record_header=header)
-        _note_extra_bytes(animation, heads[i][1] - RECORD_DTYPE.itemsize - count * KEY_DTYPE.itemsize)
+            zip(records["instance_id"].tolist(), records["level_id"].tolist()), [0] + stops, stops, ends):
+        animation = Animation(raw_name(paths[i]), flags, m[:12], m[12:], ticks, frames, door, keys[start:stop], [],
+                              header)
+        _note_extra_bytes(animation, heads[i][1] - end)
         out[i] = [animation]
-        start += count
     return out
