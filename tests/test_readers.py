@@ -270,9 +270,10 @@ def test_level_truncated_inside_an_oban(tmp_path):
 
 
 def _defective(rng, index):
-    """A generated animation with, often, one of the defects check() refuses or warns about."""
+    """A generated animation with, often, one of the defects check() refuses or warns about,
+    or values it accepts that a float32 screening cannot tell from them."""
     animation = random_animation(rng, name=f"a{index}", frames=int(rng.integers(1, 60)))
-    keys, defect = animation.keys, int(rng.integers(12))
+    keys, defect = animation.keys, int(rng.integers(14))
     values = keys.view("<f4").reshape(-1, 8)
     k = int(rng.integers(len(keys)))
     if defect == 0:
@@ -293,6 +294,10 @@ def _defective(rng, index):
         keys["frame"] += np.uint32(rng.integers(1, 5))                       # first key after 0
     elif defect == 8:
         animation.flags |= 0x100
+    elif defect == 9:
+        values[k, :7] = 3e38 * rng.choice([-1.0, 1.0], 7)    # finite, their float32 sum is not
+    elif defect == 10:
+        values[k, :4] = 1e-25 * rng.choice([-1.0, 1.0], 4)   # not zero, their float32 squares are
     return animation
 
 
@@ -306,11 +311,12 @@ def _checked_alone(animation, path):
     return None, alone.warnings
 
 
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("seed, count", [(seed, None) for seed in range(40)] + [(40, 2 * SCREENED_AT_ONCE + 5)])
 def test_checking_files_together_says_what_checking_each_says(seed, count):
     """check_all (one vectorised pass over many files' keys, a group at a time) refuses
     exactly the animations check() refuses, with its message, and adds the same warnings
-    to the others."""
+    to the others; numpy warns of nothing on the way."""
     rng = np.random.default_rng(seed)
     animations = [_defective(rng, i) for i in range(count or int(rng.integers(SCREENED_FROM, 40)))]
     paths = [f"file{i}.oban" for i in range(len(animations))]

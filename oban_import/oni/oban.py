@@ -154,15 +154,17 @@ def check_all(animations: list[Animation], paths) -> list[ObanError | None]:
                                np.array([a.base_matrix for a in animations], np.float32)], axis=1)
     keys = all_keys(animations)
     bad = (frames == 0) | (key_counts == 0) | ~np.isfinite(matrices).all(axis=1)
-    values = keys.view("<f4").reshape(-1, 8)[:, :7].astype(np.float64)   # rotation, position
-    rotations = values[:, :4]
+    values = keys.view("<f4").reshape(-1, 8)   # rotation, position, and the frame's bits
     frame = keys["frame"].astype(np.int64)
     increasing = np.ones(len(keys), bool)
     increasing[1:] = frame[1:] > frame[:-1]
     increasing[starts[key_counts > 0]] = True    # an animation's first key follows none of its own
-    # a key's sum is finite where all its values are (no float32 values overflow a float64
-    # sum), and its quaternion's squared length zero where the quaternion is
-    bad_key = ~np.isfinite(values @ np.ones(7)) | (np.square(rotations) @ np.ones(4) == 0.0) | ~increasing
+    # a key's sum is finite where all its values are, and its quaternion's squared length
+    # zero where the quaternion is; in float32, a sum that overflows, squares that underflow
+    # or a frame whose bits are no finite float only send the animation to check(), which decides
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        bad_key = (~np.isfinite(values @ np.ones(8, np.float32))
+                   | (np.square(values[:, :4]) @ np.ones(4, np.float32) == 0.0) | ~increasing)
     bad[np.repeat(np.arange(count), key_counts)[bad_key]] = True
     errors = [None] * count
     for i in np.flatnonzero(bad).tolist():

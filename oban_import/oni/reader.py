@@ -37,12 +37,11 @@ def read_files(paths, name_glob: str | None = None, progress=None) -> list:
         read += _parse_raw(group, each_file(group, lambda path: _read_unchecked(path, name_filter)), name_filter)
         if progress:
             progress(len(read) / len(paths))
-    files = [(path, r) for path, r in zip(paths, read) if isinstance(r, list)]
-    checked = iter(check_all([a for _, r in files for a in r], [path for path, r in files for _ in r]))
-    for index, r in enumerate(read):
-        if isinstance(r, list):
-            errors = [next(checked) for _ in r]
-            read[index] = next((error for error in errors if error), r)
+    owners = [index for index, r in enumerate(read) if isinstance(r, list) for _ in r]   # each animation's file
+    for index, error in zip(owners, check_all([a for r in read if isinstance(r, list) for a in r],
+                                              [paths[index] for index in owners])):
+        if error and isinstance(read[index], list):   # the file's first refusal
+            read[index] = error
     return read
 
 
@@ -73,8 +72,8 @@ def _parse_raw(paths, read, name_filter):
     """`read` (each_file of _read_unchecked) with each _RawHead parsed, all together."""
     raw = [index for index, r in enumerate(read) if isinstance(r, _RawHead)]
     for index, parsed in zip(raw, read_raw_many([read[i] for i in raw], [paths[i] for i in raw])):
-        read[index] = parsed if isinstance(parsed, ObanError) else \
-            [a for a in parsed if not name_filter or name_filter(a.name)]
+        read[index] = parsed if isinstance(parsed, ObanError) or not name_filter else \
+            [a for a in parsed if name_filter(a.name)]
     return read
 
 
