@@ -44,7 +44,7 @@ class _Job:
     animation: object
     obj: object
     created: bool
-    motion: object = None      # a new object's: motions_of()
+    motion: object = None      # a new object's: from motions_of()
     action: object = None      # a new object's new, empty action
     described: tuple = None    # a new object's: oni.properties.descriptions()
 
@@ -61,10 +61,11 @@ class _Plan:
 def import_files(context, paths, settings, progress=None):
     """Import every file; a file that fails adds nothing and the others still import.
 
-    Files are read first, then the transforms of every new object are computed together
-    (a chunk of frames at a time), every new object and its action are made, then each
-    file's objects are built. `progress(fraction)` is called as the work goes on, with the
-    share done (0 to 1).
+    Files are read first, then every new object and its action are made, then each file's
+    objects are built; the new objects' transforms are computed together as the build
+    takes them, a chunk of frames at a time, so that the next chunk reuses the memory of
+    those written. `progress(fraction)` is called as the work goes on, with the share done
+    (0 to 1).
     """
     report = progress or (lambda fraction: None)
     result = Result()
@@ -77,14 +78,14 @@ def import_files(context, paths, settings, progress=None):
             plans.append(plan)
     fresh = [animation for plan in plans for animation, target in plan.jobs if target is None]
     try:
-        motions = iter(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA"))
         made = iter(_new_objects([animation.name for animation in fresh], settings))
-        described = descriptions(fresh)
     except Exception as error:  # a bug, or no memory: no new object can be made, nothing is
         result.errors += [f"{plan.path}: could not be imported: {error!r}"
                           for plan in plans if any(target is None for _, target in plan.jobs)]
         plans = [plan for plan in plans if all(target is not None for _, target in plan.jobs)]
-        motions = made = described = iter(())
+        made = iter(())
+    fresh_parts = (made, _Taken(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA")),
+                   _Taken(descriptions(fresh)))
     collection = context.collection   # once: each look-up goes through Blender's context
     last_frame = settings.frame_start
     try:
@@ -92,9 +93,9 @@ def import_files(context, paths, settings, progress=None):
             done = READING_SHARE + (1 - READING_SHARE) * index / len(plans)
             if index % PROGRESS_STEP == PROGRESS_STEP - 1:
                 report(done)
-            jobs = _jobs_to_build(plan, made, motions, described)
+            jobs = []
             try:
-                level, built, image = _build_file(context, collection, plan, jobs, settings,
+                level, built, image = _build_file(context, collection, plan, jobs, fresh_parts, settings,
                                                   lambda share: report(done + (1 - READING_SHARE) * share / len(plans)))
             except Exception as error:  # a bug, not bad input: still nothing of this file is left
                 result.errors.append(f"{plan.path}: could not be imported: {error!r}")
@@ -145,17 +146,33 @@ def _new_objects(names, settings):
     return list(zip(objects, actions))
 
 
-def _jobs_to_build(plan, made, motions, described):
-    """The plan's _Jobs; each new object is the next of `made`, moves by the next of
-    `motions` and is described by the next of `described`."""
-    jobs = []
+def _take_jobs(plan, jobs, made, motions, described):
+    """Add the plan's _Jobs to `jobs`; each new object is the next of `made`, moves by
+    the next of `motions` and is described by the next of `described` (taken first: if
+    they fail, no new object is left out of `jobs`)."""
     for animation, target in plan.jobs:
         if target is not None:
             jobs.append(_Job(animation, target, False))
         else:
+            moved_by, described_by = next(motions), next(described)
             obj, action = next(made)
-            jobs.append(_Job(animation, obj, True, next(motions), action, next(described)))
-    return jobs
+            jobs.append(_Job(animation, obj, True, moved_by, action, described_by))
+
+
+class _Taken:
+    """The items of an iterator computed as they are taken; once it fails, every later
+    take fails alike (each file that needs one is refused, with the cause)."""
+
+    def __init__(self, items):
+        self.items, self.error = iter(items), None
+
+    def __next__(self):
+        if self.error is None:
+            try:
+                return next(self.items)
+            except Exception as error:   # a bug, or no memory
+                self.error = error
+        raise self.error
 
 
 def _plans(paths, settings, selected, progress):
@@ -194,14 +211,16 @@ def _placed_plan(path, settings):
     return None
 
 
-def _build_file(context, collection, plan, jobs, settings, progress):
-    """A file's placed objects (a LevelResult, or None), its animations' objects and its
-    image (or None); all or nothing: on failure each animation's step is taken back, the
-    new objects not reached yet are removed, and (a snapshot costs a look at every data
-    block, so only where there is more) what the level or the texture made."""
+def _build_file(context, collection, plan, jobs, fresh_parts, settings, progress):
+    """A file's placed objects (a LevelResult, or None), its animations' objects (its
+    _Jobs added to `jobs`, the new ones taken from `fresh_parts`: see _take_jobs) and its
+    image (or None); all or nothing: on failure what each selected object's animation
+    changed is taken back, the new objects are removed, and (a snapshot costs a look at
+    every data block, so only where there is more) what the level or the texture made."""
     snapshot = Snapshot() if plan.level is not None or plan.texture is not None else None
     steps = []
     try:
+        _take_jobs(plan, jobs, *fresh_parts)
         level = placed.import_level(context, plan.level, plan.path, settings) if plan.level else None
         built = _build_all(context, collection, jobs, settings, steps, progress)
         image = None
@@ -211,7 +230,7 @@ def _build_file(context, collection, plan, jobs, settings, progress):
     except Exception:
         for step in reversed(steps):
             step.undo()
-        for job in jobs[len(steps):]:
+        for job in jobs:
             if job.created:
                 _remove_new(job.obj, job.action)
         if snapshot is not None:
@@ -247,14 +266,15 @@ def _warnings(path, jobs, built):
 
 def _build_all(context, collection, jobs, settings, steps, progress):
     """The animations' objects of one file (the new ones linked to `collection`), each
-    adding to `steps` (an _Undo) what takes it back."""
+    selected one adding to `steps` (an _Undo) what takes it back."""
     built = []
     for done, job in enumerate(jobs):
         if done and done % PROGRESS_STEP == 0:
             progress(done / len(jobs))
-        steps.append(_Undo(job))
         if job.created:
             collection.objects.link(job.obj)
+        else:
+            steps.append(_Undo(job.obj))
         built.append(motion.build(context, job.animation, job.obj, settings, job.motion, job.action, job.described))
     return built
 
@@ -271,16 +291,13 @@ def _remove_new(obj, action):
 
 
 class _Undo:
-    """What building one animation changed, to take it back if the file fails. The
-    custom properties are written last, so they need no undoing."""
+    """What building one animation changed on a selected object, to take it back if the
+    file fails. The custom properties are written last, so they need no undoing."""
 
     POSE = ("location", "rotation_quaternion", "rotation_euler", "scale")   # what write_keys sets
 
-    def __init__(self, job):
-        self.obj, self.created, self.new_action = job.obj, job.created, job.action
-        if self.created:   # removed whole
-            return
-        obj = self.obj
+    def __init__(self, obj):
+        self.obj = obj
         data = obj.animation_data
         self.had_animation_data = data is not None
         self.action = data.action if data else None
@@ -289,9 +306,6 @@ class _Undo:
         self.had_placement = PLACEMENT in obj
 
     def undo(self):
-        if self.created:
-            _remove_new(self.obj, self.new_action)
-            return
         data = self.obj.animation_data
         action = data.action if data and data.action is not self.action else None
         if not self.had_animation_data:

@@ -18,23 +18,27 @@ class Built:
 
 
 def motions_of(animations, settings, camera=False):
-    """What each new object is keyed with: the file's keys (KeyTransforms) with File Keys
-    where they are exact, else every frame (Transforms; with a note why, in File Keys).
-    `camera`: by the camera rule (docs/engine.md 4)."""
-    motions = [None] * len(animations)
+    """Yields what each new object is keyed with, in order: the file's keys (KeyTransforms)
+    with File Keys where they are exact, else every frame (Transforms; with a note why, in
+    File Keys). `camera`: by the camera rule (docs/engine.md 4). Every frame is computed
+    as it is taken, a chunk of frames at a time: a caller that writes each motion before
+    taking the next reuses a chunk's memory for the next one."""
+    keys = [None] * len(animations)   # with File Keys, each one's keys: where not exact, with a reason
     if settings.keys == "FILE":
         keys = axes.key_transforms_many(animations, settings.axes, settings.global_scale, camera)
-        for i, k in enumerate(keys):
+        for k in keys:
             k.reason = k.reason or _euler_reason(settings)
-            motions[i] = k if not k.reason else None
-    baked = [i for i, m in enumerate(motions) if m is None]
-    every_frame = axes.transforms_many([animations[i] for i in baked], settings.axes, settings.global_scale, camera,
+    every_frame = axes.transforms_many([a for a, k in zip(animations, keys) if k is None or k.reason], settings.axes,
+                                       settings.global_scale, camera,
                                        dtype=np.float32)   # as F-curves keep them: half the memory
-    for i, transforms in zip(baked, every_frame):
-        if settings.keys == "FILE":
-            transforms.note = f"baked on every frame: {keys[i].reason}"
-        motions[i] = transforms
-    return motions
+    for k in keys:
+        if k is not None and not k.reason:
+            yield k
+            continue
+        transforms = next(every_frame)
+        if k is not None:
+            transforms.note = f"baked on every frame: {k.reason}"
+        yield transforms
 
 
 def _euler_reason(settings):

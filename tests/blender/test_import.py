@@ -3,6 +3,7 @@ properties, scene settings, and files that fail."""
 
 import math
 import os
+import shutil
 
 import bpy
 import numpy as np
@@ -261,22 +262,34 @@ def test_an_unexpected_failure_takes_back_only_its_own_file(tmp_path, monkeypatc
     assert datablock_counts() == (2, 2, 0)
 
 
-def test_a_failure_in_the_math_adds_nothing_and_names_every_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("failing_after", [1, 3])
+def test_a_failure_in_the_math_refuses_each_file_it_reaches_and_leaves_none_half_built(tmp_path, monkeypatch,
+                                                                                        failing_after):
+    """The transforms are computed as the build takes them: the math failing after the
+    first animation (a raw file) or the third (inside the level's five) refuses every file
+    from the one it fails in, naming the cause, and leaves nothing of them; the files
+    built before it stay."""
     from oban_import.blender import importer as scene
     animations, paths = generated_files(tmp_path, 3, seed=10)
+    shutil.copy(os.path.join(DATA, "level", "level1_Final.dat"), tmp_path / "level1_Final.dat")
+    paths.insert(1, tmp_path / "level1_Final.dat")
     many = scene.axes.transforms_many
 
-    def failing(*args, **kwargs):  # the engine's math fails after the first animation
+    def failing(*args, **kwargs):
         transforms = many(*args, **kwargs)
-        yield next(transforms)
+        for _ in range(failing_after):
+            yield next(transforms)
         raise MemoryError("out of memory")
 
     monkeypatch.setattr(scene.axes, "transforms_many", failing)
     before = datablock_counts()
     with pytest.raises(RuntimeError) as caught:
         import_files(paths)
-    assert all(f"{path}: could not be imported: MemoryError('out of memory')" in str(caught.value) for path in paths)
-    assert datablock_counts() == before
+    assert all(f"{path}: could not be imported: MemoryError('out of memory')" in str(caught.value)
+               for path in paths[1:])
+    assert f"{paths[0]}:" not in str(caught.value)
+    assert datablock_counts() == (before[0] + 1, before[1] + 1, before[2])
+    assert animations[0].name in bpy.data.objects
 
 
 # Names that interact when Blender makes them unique: the same, a '.001' of another, case,
