@@ -75,7 +75,7 @@ class Transforms:
 
 def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES, scale: float = 1.0,
                     camera: bool = False, chunk_frames: int = CHUNK_FRAMES,
-                    dtype=np.float64) -> Iterator[Transforms]:
+                    dtype: type = np.float64) -> Iterator[Transforms]:
     """Yields the Blender transforms of every frame of each animation, in order, computed
     together for about `chunk_frames` frames at a time (the temporaries stay in the
     CPU's cache, and a caller that needs only the first ones waits for no more). The
@@ -192,10 +192,12 @@ def _blender_keys(keys, turned, held, owner, axes, scale):
     of each key's `owner`."""
     table = key_table(keys)
     positions, rotations = table.T[:3], table.T[3:]        # channel by channel: each row one run in memory
-    positions[:, turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[:, turned].T).T
-    positions[:] = (scale * axes) @ positions
     rotations[:] = hamilton_from_stored(rotations.T).T
-    rotations[:, turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[:, turned].T).T
+    turned = np.flatnonzero(turned)   # a few keys: indices, not a mask over all of them
+    if len(turned):
+        positions[:, turned] = rotate(LOCALIZED_TURN_QUATERNION, positions[:, turned].T).T
+        rotations[:, turned] = multiply(LOCALIZED_TURN_QUATERNION, rotations[:, turned].T).T
+    positions[:] = (scale * axes) @ positions
     rotations[1:] = (np.linalg.det(axes) * axes) @ rotations[1:]    # the change of basis
     if (held != IDENTITY_QUATERNION).any():   # else nothing to turn (a base of scales alone)
         rotations[:] = multiply(rotations, np.take(held.T, owner, axis=1), axis=0)

@@ -120,8 +120,8 @@ def nearest_rotations(matrices) -> np.ndarray:
 
     A matrix already near a rotation (a rotation in float32, most bases and exported frames)
     takes Newton-Schulz steps X <- X (3I - X^T X) / 2 towards the polar factor the SVD gives,
-    each squaring its distance from one (1e-3 -> 1e-26 in three), at a fifth of the SVD's
-    cost; the others take the SVD.
+    each about squaring how far X^T X is from I (1e-3 -> rounding in three), at half the
+    SVD's cost; the others take the SVD.
     """
     matrices = np.asarray(matrices, np.float64)
     gram = np.swapaxes(matrices, 1, 2) @ matrices
