@@ -270,7 +270,7 @@ class read_and_computed:
         from oban_import.options import Settings
         settings, self.options = Settings(**options), options
         self.plans = scene._plans(corpus.paths, settings, [], lambda share: None)
-        self.motions = list(motion.motions_of([a for plan in self.plans for a, _ in plan.jobs], settings))
+        self.motions = list(motion.motions_of([a for plan in self.plans for a, _ in plan.jobs], settings, written=True))
         self.motion = motion
 
     def __enter__(self):

@@ -51,8 +51,7 @@ def animate(obj, name, transforms, settings, period, action=None):
         transforms = transforms.take(np.append(np.arange(len(transforms.columns)), 0))
     columns = transforms.columns
     if settings.rotation_mode != "QUATERNION":
-        rotations = axes.quaternion_matrices(transforms.quaternion.astype(np.float64))   # turns add up in float64
-        euler = axes.eulers(rotations, settings.rotation_mode)
+        euler = axes.eulers(axes.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
         columns = np.concatenate([transforms.location, euler, transforms.scale], axis=1)
     return write_keys(obj, name, scene_frames(settings.frame_start, len(columns)), columns, period is not None,
                       action=action)

@@ -84,7 +84,7 @@ def import_files(context, paths, settings, progress=None):
                           for plan in plans if any(target is None for _, target in plan.jobs)]
         plans = [plan for plan in plans if all(target is not None for _, target in plan.jobs)]
         made = iter(())
-    fresh_parts = (made, _Taken(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA")),
+    fresh_parts = (made, _Taken(motion.motions_of(fresh, settings, camera=settings.target == "CAMERA", written=True)),
                    _Taken(descriptions(fresh)))
     collection = context.collection   # once: each look-up goes through Blender's context
     last_frame = settings.frame_start

@@ -17,20 +17,23 @@ class Built:
     note: str = ""     # why File Keys were not written (baked on every frame instead)
 
 
-def motions_of(animations, settings, camera=False):
+def motions_of(animations, settings, camera=False, written=False):
     """Yields what each new object is keyed with, in order: the file's keys (KeyTransforms)
     with File Keys where they are exact, else every frame (Transforms; with a note why, in
     File Keys). `camera`: by the camera rule (docs/engine.md 4). Every frame is computed
     as it is taken, a chunk of frames at a time: a caller that writes each motion before
-    taking the next reuses a chunk's memory for the next one."""
+    taking the next reuses a chunk's memory for the next one. `written`: the transforms
+    go to F-curves as they are, so they are kept as F-curves keep them, float32 (half the
+    memory, the same keys); else (composed with a placement first, or turned into Euler
+    angles) float64."""
     keys = [None] * len(animations)   # with File Keys, each one's keys: where not exact, with a reason
     if settings.keys == "FILE":
         keys = axes.key_transforms_many(animations, settings.axes, settings.global_scale, camera)
         for k in keys:
             k.reason = k.reason or _euler_reason(settings)
+    dtype = np.float32 if written and settings.rotation_mode == "QUATERNION" else np.float64
     every_frame = axes.transforms_many([a for a, k in zip(animations, keys) if k is None or k.reason], settings.axes,
-                                       settings.global_scale, camera,
-                                       dtype=np.float32)   # as F-curves keep them: half the memory
+                                       settings.global_scale, camera, dtype=dtype)
     for k in keys:
         if k is not None and not k.reason:
             yield k

@@ -15,7 +15,7 @@ from oban_import.engine.frames import frame_matrices
 from oban_import.oni.reader import read_file
 from oban_import.oni.writer import oni_file_bytes, raw_file_bytes
 
-from generate import BASES, random_animation
+from generate import BASES, object_transforms, random_animation
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
 pytestmark = pytest.mark.usefixtures("addon")
@@ -109,6 +109,20 @@ def test_keys_on_every_frame_linear_and_continuous(tmp_path):
                 quaternion.append(co[1::2])
         q = np.array(quaternion).T
         assert ((q[1:] * q[:-1]).sum(axis=1) > 0).all()
+
+
+def test_every_key_is_the_engine_transform_rounded_once(tmp_path):
+    """The transforms are kept as float32 before they are written: each key's value is the
+    float64 transform rounded once, as writing float64 values would make it."""
+    animations, paths = generated_files(tmp_path, 12, seed=13)
+    import_files(paths)
+    for animation in animations:
+        obj = bpy.data.objects[animation.name]
+        wanted = object_transforms(animation).columns.astype(np.float32)
+        for i, curve in enumerate(compat.action_fcurves(obj.animation_data.action, obj)):
+            values = np.empty(2 * animation.frames, np.float32)
+            curve.keyframe_points.foreach_get("co", values)
+            np.testing.assert_array_equal(values[1::2], wanted[:, i], err_msg=f"{animation.name} {curve.data_path}")
 
 
 def test_properties_on_object_and_action():
