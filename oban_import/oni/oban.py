@@ -55,7 +55,6 @@ assert RECORD_DTYPE.itemsize == 8 + 0x78
 RECORD_FIELDS = struct.Struct("<II12xI96x4H")  # RECORD_DTYPE's integers, read in one call
 assert RECORD_FIELDS.size == RECORD_DTYPE.itemsize
 MATRICES_OFFSET = RECORD_DTYPE.fields["start_matrix"][1]
-KEY_COUNT_OFFSET = RECORD_DTYPE.fields["key_count"][1]
 MAX_COUNT = 0xFFFF        # frames and keys are u16
 MAX_RECORD = RECORD_DTYPE.itemsize + MAX_COUNT * KEY_DTYPE.itemsize  # the longest OBAN record
 SCREENED_FROM = 8        # check_all: fewer animations are check()ed one by one, quicker than a screening
@@ -285,22 +284,21 @@ def read_raw_many(heads: list[tuple[bytes, int]], paths: list[str]) -> list:
     records = np.frombuffer(b"".join([heads[i][0][:record] for i in long_enough.tolist()]), RECORD_DTYPE)
     ends = record + KEY_DTYPE.itemsize * records["key_count"].astype(np.int64)   # of the keys
     fits = ends <= lengths[long_enough]
-    whole = np.zeros(len(heads), bool)
-    whole[long_enough[fits]] = True
-    for index in np.flatnonzero(~whole).tolist():
+    fitting = np.zeros(len(heads), bool)
+    fitting[long_enough[fits]] = True
+    for index in np.flatnonzero(~fitting).tolist():
         try:
             out[index] = read_raw(heads[index][0], paths[index], heads[index][1])
         except ObanError as error:
             out[index] = error
     if not fits.any():
         return out
-    records, ends = records[fits], ends[fits]
-    whole, stops, ends = np.flatnonzero(whole).tolist(), np.cumsum((ends - record) // KEY_DTYPE.itemsize), ends.tolist()
+    records, ends, whole = records[fits], ends[fits].tolist(), np.flatnonzero(fitting).tolist()
+    stops = np.cumsum(records["key_count"], dtype=np.int64).tolist()   # where each record's keys end in `keys`
     # one writable copy of every record's keys, bytes as bytes (numpy copies fields one by one)
     keys = np.frombuffer(bytearray().join([memoryview(heads[i][0])[record:end] for i, end in zip(whole, ends)]),
                          KEY_DTYPE)
     matrices = np.concatenate([records["start_matrix"], records["base_matrix"]], axis=1)   # start, then base
-    stops = stops.tolist()
     for i, m, flags, ticks, frames, door, header, start, stop, end in zip(
             whole, matrices, records["flags"].tolist(), records["ticks_per_frame"].tolist(),
             records["frames"].tolist(), records["door_open_frame"].tolist(),
