@@ -63,9 +63,8 @@ def import_files(context, paths, settings, progress=None):
 
     Files are read first, then every new object and its action are made, then each file's
     objects are built; the new objects' transforms are computed together as the build
-    takes them, a chunk of frames at a time, so that the next chunk reuses the memory of
-    those written. `progress(fraction)` is called as the work goes on, with the share done
-    (0 to 1).
+    takes them, a chunk of frames at a time (one chunk held at a time). `progress(fraction)`
+    is called as the work goes on, with the share done (0 to 1).
     """
     report = progress or (lambda fraction: None)
     result = Result()
