@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Keys the exporter writes, with unit quaternions and with fitted key lengths
-(engine/keys.py length_ratios), for motions an animator makes: an eased door, a
+(oni/engine/fit_keys.py length_ratios), for motions an animator makes: an eased door, a
 motion keyed the engine's way with non-unit quaternions, a camera circling.
 
-    python3 benchmarks/export_keys.py      (plain Python and numpy)
+    .venvs/bpy-5.0/bin/python benchmarks/export_keys.py   (no Blender: any Python with numpy and pytest)
 """
 
 import os
@@ -12,13 +12,14 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "fixtures"), os.path.join(ROOT, "tests", "oni", "engine")]
 
-from oban_import.engine.frames import frame_matrices  # noqa: E402
-from oban_import.engine.keys import engine_keys_from_matrices, fewest_keys  # noqa: E402
-from oban_import.listing import format_table  # noqa: E402
-from oban_import.oni.oban import IDENTITY  # noqa: E402
-from test_keys import camera_on_a_circle, non_unit_keys, rotation_about  # noqa: E402
+from test_fit_keys import camera_on_a_circle, non_unit_keys, rotation_about  # noqa: E402
+
+from oban_import.oni.engine.fit_keys import engine_keys_from_matrices, fewest_keys  # noqa: E402
+from oban_import.oni.engine.frames import frame_matrices  # noqa: E402
+from oban_import.oni.io.oban import IDENTITY  # noqa: E402
+from oban_import.ui.listing import format_table  # noqa: E402
 
 
 def motions():

@@ -59,6 +59,7 @@ def main():
     args = parser.parse_args()
     with scratch_folder("oban-fcurve-setup-"):
         import bpy
+
         from oban_import.blender import compat
         rows = {"documented": lambda obj, action: documented(bpy, obj, action),
                 "compat": lambda obj, action: compat.new_object_action(obj, obj.name, CHANNELS, action)}

@@ -38,6 +38,7 @@ def main():
     args = parser.parse_args()
     with scratch_folder("oban-id-order-"):
         import bpy
+
         from oban_import.blender.datablocks import fast_order
         print(f"Blender {bpy.app.version_string}: {args.rounds} rounds, best of each (ms)")
         print(f"{'blocks':>7} {'file order':>11} {'fast order':>11} {'file / fast':>12}")

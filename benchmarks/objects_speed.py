@@ -15,7 +15,7 @@ freshly reset scene (read_factory_settings(use_empty=True), orphans purged), bes
   add-on          bpy.ops.import_anim.oban(filepath=level .dat): objects, meshes,
                   materials, images (packed), custom properties
   wm.obj_import   bpy.ops.wm.obj_import(filepath=.obj, forward_axis='NEGATIVE_Z', up_axis='Y')
-  read_objects    oban_import.oni.library.read_objects(level .dat) alone (for information)
+  read_objects    oban_import.oni.io.library.read_objects(level .dat) alone (for information)
 
 Requirement: add-on <= 1.5 x wm.obj_import. Exit code 0 when it holds, 1 when not (then,
 or with --profile, a cProfile of one add-on import is printed).
@@ -34,10 +34,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import (  # noqa: E402
-    checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim)
+from measure import checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim  # noqa: E402
 
-from oban_import.png import png_bytes  # noqa: E402
+from oban_import.core.png import png_bytes  # noqa: E402
 
 LIMIT = 1.5     # add-on time <= this x wm.obj_import time
 
@@ -149,7 +148,7 @@ def _timed_import(operator, counts):
 
 
 def run_read(path, counts):
-    from oban_import.oni.library import read_objects
+    from oban_import.oni.io.library import read_objects
     start = time.perf_counter()
     level = read_objects(path)
     elapsed = time.perf_counter() - start
@@ -195,7 +194,7 @@ def main(argv=None):
 
 
 def run(args, scratch):
-    from oban_import.oni.library import read_objects
+    from oban_import.oni.io.library import read_objects
     decode = load_texture_decode()
     folder = os.path.join(scratch, "level")
     os.makedirs(folder)

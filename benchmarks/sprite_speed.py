@@ -6,13 +6,13 @@
 
 Any Python that can `import bpy` (and numpy) will do: .venvs/bpy-4.2, -4.5, -5.0.
 
-The pair is tests/op2_generate.py's, of retail_size() (9 palettes, 5,400 bitmaps, 2,000
+The pair is tests/fixtures/op2_generate.py's, of retail_size() (9 palettes, 5,400 bitmaps, 2,000
 animations, about 40,000 frames of up to 5 subframes; `--fraction F` scales bitmaps and
 animations, `--quick` is F = 0.1). Rows, side by side in this process, each on a freshly
 reset scene (read_factory_settings(use_empty=True), orphans purged); best of N rounds:
 
-  listing         list_rows(read_prt(prt)): the command line's --list (no Blender data)
-  import_sprites  oban_import.blender.sprites.import_sprites(context, prt, SpriteSettings()):
+  listing         sprite_rows(read_prt(prt)): the command line's --list (no Blender data)
+  import_sprites  oban_import.outpost2.blender.sprites.import_sprites(context, prt, SpriteImportSettings()):
                   read, plan and build everything (no bpy.ops, so no scene update)
   baseline        the floor: the same Empties, images (packed from PNGs made before the clock),
                   plane meshes, materials (one with nodes, the rest copies), plane objects
@@ -41,11 +41,11 @@ if ROOT not in sys.path:
 from measure import (  # noqa: E402
     Peak, checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim)
 
-from oban_import.png import png_bytes  # noqa: E402
+from oban_import.core.png import png_bytes  # noqa: E402
 
 LISTING_LIMIT = 1.0     # seconds
 IMPORT_LIMIT = 2.0      # import_sprites <= this x baseline
-RETAIL = dict(  # tests/op2_generate.py retail_size()'s arguments
+RETAIL = dict(  # tests/fixtures/op2_generate.py retail_size()'s arguments
     palettes=9, bitmaps=5400, animations=2000, max_frames=39, max_subframes=5, max_size=8)
 
 bpy = np = compat = sprites = None
@@ -54,8 +54,9 @@ bpy = np = compat = sprites = None
 # ---------------------------------------------------------------- the pair
 
 def load_generator():
-    """tests/op2_generate.py, loaded by path (a package called `tests` may exist elsewhere)."""
-    spec = importlib.util.spec_from_file_location("oban_bench_op2_generate", os.path.join(ROOT, "tests", "op2_generate.py"))
+    """tests/fixtures/op2_generate.py, loaded by path (a package called `tests` may exist elsewhere)."""
+    spec = importlib.util.spec_from_file_location("oban_bench_op2_generate",
+                                                  os.path.join(ROOT, "tests", "fixtures", "op2_generate.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -65,7 +66,7 @@ def make_pair(folder, fraction, seed):
     generate = load_generator()
     rng = np.random.default_rng(seed)
     if fraction == 1.0:     # retail_size(rng) itself, written as write_pair writes
-        from oban_import.outpost2.writer import bmp_bytes, prt_bytes
+        from oban_import.outpost2.io.writer import bmp_bytes, prt_bytes
         prt, pixels, _ = generate.retail_size(rng)
         prt_path, bmp_path = os.path.join(folder, "op2_art.prt"), os.path.join(folder, "op2_art.bmp")
         with open(prt_path, "wb") as f:
@@ -103,19 +104,19 @@ def scene_counts():
 # ---------------------------------------------------------------- the rows
 
 def run_listing(prt_path):
-    from oban_import.outpost2.listing import list_rows
-    from oban_import.outpost2.prt import read_prt
+    from oban_import.ui.listing import sprite_rows
+    from oban_import.outpost2.io.prt import read_prt
     start = time.perf_counter()
-    rows = list_rows(read_prt(prt_path))
+    rows = sprite_rows(read_prt(prt_path))
     elapsed = time.perf_counter() - start
     assert rows
     return elapsed
 
 
 def run_import(prt_path):
-    from oban_import.options import SpriteSettings
+    from oban_import.ui.options import SpriteImportSettings
     start = time.perf_counter()
-    result = sprites.import_sprites(bpy.context, prt_path, SpriteSettings())
+    result = sprites.import_sprites(bpy.context, prt_path, SpriteImportSettings())
     elapsed = time.perf_counter() - start
     assert not result.errors, result.errors[:3]
     return elapsed
@@ -126,10 +127,11 @@ def precompute(prt_path):
     Empty's name and its planes (name, bitmap, location, visibility pattern), per bitmap its
     size and its pixels as the PNG the add-on packs (encoded here, before the clock: the
     floor does not pay for it), per pattern its keys."""
-    from oban_import.options import SpriteSettings
-    settings = SpriteSettings()
-    plan = sprites._plan(prt_path, settings, [])
-    scale, step = settings.scale, sprites.LAYER_STEP
+    from oban_import.outpost2.engine.planes import plan_sprites
+    from oban_import.ui.options import SpriteImportSettings
+    settings = SpriteImportSettings()
+    plan = plan_sprites(prt_path, settings, [])
+    scale, step = settings.global_scale, sprites.LAYER_STEP
     bitmaps, patterns, animations = {}, {}, []
     for index in plan.indices:
         planes, visible = plan.layers[index]
@@ -148,7 +150,7 @@ def precompute(prt_path):
             out.append((f"anim_{index}_b{bitmap}_{x}_{y}", bitmap,
                         (x * scale, -layer * step * scale, -y * scale), bool(hidden[0]), key))
         animations.append((f"anim_{index}", out))
-    return animations, bitmaps, patterns, settings.scale
+    return animations, bitmaps, patterns, settings.global_scale
 
 
 def run_baseline(pre):
@@ -222,7 +224,8 @@ def main(argv=None):
         import bpy as _bpy
         import numpy as _np
         bpy, np = _bpy, _np
-        from oban_import.blender import compat as _compat, sprites as _sprites
+        from oban_import.blender import compat as _compat
+        from oban_import.outpost2.blender import sprites as _sprites
         compat, sprites = _compat, _sprites
         return run(args, fraction, rounds, scratch)
 

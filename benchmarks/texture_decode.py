@@ -18,11 +18,12 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "fixtures")]
 
-from oban_import.oni import textures  # noqa: E402
-from oban_import.oni.library import read_objects  # noqa: E402
 import objects_generate as gen  # noqa: E402
+
+from oban_import.oni.io import textures  # noqa: E402
+from oban_import.oni.io.library import read_objects  # noqa: E402
 
 SIZE = 256
 REQUIRED = 20e6

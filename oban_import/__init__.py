@@ -1,8 +1,8 @@
-"""Import Oni object animations (OBAN) into Blender, exactly as the engine plays them.
-
-Folders show the layers (each has a README): `oni/` Oni's bytes, `engine/` the engine's
-math and the change to Blender's axes, both without bpy; `blender/` everything that
-builds scenes, loaded on register; `options.py` the options every front end shares.
+"""Old games' animations in Blender, exactly as the games play them: Oni's object animations
+(OBAN), levels and their placed objects, and Outpost 2's sprite animations; and Oni's
+animations back out. A wing per game (`oni/`, `outpost2/`), layers inside each (io,
+engine, blender), the shared `core/` and `blender/`, the front ends in `ui/`
+(oban_import/README.md).
 """
 
 bl_info = {  # for Blender 3.4-4.1, which load this folder as a legacy add-on
@@ -17,10 +17,10 @@ bl_info = {  # for Blender 3.4-4.1, which load this folder as a legacy add-on
 
 
 def register():
-    from .blender import operators
+    from .ui import operators
     operators.register()
 
 
 def unregister():
-    from .blender import operators
+    from .ui import operators
     operators.unregister()

@@ -9,7 +9,7 @@ if not __package__:  # run as a script by `blender -P`: make the package importa
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = "oban_import"
 
-from .blender.cli import main  # noqa: E402
+from .ui.cli import main  # noqa: E402
 
 
 def run(argv):

@@ -1,5 +1,7 @@
-"""The layout's rules (oban_import/*/README.md): the format and math packages never import
-bpy or the Blender package, nothing imports upwards, and a listing needs no Blender."""
+"""The layout's rules (oban_import/README.md and each folder's README): a wing per game with
+its layers (io, engine, blender), the shared core and Blender helpers, the front ends on
+top; bpy only where a scene is built or a front end needs it; no import from one game's
+wing into the other's; nothing imports upwards; a listing needs no Blender."""
 
 import ast
 import os
@@ -7,61 +9,110 @@ import subprocess
 import sys
 
 import pytest
+from paths import EXAMPLES, ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "oban_import")
-# What each bpy-free part may import of the add-on ("" is the shared top level: errors, files, ...)
-ALLOWED = {"oni": {"", "oni"}, "engine": {"", "oni", "engine"}, "outpost2": {"", "outpost2"},
-           "": {"", "oni", "engine", "outpost2"}}
-PARTS = ("oni", "engine", "outpost2", "blender")
-SHARED = ("errors.py", "files.py", "properties.py", "options.py", "listing.py")
+# What each room may import of the add-on. A game's layers: io < engine < blender.
+ALLOWED = {
+    "core": {"core"},
+    "blender": {"core", "blender"},
+    "oni.io": {"core", "oni.io"},
+    "oni.engine": {"core", "oni.io", "oni.engine"},
+    "oni.blender": {"core", "blender", "oni.io", "oni.engine", "oni.blender"},
+    "outpost2.io": {"core", "outpost2.io"},
+    "outpost2.engine": {"core", "outpost2.io", "outpost2.engine"},
+    "outpost2.blender": {"core", "blender", "outpost2.io", "outpost2.engine", "outpost2.blender"},
+    "ui": {"core", "blender", "oni.io", "oni.engine", "oni.blender", "outpost2.io", "outpost2.engine",
+           "outpost2.blender", "ui"},
+    "": {"ui"},   # the package's register() and __main__
+    "oni": set(), "outpost2": set(),   # the wings' own __init__.py
+}
+WITH_BPY = {"blender", "oni.blender", "outpost2.blender", "ui"}
+BLENDER_MODULES = {"bpy", "mathutils", "bpy_extras"}
+# front ends that run without Blender, or import it only where a scene is built
+NO_BPY_AT_IMPORT = {"ui/options.py", "ui/listing.py", "ui/cli.py"}
 
 
-def modules():
-    for part in ("oni", "engine", "outpost2"):
-        for name in sorted(os.listdir(os.path.join(PACKAGE, part))):
+def rooms():
+    for folder, _, files in os.walk(PACKAGE):
+        for name in sorted(files):
             if name.endswith(".py"):
-                yield part, os.path.join(PACKAGE, part, name)
-    for name in SHARED:
-        yield "", os.path.join(PACKAGE, name)
+                path = os.path.join(folder, name)
+                yield _room(os.path.relpath(path, PACKAGE)), path
 
 
-def imports(path, part):
-    """(absolute module names, add-on parts) a module imports, its relative imports resolved."""
+def _room(relative):
+    """'oni/io/oban.py' -> 'oni.io', 'core/errors.py' -> 'core', '__main__.py' -> ''."""
+    parts = relative.split(os.sep)[:-1]
+    return ".".join(parts[:2] if parts and parts[0] in ("oni", "outpost2") else parts[:1])
+
+
+def imports(path, top_level_only=False):
+    """(external top-level module names, add-on rooms) a module imports."""
     tree = ast.parse(open(path).read())
+    package = os.path.relpath(os.path.dirname(path), os.path.dirname(PACKAGE)).split(os.sep)
     external, internal = set(), set()
-    for node in ast.walk(tree):
+    for node in tree.body if top_level_only else ast.walk(tree):
         if isinstance(node, ast.Import):
             external |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0:
                 external.add(node.module.split(".")[0])
                 continue
-            base = [part] if part and node.level == 1 else []
-            target = (base + (node.module or "").split("."))[0] if node.module or base else ""
-            if not node.module and node.level == 1 and part:   # from . import x
-                target = part
-            internal.add(target if target in PARTS else "")
+            target = package[:len(package) - node.level + 1] + (node.module.split(".") if node.module else [])
+            names = [target + [alias.name] for alias in node.names] if not node.module else [target]
+            for name in names:
+                internal.add(_room(os.path.join(*name[1:], "module.py")))
     return external, internal
 
 
-@pytest.mark.parametrize("part, path", list(modules()), ids=lambda v: os.path.relpath(v, PACKAGE)
+@pytest.mark.parametrize("room, path", list(rooms()), ids=lambda v: os.path.relpath(v, PACKAGE)
                          if isinstance(v, str) and os.sep in v else v)
-def test_no_bpy_and_nothing_upwards(part, path):
-    external, internal = imports(path, part)
-    assert not external & {"bpy", "mathutils", "bpy_extras", "oban_import"}, external
-    assert internal <= ALLOWED[part], (path, internal)
+def test_each_room_imports_only_what_its_readme_allows(room, path):
+    external, internal = imports(path)
+    assert "oban_import" not in external, "absolute import of the add-on"
+    assert internal <= ALLOWED[room], (path, internal - ALLOWED[room])
+    relative = os.path.relpath(path, PACKAGE)
+    if room not in WITH_BPY:
+        assert not external & BLENDER_MODULES, (path, external & BLENDER_MODULES)
+    elif relative in NO_BPY_AT_IMPORT:
+        assert not imports(path, top_level_only=True)[0] & BLENDER_MODULES, path
+
+
+def test_the_rules_see_every_room():
+    """A new folder gets its rule here and a README."""
+    found = {room for room, _ in rooms()}
+    assert found == set(ALLOWED), found ^ set(ALLOWED)
+    for folder, dirs, _ in os.walk(PACKAGE):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        if folder != PACKAGE:
+            assert os.path.isfile(os.path.join(folder, "README.md")), folder
+
+
+def test_a_wrong_import_is_caught(tmp_path):
+    """The checker itself: an upward and a cross-wing import are seen."""
+    sample = os.path.join(PACKAGE, "oni", "io", "oban.py")
+    source = open(sample).read()
+    for line, room in (("from ..blender import importer\n", "oni.blender"),
+                       ("from ...outpost2.io import prt\n", "outpost2.io")):
+        probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
+        try:
+            with open(probe, "w") as f:
+                f.write(line + source)
+            assert room in imports(probe)[1]
+        finally:
+            os.remove(probe)
 
 
 def test_listing_runs_without_blender():
     """`python -m oban_import FILE --list` with bpy made unimportable."""
     code = ("import runpy, sys; sys.modules['bpy'] = sys.modules['mathutils'] = None; "
             "sys.argv = ['oban_import'] + sys.argv[1:]; runpy.run_module('oban_import', run_name='__main__')")
-    files = [os.path.join(ROOT, "examples", name) for name in
+    files = [os.path.join(EXAMPLES, name) for name in
              ("00002-fan_loop.OBAN", "level9_Final.dat", "TXMPtex03_rgba.oni")]
     done = subprocess.run([sys.executable, "-c", code, *files, "--list"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "fan_loop" in done.stdout and "object05" in done.stdout and "tex03_rgba" in done.stdout
-    sprites = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, "examples", "op2_art.prt"), "--list"],
+    sprites = subprocess.run([sys.executable, "-c", code, os.path.join(EXAMPLES, "op2_art.prt"), "--list"],
                              cwd=ROOT, capture_output=True, text=True)
     assert sprites.returncode == 0 and sprites.stdout.splitlines()[0].split()[:3] == ["file", "index", "frames"]

@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""The long fuzz run of one reader (issue 5); tests/test_fuzz.py is the short one.
+"""The long fuzz run of one reader (issue 5); tests/oni/io/test_fuzz.py is the short one.
 
     tools/fuzz.py --reader raw|oni|dat|xml [--seconds N] [--engine atheris|hypothesis]
                   [--work DIR] [-- LIBFUZZER_ARGS...]
 
 Every input must read cleanly or raise ObanError (message starting with the path),
 within a second and max(1 MiB, 6 x the file size) of tracemalloc peak: the property
-of tests/test_fuzz.py (read_within_limits), which this reuses with its seed files.
+of tests/oni/io/test_fuzz.py (read_within_limits), which this reuses with its seed files.
 
 atheris (coverage-guided libFuzzer, `pip install atheris`) is used when it imports;
 it starts from the seed files (WORK/corpus, which keeps what it finds interesting
 for the next run) with a dictionary of tags, names and boundary values, runs in
 rounds of ROUND seconds (a fresh process each: see run_atheris_in_rounds), and stops
 at the first failure, leaving the input in WORK/crashes/. Without atheris (or with
---engine hypothesis), the strategies of tests/test_fuzz.py run with random seeds in
+--engine hypothesis), the strategies of tests/oni/io/test_fuzz.py run with random seeds in
 batches until the time is up; each failing input, shrunk, goes to WORK/crashes/.
 Exit code 0 when nothing failed, 1 otherwise. A crasher, once fixed, belongs in
 tests/data/regressions/ with its reader's extension (atheris names it crash-SHA1).
@@ -27,14 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 import traceback
+import tracemalloc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 
-from oban_import.oni.container import CHECKSUMS, OBAN_TAG, SIGNATURE, VERSIONS  # noqa: E402
-from oban_import.oni.oban import FLAGS  # noqa: E402
+from oban_import.oni.io.container import CHECKSUMS, OBAN_TAG, SIGNATURE, VERSIONS  # noqa: E402
+from oban_import.oni.io.oban import FLAGS  # noqa: E402
 
 ROUND = 300  # seconds of one atheris process
 EXTENSIONS = {"raw": ".oban", "oni": ".oni", "dat": ".dat", "xml": ".xml"}
@@ -65,7 +65,7 @@ def main(argv=None):
     work = args.work or os.path.join(tempfile.gettempdir(), "oban-fuzz", args.reader)
     os.makedirs(os.path.join(work, "crashes"), exist_ok=True)
     scratch = "/dev/shm" if os.access("/dev/shm", os.W_OK) else work  # each input is written to a file
-    tracemalloc.start()  # once: read_within_limits then only resets the peak (tests/limits.py)
+    tracemalloc.start()  # once: read_within_limits then only resets the peak (tests/fixtures/limits.py)
     if args.child:
         return run_atheris(args.reader, args.seconds, work, args.child, args.libfuzzer)
     print(f"fuzzing the {args.reader} reader with {engine} for {args.seconds} s; work folder {work}", flush=True)
@@ -117,7 +117,7 @@ def run_atheris(reader, seconds, work, folder, extra):
     import atheris
     import numpy  # noqa: F401  (not instrumented: only the project's own code is)
     with atheris.instrument_imports(include=["oban_import"]):
-        import oban_import.oni.reader  # noqa: F401  (and the container, OBAN and XML readers it imports)
+        import oban_import.oni.io.reader  # noqa: F401  (and the container, OBAN and XML readers it imports)
     import test_fuzz
 
     corpus = os.path.join(work, "corpus")
@@ -144,8 +144,9 @@ def run_atheris(reader, seconds, work, folder, extra):
 
 
 def run_hypothesis(reader, seconds, work, scratch):
-    from hypothesis import HealthCheck, Phase, given, settings, strategies as st
     import test_fuzz
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
 
     strategy = {"raw": test_fuzz.mutated_binary(test_fuzz.SEEDS["raw"], [".oban", ".OBAN"]),
                 "oni": test_fuzz.mutated_binary(test_fuzz.SEEDS["oni"], [".oni"]),

@@ -8,7 +8,9 @@
 
 Beside them, written by OniSplit itself (copies of tests/data/objects): level9_Final.dat
 + .raw, a level of nine placed objects, and M3GMobj03_part0.oni + TXMPtex03_rgba.oni, a
-loose mesh and its texture; and op2_art.prt + .bmp, made by tools/make_op2_example.py.
+loose mesh and its texture; a character (copies of tests/data/characters/oni):
+ONCCchar0.oni with its body (TRBS), textures (TRMA, TXMP), animation collection (TRAC)
+and six animations (TRAM); and op2_art.prt + .bmp, made by tools/make_op2_example.py.
 """
 
 import math
@@ -20,12 +22,11 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from oban_import.oni.oban import KEY_DTYPE, LOCALIZED, LOOP, Animation  # noqa: E402
-from oban_import.engine.frames import frame_matrices  # noqa: E402
-from oban_import.engine.rotations import quaternions, stored_from_hamilton  # noqa: E402
-from oban_import.oni.oban import IDENTITY, stored_columns  # noqa: E402
-from oban_import.oni.oban import PINGPONG  # noqa: E402
-from oban_import.oni.writer import oni_file_bytes, raw_file_bytes, xml_bytes  # noqa: E402
+from oban_import.oni.engine.frames import frame_matrices  # noqa: E402
+from oban_import.oni.engine.rotations import quaternions, stored_from_hamilton  # noqa: E402
+from oban_import.oni.io.oban import PINGPONG  # noqa: E402
+from oban_import.oni.io.oban import IDENTITY, KEY_DTYPE, LOCALIZED, LOOP, Animation, stored_columns  # noqa: E402
+from oban_import.oni.io.writer import oni_file_bytes, raw_file_bytes, xml_bytes  # noqa: E402
 
 # Blackvan_FB as the Oni wiki publishes it: start matrix, base matrix, counts (frames and keys cut to 1), key 0
 BLACKVAN_HEX = """

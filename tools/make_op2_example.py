@@ -13,9 +13,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from oban_import.outpost2.prt import (SUBFRAME_DTYPE, TYPE_GAME, TYPE_SHADOW, Animation, Bitmap, Frame,  # noqa: E402
-                                      Palette, PrtFile)
-from oban_import.outpost2.writer import bmp_bytes, pack_bitmaps, prt_bytes  # noqa: E402
+from oban_import.outpost2.io.prt import (SUBFRAME_DTYPE, TYPE_GAME, TYPE_SHADOW, Animation, Bitmap, Frame, Palette,
+                                         PrtFile)
+from oban_import.outpost2.io.writer import bmp_bytes, pack_bitmaps, prt_bytes  # noqa: E402
 
 
 def palette(tint):

@@ -1,8 +1,9 @@
 """Renders the README's pictures with Blender (Cycles on the CPU), from the bundled examples:
 
-  docs/images/level.png         the sample level's placed objects, as imported
-  docs/images/motion_path.png   the same level with its animated objects' paths over every frame
-  docs/images/sprites.png       the Outpost 2 example's two animations, one frame of each
+  docs/images/level.png         the sample level as imported, every object where the game puts it
+  docs/images/motion_path.png   an animated object's path, and where (and how turned) it stands on six frames
+  docs/images/character.png     the sample character mid-walk, textured, with its root's path
+  docs/images/sprites.png       the Outpost 2 example's two animations, every frame of each
 
     .venvs/bpy-5.0/bin/python tools/render_pictures.py      (or blender -b -P tools/render_pictures.py)
 """
@@ -18,8 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import oban_import  # noqa: E402
-from oban_import.oni.properties import FRAMES, NAME, OBJECT_NAME  # noqa: E402
-from oban_import.outpost2.properties import FRAME_COUNT, INDEX  # noqa: E402
+from oban_import.oni.io.oni_properties import FRAMES, NAME, OBJECT_NAME  # noqa: E402
+from oban_import.outpost2.io.op2_properties import FRAME_COUNT, INDEX  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "examples")
 OUT = os.path.join(ROOT, "docs", "images")
@@ -70,7 +71,7 @@ def world_points(objects):
     points = []
     for obj in objects:
         matrix = np.array(obj.matrix_world)
-        if obj.parent is not None:
+        if obj.parent is not None and obj.parent_type == "OBJECT":
             matrix = np.array(obj.parent.matrix_world) @ np.array(obj.matrix_parent_inverse) @ np.array(obj.matrix_basis)
         co = np.empty(len(obj.data.vertices) * 3, np.float32)
         obj.data.vertices.foreach_get("co", co)
@@ -78,7 +79,7 @@ def world_points(objects):
     return np.concatenate(points)[:, :3]
 
 
-def path_tube(scene, name, points, radius):
+def path_tube(scene, name, points, radius, colour=(0.9, 0.25, 0.05, 1.0)):
     curve = bpy.data.curves.new(name, "CURVE")
     curve.dimensions = "3D"
     curve.bevel_depth = radius
@@ -90,7 +91,7 @@ def path_tube(scene, name, points, radius):
     if material.node_tree is None:
         material.use_nodes = True
     bsdf = material.node_tree.nodes["Principled BSDF"]
-    bsdf.inputs["Base Color"].default_value = (0.9, 0.25, 0.05, 1.0)
+    bsdf.inputs["Base Color"].default_value = colour
     curve.materials.append(material)
     scene.collection.objects.link(obj)
 
@@ -108,6 +109,43 @@ def frame(scene, objects, direction, margin=1.15):
     aspect = scene.render.resolution_x / scene.render.resolution_y
     size = margin * max(width, height * aspect, 1e-3)
     look_at(scene, centre.tolist(), -view, 4 * float(np.linalg.norm(np.ptp(points, axis=0))) + 1, ortho_scale=size)
+
+
+def translucent(name, colour, alpha):
+    """A material `alpha` opaque (Cycles: mixed with a transparent BSDF)."""
+    material = bpy.data.materials.new(name)
+    if material.node_tree is None:
+        material.use_nodes = True
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    bsdf, output = nodes["Principled BSDF"], nodes["Material Output"]
+    bsdf.inputs["Base Color"].default_value = colour
+    mix, clear = nodes.new("ShaderNodeMixShader"), nodes.new("ShaderNodeBsdfTransparent")
+    mix.inputs[0].default_value = alpha
+    links.new(clear.outputs[0], mix.inputs[1])
+    links.new(bsdf.outputs[0], mix.inputs[2])
+    links.new(mix.outputs[0], output.inputs["Surface"])
+    return material
+
+
+def label(scene, obj, text, size, view):
+    """`text` above obj, facing along -`view`, on a thin stem down to it."""
+    top = np.array(obj.matrix_world.translation) + np.array([0.0, 0.0, 3 * size])
+    path_tube(scene, f"{text} stem", np.array([np.array(obj.matrix_world.translation), top]), size / 30,
+              (0.95, 0.85, 0.2, 1.0))
+    curve = bpy.data.curves.new(f"{text} label", "FONT")
+    curve.body, curve.size, curve.align_x = text, size, "CENTER"
+    words = bpy.data.objects.new(f"{text} label", curve)
+    words.location = top + np.array([0.0, 0.0, 0.3 * size])
+    words.rotation_euler = (-Vector(view)).to_track_quat("Z", "Y").to_euler()
+    scene.collection.objects.link(words)
+
+
+def axes_of(scene, obj, length, radius):
+    """Three bars from obj's origin along its own x, y and z (red, green, blue)."""
+    for axis, colour in enumerate(((0.9, 0.1, 0.1, 1), (0.1, 0.8, 0.1, 1), (0.1, 0.2, 0.95, 1))):
+        matrix = np.array(obj.matrix_world)
+        origin, direction = matrix[:3, 3], matrix[:3, axis] / np.linalg.norm(matrix[:3, axis])
+        path_tube(scene, f"{obj.name} axis {axis}", np.array([origin, origin + length * direction]), radius, colour)
 
 
 def tiles(images, columns):
@@ -138,42 +176,79 @@ def save(pixels, name):
     print(f"wrote {image.filepath_raw}")
 
 
-def level_pictures():
-    """Each placed object of the sample level as imported (a tile each, its own frame 1),
-    and one animated object with its path over every frame and ghosts along it."""
+def level_picture():
+    """The sample level as imported, every placed object where the game puts it, in one view
+    at frame 1, textured (Workbench: the textures' own colours, no lighting to guess)."""
     scene = new_scene()
-    scene.render.resolution_x = scene.render.resolution_y = 240
+    scene.render.engine = "BLENDER_WORKBENCH"
+    scene.display.shading.light = "STUDIO"
+    scene.display.shading.color_type = "TEXTURE"
+    scene.display.shading.show_cavity = True
+    scene.render.resolution_x, scene.render.resolution_y = 1200, 675
     bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level9_Final.dat"))
-    placed = sorted((o for o in scene.objects if OBJECT_NAME in o), key=lambda o: o[OBJECT_NAME])
-    sun(scene)
+    placed = [o for o in scene.objects if OBJECT_NAME in o]
     scene.frame_set(1)
-    images = []
-    for obj in placed:
-        for other in placed:
-            other.hide_render = other is not obj
-        frame(scene, [obj], (-0.6, 1.0, -0.7))
-        images.append(rendered(scene))
-    save(tiles(images, 3), "level.png")
+    view = (-0.55, 1.0, -0.6)
+    frame(scene, placed, view, margin=1.15)
+    span = float(np.ptp(world_points(placed), axis=0).max())
+    for obj in placed:   # the objects are metres across in a level a kilometre wide: name each
+        label(scene, obj, obj[OBJECT_NAME], span / 45, view)
+    save(rendered(scene), "level.png")
 
-    mover = max((o for o in placed if NAME in o), key=lambda o: o["oban_frames"])
+
+def motion_picture():
+    """The level's longest-moving object: its path over every frame, and where it stands on
+    six of them, each drawn half transparent with its own axes (x red, y green, z blue), so
+    that its turn along the path reads."""
+    scene = new_scene()
+    scene.render.resolution_x, scene.render.resolution_y = 720, 405
+    bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level9_Final.dat"))
+    placed = [o for o in scene.objects if OBJECT_NAME in o]
+    mover = max((o for o in placed if NAME in o), key=lambda o: o[FRAMES])
     for other in placed:
         other.hide_render = other is not mover
     frames = int(mover[FRAMES])
+    ghost_material = translucent("ghost", (0.85, 0.85, 0.9, 1.0), 0.45)
     track, ghosts = [], []
     for f in range(frames):
         scene.frame_set(scene.frame_start + f)
         track.append(np.array(mover.matrix_world.translation))
         if f % max(1, frames // 6) == 0:
-            ghost = bpy.data.objects.new(f"{mover.name} at {f}", mover.data)
+            ghost = bpy.data.objects.new(f"{mover.name} at {f}", mover.data.copy())
+            ghost.data.materials.clear()
+            ghost.data.materials.append(ghost_material)
             ghost.matrix_world = mover.matrix_world.copy()
             scene.collection.objects.link(ghost)
             ghosts.append(ghost)
+    mover.hide_render = True
     scene.frame_set(1)
     size = float(np.ptp(world_points(ghosts), axis=0).max())
+    for ghost in ghosts:
+        axes_of(scene, ghost, 0.6 * size / 6, size / 250)
     path_tube(scene, "path", np.array(track), size / 150)
-    scene.render.resolution_x, scene.render.resolution_y = 720, 405
+    sun(scene)
     frame(scene, ghosts, (-0.6, 1.0, -0.7))
     save(rendered(scene), "motion_path.png")
+
+
+def character_picture():
+    """The sample character mid-walk, textured, with its root's path over the walk."""
+    scene = new_scene()
+    scene.render.resolution_x, scene.render.resolution_y = 540, 540
+    bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "ONCCchar0.oni"))
+    armature = next(o for o in scene.objects if o.type == "ARMATURE")
+    parts = [o for o in scene.objects if o.parent is armature]
+    root = armature.pose.bones[0]
+    track = []
+    frames = int(armature.animation_data.action["tram_frames"])
+    for f in range(frames):
+        scene.frame_set(scene.frame_start + f)
+        track.append(np.array(armature.matrix_world @ root.head))
+    scene.frame_set(scene.frame_start + frames // 2)
+    path_tube(scene, "root path", np.array(track), 0.01)
+    sun(scene)
+    frame(scene, parts, (-0.8, 1.0, -0.35), margin=1.6)
+    save(rendered(scene), "character.png")
 
 
 def sprite_picture():
@@ -183,8 +258,6 @@ def sprite_picture():
     bpy.ops.import_anim.op2_sprites(filepath=os.path.join(EXAMPLES, "op2_art.prt"))
     images = []
     empties = sorted((o for o in scene.objects if FRAME_COUNT in o), key=lambda o: o[INDEX])
-    for i, empty in enumerate(empties):   # far apart: each tile shows one animation
-        empty.location.x = 1000.0 * i
     for empty in empties:
         planes = [o for o in scene.objects if o.parent is empty]
         for f in range(empty[FRAME_COUNT]):
@@ -197,7 +270,9 @@ def sprite_picture():
 def main():
     os.makedirs(OUT, exist_ok=True)
     oban_import.register()
-    level_pictures()
+    level_picture()
+    motion_picture()
+    character_picture()
     sprite_picture()
 
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything (tools/setup.sh all), then runs the whole test suite in
 # every environment, one after the other, even if one fails:
-#   pure          tests/ except tests/blender/, with .venvs/bpy-5.0's Python
-#   bpy-4.2       tests/blender/, Blender 4.2 as a Python module (.venvs/bpy-4.2)
-#   bpy-4.5       tests/blender/, Blender 4.5 as a Python module (.venvs/bpy-4.5)
-#   bpy-5.0       tests/blender/, Blender 5.0 as a Python module (.venvs/bpy-5.0)
-#   blender-apt   tests/blender/ inside Debian's /usr/bin/blender (3.4.1), whose
+#   pure          tests/ but its blender/ folders, with .venvs/bpy-5.0's Python
+#   bpy-4.2       the blender/ folders of tests/ (tests/blender, tests/oni/blender, ...),
+#                 Blender 4.2 as a Python module (.venvs/bpy-4.2)
+#   bpy-4.5       the same, Blender 4.5 as a Python module (.venvs/bpy-4.5)
+#   bpy-5.0       the same, Blender 5.0 as a Python module (.venvs/bpy-5.0)
+#   blender-apt   the same inside Debian's /usr/bin/blender (3.4.1), whose
 #                 Python is the system one; driven by pytest-blender (.venvs/host)
 # Prints a table and a last line "all: N passed, M failed". Exits non-zero if
 # any part failed or ran no test. With pytest arguments (e.g. -k), a part whose
@@ -107,11 +108,14 @@ run_part() {
     "$name" "$version" "$passed" "$failed" "$skipped" "$rc" "$(fmt_time $secs)" "$status")")
 }
 
-run_part pure .venvs/bpy-5.0/bin/python -m pytest tests --ignore=tests/blender \
+# the tests that need Blender: every folder called blender/ (the layers that build scenes)
+mapfile -t BLENDER_TESTS < <(find tests -type d -name blender | sort)
+
+run_part pure .venvs/bpy-5.0/bin/python -m pytest tests "--ignore-glob=*/blender" \
   "--junitxml=$SCRATCH/pure/junit.xml" "${ARGS[@]}"
 
 for v in 4.2 4.5 5.0; do
-  run_part "bpy-$v" ".venvs/bpy-$v/bin/python" -m pytest tests/blender \
+  run_part "bpy-$v" ".venvs/bpy-$v/bin/python" -m pytest "${BLENDER_TESTS[@]}" \
     "--junitxml=$SCRATCH/bpy-$v/junit.xml" "${ARGS[@]}"
 done
 
@@ -119,11 +123,11 @@ done
 # `blender -b <blender args> --python pytest_blender/run_pytest.py -- <pytest args>`.
 # Arguments after the first "--" are Blender's own; --python-exit-code makes
 # Blender fail if run_pytest.py dies with an exception instead of exiting.
-# The test path must come right before that "--": with an option in between,
+# The test paths must come right before that "--": with an option in between,
 # the outer pytest (8.4) rejects the "--" ("unrecognized arguments").
 run_part blender-apt .venvs/host/bin/python -m pytest \
   --blender-executable /usr/bin/blender "--junitxml=$SCRATCH/blender-apt/junit.xml" \
-  "${ARGS[@]}" tests/blender \
+  "${ARGS[@]}" "${BLENDER_TESTS[@]}" \
   -- --factory-startup -noaudio --python-exit-code 1
 
 [ "$ANY_RAN" = 1 ] || ANY_FAILED=1

@@ -1,1 +1,0 @@
-"""Outpost 2 sprite animations: op2_art.prt and op2_art.bmp (docs/outpost2.md). No bpy here."""

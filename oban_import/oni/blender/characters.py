@@ -1,0 +1,161 @@
+"""Oni's characters in Blender (docs/characters.md, "In Blender"): a body as an armature whose
+bones are its parts, each part's mesh rigidly parented to its bone, and each TRAM as an action
+on it whose bones give every part the engine's matrix at every frame (engine/bones.py).
+
+All of a character or nothing: a failure removes what was made."""
+
+import glob
+import os
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from ...blender import compat
+from ...core.errors import ObanError
+from ...core.report import Made, Report
+from ..engine import bones
+from ..io.characters import PART_NAMES
+from ..io.library import read_character
+from ..io.oni_properties import IMPORT_AXES, IMPORT_SCALE, import_properties
+from ..io.tram_properties import tram_markers, tram_properties
+from .shared_blocks import SharedBlocks
+
+CHARACTER = "oni_character"          # on the armature: the character's name
+BODY = "oni_body"                    # on the armature: the body's name (TRBS without 'TRBS')
+PARTS = "oni_parts"                  # on the armature: the part names, in part order
+TRANSLATIONS = "oni_part_translations"   # on the armature: TRTA, 3 floats a part, Oni units
+ROTATION, LOCATION = "rotation_quaternion", "location"
+
+
+def import_character(context, character, path, settings, collection=None, shared=None, chosen=None) -> Report:
+    """`character` (oni.io.characters.Character) as an armature in `collection`, its parts'
+    meshes on its bones, and its animations (`chosen`: which of them, default all) as actions;
+    the first one assigned, all kept (a fake user each). Made(path, character, armature)."""
+    collection = collection or context.collection
+    shared = shared or SharedBlocks(settings)
+    with shared.all_or_nothing():
+        armature = _armature(context, character, collection, settings)
+        _part_meshes(character, armature, collection, shared)
+        shared.pack_images()
+        result = animate(armature, character.animations if chosen is None else chosen, settings, path)
+    result.made.insert(0, Made(path, character, armature))
+    result.warnings += [f"{path}: '{character.name}': {w}" for w in character.warnings]
+    return result
+
+
+def onto_armature(context, trams, path, armatures, settings, collection, shared) -> Report:
+    """TRAMs of no character of their file onto the first of `armatures` whose bones are
+    their parts by name (the selected ones, then the batch's characters), else onto the body
+    beside the file (its ONCC….oni, else its TRBS….oni, imported for them); ObanError saying
+    what to select where there is none."""
+    names = PART_NAMES[:max(tram.parts for tram in trams)]
+    for armature in armatures:
+        if all(name in armature.data.bones for name in names):
+            return animate(armature, trams, settings, path)
+    beside = _body_beside(path)
+    if beside is None:
+        raise ObanError(path, f"no character for '{trams[0].name}': select an armature whose bones are its parts "
+                              f"(a character imported by this add-on), or import it with its character, or put "
+                              f"the character's ONCC….oni (or its body's TRBS….oni) beside it")
+    result = import_character(context, read_character(beside), beside, settings, collection, shared, chosen=[])
+    result.add(animate(result.made[0].block, trams, settings, path))
+    return result
+
+
+def _body_beside(path):
+    """The first ONCC….oni, else TRBS….oni, in the file's folder, or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for tag in ("ONCC", "TRBS"):
+        found = sorted(glob.glob(os.path.join(glob.escape(folder), f"{tag}*.oni")))
+        if found:
+            return found[0]
+    return None
+
+
+def animate(armature, trams, settings, path=None) -> Report:
+    """Each TRAM as an action on `armature` (its bones the parts by name: a character's, or
+    any armature so named), the first assigned; Made(path, tram, action) each, in order."""
+    result = Report(last_frame=settings.frame_start)
+    parts = list(armature.get(PARTS, PART_NAMES[:max((tram.parts for tram in trams), default=0)]))
+    rest = np.array([bone.matrix_local for bone in armature.data.bones], np.float64)[
+        [armature.data.bones.find(name) for name in parts]]
+    axes = np.array(armature.get(IMPORT_AXES, np.ravel(settings.axes)), np.float64).reshape(3, 3)
+    scale = float(armature.get(IMPORT_SCALE, settings.global_scale))
+    for tram in trams:
+        if tram.parts != len(parts):
+            raise ObanError(path, f"'{tram.name}' moves {tram.parts} parts; '{armature.name}' has {len(parts)}")
+        keys = bones.bone_keys(tram, rest[:, :3, :3], axes, scale, every_frame=settings.keys != "FILE")
+        action = _action(armature, tram, keys, parts, settings.frame_start)
+        result.made.append(Made(path, tram, action))
+        result.last_frame = max(result.last_frame, settings.frame_start + tram.frames - 1)
+    if result.made:
+        compat.share_object_action(armature, result.made[0].block)
+    return result
+
+
+def _armature(context, character, collection, settings):
+    """The armature object, its bones resting at the parts' rest positions (edit mode, the
+    one way Blender makes bones)."""
+    body = character.body
+    data = bpy.data.armatures.new(body.name)
+    armature = bpy.data.objects.new(character.name, data)
+    collection.objects.link(armature)
+    armature.id_properties_ensure().update({
+        CHARACTER: character.name, BODY: body.name, PARTS: [part.name for part in body.parts],
+        TRANSLATIONS: body.translations.ravel().tolist()}
+        | import_properties(settings.global_scale, settings.axes, settings.frame_start))
+    heads = bones.rest_heads(body.parents, body.translations, settings.axes, settings.global_scale)
+    tails = bones.rest_tails(body.parents, heads, (0.0, 0.0, settings.global_scale))
+    view_layer = context.view_layer
+    active = view_layer.objects.active
+    view_layer.objects.active = armature
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        made = []
+        for part, head, tail in zip(body.parts, heads.tolist(), tails.tolist()):
+            bone = data.edit_bones.new(part.name)
+            bone.head, bone.tail = head, tail
+            bone.parent = made[part.parent] if part.parent >= 0 else None
+            made.append(bone)
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+        view_layer.objects.active = active
+    return armature
+
+
+def _part_meshes(character, armature, collection, shared):
+    """Each part's mesh as an object rigidly on its bone: at the part's frame (the bone's pose
+    turned back by its rest rotation; Blender puts a bone's child at its tail)."""
+    for part in character.body.parts:
+        if part.mesh is None:
+            continue
+        name = f"{character.name} {part.name}"
+        obj = bpy.data.objects.new(name, shared.mesh([part.mesh], unnamed=name))
+        collection.objects.link(obj)
+        bone = armature.data.bones[part.name]
+        obj.parent, obj.parent_type, obj.parent_bone = armature, "BONE", part.name
+        inverse = np.eye(4)
+        inverse[:3, :3] = np.array(bone.matrix_local)[:3, :3].T
+        inverse[1, 3] = -bone.length        # (T(0, length, 0) . R_b)^-1 = R_b^T . T(0, -length, 0)
+        obj.matrix_parent_inverse = Matrix(inverse.tolist())
+
+
+def _action(armature, tram, keys, parts, frame_start):
+    """A new action named after the TRAM: LINEAR quaternion keys per bone (bone groups), the
+    root's location on every frame, its description and markers; a fake user keeps it."""
+    channels = [(f'pose.bones["{bpy.utils.escape_identifier(parts[p])}"].{ROTATION}', i, parts[p])
+                for p in keys.parts.tolist() for i in range(4)]
+    if keys.root_location is not None:
+        channels += [(f'pose.bones["{bpy.utils.escape_identifier(parts[0])}"].{LOCATION}', i, parts[0])
+                     for i in range(3)]
+    action, fcurves = compat.new_object_action(armature, tram.name, channels)
+    for index, (frames, rotations) in enumerate(zip(keys.frames, keys.rotations)):
+        compat.fill_fcurves(fcurves[4 * index:4 * index + 4], frame_start + frames.astype(np.float32), rotations)
+    if keys.root_location is not None:
+        compat.fill_fcurves(fcurves[-3:], frame_start + np.arange(tram.frames, dtype=np.float32), keys.root_location)
+    action.id_properties_ensure().update(tram_properties(tram))
+    for name, frame in tram_markers(tram, parts):
+        action.pose_markers.new(name).frame = frame_start + frame
+    action.use_fake_user = True
+    return action

@@ -1,0 +1,135 @@
+"""A character's pose at every frame (spec CHARACTERS.md 3-4, docs/characters.md "The engine's
+math"): each part's rotation, the root motion and every part's world matrix, all frames at once.
+
+A TRAM and a body are read by their attributes only: tram.frames, key_size, flags, used_parts,
+replaced_parts, heights, velocities and tracks[p].frames / .values; body.parents and
+body.translations. Quaternions are the engine's stored (x, y, z, w) (docs/engine.md 1); matrices
+are 4x4 for column vectors (p' = M.p), in Oni's axes and units.
+"""
+
+import numpy as np
+
+from .frames import run_starts, sample_many
+from .rotations import multiply, rotation_matrices
+
+OVERLAY = 0x2000                        # TRAM flag (CHARACTERS.md 2)
+ANGLE_PER_CODE = 2.0 * np.pi / 65535.0  # a 6-byte key's u16 code -> radians, in [0, 2pi) (CHARACTERS.md 3)
+STORED_IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def key_quaternions(values, key_size: int) -> np.ndarray:
+    """(k, 4) float64 stored quaternions of keys as stored: 6-byte keys (k, 3) u16 codes -> the
+    engine's MUrXYZrEulerToQuat, (x, y, z, -w) of the Hamilton product qx(a0).qy(a1).qz(a2);
+    16-byte keys (k, 4) x y z w as they are (not normalised) (CHARACTERS.md 3)."""
+    if key_size == 16:
+        return np.array(values, np.float64).reshape(-1, 4)
+    if key_size != 6:
+        raise ValueError(f"key size {key_size}: only 6- and 16-byte keys are read")
+    half = np.asarray(values, np.float64).reshape(-1, 3).T * (ANGLE_PER_CODE / 2.0)
+    (cos_x, cos_y, cos_z), (sin_x, sin_y, sin_z) = np.cos(half), np.sin(half)
+    zero = np.zeros_like(cos_x)
+    turn_x = np.stack([cos_x, sin_x, zero, zero])   # Hamilton w x y z, one row a component
+    turn_y = np.stack([cos_y, zero, sin_y, zero])
+    turn_z = np.stack([cos_z, zero, zero, sin_z])
+    w, x, y, z = multiply(multiply(turn_x, turn_y, axis=0), turn_z, axis=0)
+    return np.stack([x, y, z, -w], axis=-1)
+
+
+def part_rotations(tram) -> np.ndarray:
+    """(F, P, 4) unit stored quaternions of every part at every frame (CHARACTERS.md 3): on a key's
+    frame the key (normalised), between keys the engine's MUrQuat_Lerp (shorter-arc flip, lerp,
+    normalise). An overlay on its own turns only its used | replaced parts (CHARACTERS.md 4)."""
+    frames, tracks = int(tram.frames), tram.tracks
+    key_counts = np.array([len(track.frames) for track in tracks], np.int64)
+    key_frames = np.concatenate([track.frames for track in tracks]).astype(np.int64)
+    _check_key_frames(key_frames, key_counts, frames)
+    table = np.zeros((len(key_frames), 7))   # frames.py's key table: no position, then x y z w
+    table[:, 3:] = key_quaternions(np.concatenate([track.values for track in tracks]), tram.key_size)
+    sampled = sample_many(np.full(len(tracks), frames), key_counts, key_frames, table)
+    rotations = np.ascontiguousarray(sampled.T[3:].reshape(4, len(tracks), frames).T)
+    if tram.flags & OVERLAY:
+        rotations[:, ~part_mask(tram.used_parts | tram.replaced_parts, len(tracks))] = STORED_IDENTITY
+    return rotations
+
+
+def part_mask(bits: int, parts: int) -> np.ndarray:
+    """(parts,) bool: bit p of a used / replaced mask is part p (CHARACTERS.md 1)."""
+    return (int(bits) >> np.arange(parts)) & 1 == 1
+
+
+def root_motion(tram, facing: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Location (F, 3) and height (F,) of the animation on its own (CHARACTERS.md 4): location[f]
+    = the sum of velocities[0 .. f-1] as (x, 0, z) turned by RotY(facing) (radians, the engine's
+    MUrPoint_RotateYAxis: x' = x cos + z sin, z' = z cos - x sin); height[f] as stored, of frame
+    f. An overlay has none: zeros."""
+    frames = int(tram.frames)
+    location, heights = np.zeros((frames, 3)), np.zeros(frames)
+    if tram.flags & OVERLAY:
+        return location, heights
+    steps = np.asarray(tram.velocities, np.float64).reshape(frames, 2)
+    cos, sin = np.cos(facing), np.sin(facing)
+    location[1:, ::2] = np.cumsum(steps[:-1], axis=0) @ np.array([[cos, -sin], [sin, cos]])
+    heights[:] = tram.heights
+    return location, heights
+
+
+def character_matrices(location, heights, facing: float = 0.0, scale: float = 1.0) -> np.ndarray:
+    """(F, 4, 4) C[f] = T(location[f]) . RotY(facing) . S(scale) . T(0, height[f], 0)
+    (ONrCharacter_BuildMatricies, CHARACTERS.md 4)."""
+    heights = np.asarray(heights, np.float64)
+    cos, sin = np.cos(facing), np.sin(facing)
+    matrices = np.zeros((len(heights), 4, 4))
+    matrices[:, :3, :3] = scale * np.array([[cos, 0.0, sin], [0.0, 1.0, 0.0], [-sin, 0.0, cos]])
+    matrices[:, :3, 3] = location
+    matrices[:, 1, 3] += scale * heights     # RotY keeps y
+    matrices[:, 3, 3] = 1.0
+    return matrices
+
+
+def world_matrices(parents, translations, rotations, location, heights, facing: float = 0.0,
+                   scale: float = 1.0) -> np.ndarray:
+    """(F, P, 4, 4) every part's matrix at every frame (CHARACTERS.md 4): W[p] = W[parent(p)] .
+    T(translations[p]) . R(rotations[:, p]), a root's parent being C[f] (character_matrices).
+
+    parents (P,), -1 for a root, each parent before its children; translations (P, 3);
+    rotations (F, P, 4) stored quaternions (any length: R(q) divides by it); location (F, 3).
+    """
+    parents = np.asarray(parents, np.int64)
+    rotations = np.asarray(rotations, np.float64)
+    _check_parents(parents, rotations.shape[1])
+    local = np.zeros(rotations.shape[:2] + (4, 4))
+    local[..., :3, :3] = rotation_matrices(rotations)
+    local[..., :3, 3] = translations
+    local[..., 3, 3] = 1.0
+    character = character_matrices(location, heights, facing, scale)
+    world = np.empty_like(local)
+    for part, parent in enumerate(parents):   # down the tree: a parent is done before its children
+        np.matmul(character if parent < 0 else world[:, parent], local[:, part], out=world[:, part])
+    return world
+
+
+def animation_matrices(body, tram, facing: float = 0.0, scale: float = 1.0) -> np.ndarray:
+    """(F, P, 4, 4) world_matrices of a TRAM played on its own on a body."""
+    location, heights = root_motion(tram, facing)
+    return world_matrices(body.parents, body.translations, part_rotations(tram), location, heights, facing, scale)
+
+
+def _check_key_frames(key_frames: np.ndarray, key_counts: np.ndarray, frames: int) -> None:
+    """Each track's keys rise strictly from frame 0 to frame F - 1 (CHARACTERS.md 3), as the
+    sampler needs."""
+    if frames < 1 or not len(key_counts) or (key_counts < 1).any():
+        raise ValueError("an animation needs at least one frame, one track and a key per track")
+    firsts = run_starts(key_counts)
+    lasts = firsts + key_counts - 1
+    steps = np.diff(key_frames)
+    steps[lasts[:-1]] = 1                     # from one track's last key to the next track's first
+    if (key_frames[firsts] != 0).any() or (key_frames[lasts] != frames - 1).any() or (steps < 1).any():
+        raise ValueError(f"a track's key frames do not rise from 0 to {frames - 1}")
+
+
+def _check_parents(parents: np.ndarray, parts: int) -> None:
+    if len(parents) != parts:
+        raise ValueError(f"{parts} rotations per frame for a body of {len(parents)} parts")
+    late = np.flatnonzero((parents >= np.arange(len(parents))) | (parents < -1))
+    if len(late):
+        raise ValueError(f"part {late[0]}'s parent {parents[late[0]]} does not come before it")

@@ -1,0 +1,247 @@
+"""Oni's characters (docs/characters.md 1, 5): a character class (ONCC) with its body (TRBS ->
+TRCM -> TRGA meshes, TRTA translations, TRIA hierarchy), its textures (TRMA) and its
+animations (the TRAC chain of TRAMs). The data classes here are the contract with the engine
+and Blender sides.
+
+The readers take a library.Library, which follows links across placeholders and builds each
+mesh, texture and animation once; library.py has the entry points (read_character, ...).
+"""
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+import numpy as np
+
+from ...core.errors import ObanError
+from .container import M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG, \
+    TRTA_TAG, TXMP_TAG
+from .meshes import parse_links
+from .tram import MAX_PARTS
+
+PART_NAMES = ("Pelvis", "LeftThigh", "LeftCalf", "LeftFoot", "RightThigh", "RightCalf", "RightFoot", "Mid",
+              "Chest", "Neck", "Head", "LeftShoulder", "LeftArm", "LeftWrist", "LeftFist", "RightShoulder",
+              "RightArm", "RightWrist", "RightFist")   # the engine's body part enum (spec CHARACTERS.md 1)
+ONCC_BODY_AT, ONCC_TEXTURES_AT, ONCC_ANIMATIONS_AT = 0xC34, 0xC38, 0xC80
+TRBS_LEVELS = 5                  # TRCM links, low to high detail: the last one is used
+TRCM_PARTS_AT, TRCM_LINKS_AT = 0x04, 0x54   # links TRGA, TRTA, TRIA
+TRAC_PARENT_AT = 0x10
+COUNT_AT, ITEMS_AT = 0x16, 0x18  # TRGA, TRTA, TRIA, TRMA, TRAC: u16 count, then the items
+TRIA_DTYPE = np.dtype([("parent", "u1"), ("child", "u1"), ("sibling", "u1"), ("pad", "u1")])
+TRAC_ENTRY_DTYPE = np.dtype([("weight", "<i2"), ("runtime", "V6"), ("animation", "<u4")])
+ITEM_DTYPES = {TRGA_TAG: np.dtype("<u4"), TRTA_TAG: np.dtype(("<f4", (3,))), TRIA_TAG: TRIA_DTYPE,
+               TRMA_TAG: np.dtype("<u4"), TRAC_TAG: TRAC_ENTRY_DTYPE}
+
+
+@dataclass
+class BodyPart:
+    name: str                # the engine's part name (PART_NAMES; 'Part19' ... past them)
+    parent: int              # -1 for the root (part 0)
+    translation: np.ndarray  # (3,) float32, TRTA: from its parent, Oni units
+    mesh: object             # objects.Mesh or None (its texture from TRMA when the M3GM's own link is empty)
+
+
+@dataclass
+class Body:
+    name: str                # the TRBS's name without 'TRBS'
+    parts: list              # [BodyPart], in part order
+
+    @property
+    def parents(self) -> np.ndarray:
+        """(P,) int64, -1 for the root."""
+        return np.array([part.parent for part in self.parts], np.int64)
+
+    @property
+    def translations(self) -> np.ndarray:
+        """(P, 3) float64."""
+        return np.array([part.translation for part in self.parts], np.float64).reshape(-1, 3)
+
+
+@dataclass
+class Character:
+    name: str                # ONCC name without 'ONCC' (or the TRBS's for a bare body)
+    body: Body
+    animations: list         # [tram.Tram]: its TRAC's and, recursively, its parents'
+    warnings: list = field(default_factory=list)   # e.g. a texture placeholder not found
+
+
+class Items(NamedTuple):
+    """A counted array instance's items and where they were read (for messages)."""
+    items: object            # np.ndarray (TRGA, TRTA, TRIA) or a list (TRMA's (texture, name) pairs)
+    container: object
+    index: int
+
+    @property
+    def label(self) -> str:
+        return self.container.label(self.index)
+
+
+def short_name(full: str, tag: str) -> str:
+    return full[len(tag):] if full.startswith(tag) else full
+
+
+def character_at(library, c, index: int) -> Character:
+    """The ONCC at `index` of container `c`: body, textures and animations (docs/characters.md 1)."""
+    data, _ = c.instance(index, ONCC_TAG)
+    label = c.label(index)
+    if len(data) < ONCC_ANIMATIONS_AT + 4:
+        raise ObanError(c.path, f"{label}: {len(data)} bytes, too short for an ONCC")
+    body_link, textures_link = parse_links(data, ONCC_BODY_AT, 2, c.path, label)
+    animations_link = parse_links(data, ONCC_ANIMATIONS_AT, 1, c.path, label)[0]
+    before = len(library.events)
+    textures = _textures(library, c, textures_link, index)
+    body = body_at(library, *_required(library, c, body_link, TRBS_TAG, index, "body set"), textures)
+    animations = collection(library, c, animations_link, index, len(body.parts))
+    return Character(name=short_name(c.full_name(index), "ONCC"), body=body, animations=animations,
+                     warnings=list(dict.fromkeys(library.events[before:])))
+
+
+def bare_body(library, c, index: int) -> Character:
+    """A TRBS on its own: a character of the body's name, untextured unless its meshes link textures."""
+    before = len(library.events)
+    body = body_at(library, c, index)
+    return Character(name=body.name, body=body, animations=[], warnings=list(dict.fromkeys(library.events[before:])))
+
+
+def body_at(library, c, index: int, textures: Items | None = None) -> Body:
+    """The TRBS at `index`: its last TRCM's parts (docs/characters.md 1); `textures` (from
+    _textures) for the parts whose meshes link none."""
+    label = c.label(index)
+    trcm_link = parse_links(c.instance(index, TRBS_TAG)[0], 0, TRBS_LEVELS, c.path, label)[-1]
+    bc, trcm = _required(library, c, trcm_link, TRCM_TAG, index, f"level of detail {TRBS_LEVELS - 1} (TRCM)")
+    data, trcm_label = bc.instance(trcm, TRCM_TAG)[0], bc.label(trcm)
+    if len(data) < TRCM_LINKS_AT + 12:
+        raise ObanError(bc.path, f"{trcm_label}: {len(data)} bytes, too short for a TRCM")
+    parts = int.from_bytes(data[TRCM_PARTS_AT:TRCM_PARTS_AT + 2], "little")
+    if not 1 <= parts <= MAX_PARTS:
+        raise ObanError(bc.path, f"{trcm_label}: {parts} parts (1 to {MAX_PARTS} can be animated)")
+    links = parse_links(data, TRCM_LINKS_AT, 3, bc.path, trcm_label)
+    geometry, translations, hierarchy = (
+        _part_items(library, bc, trcm, value, tag, what, parts)
+        for value, tag, what in zip(links, (TRGA_TAG, TRTA_TAG, TRIA_TAG), ("geometry", "translations", "hierarchy")))
+    if not np.isfinite(translations.items).all():
+        raise ObanError(translations.container.path, f"{translations.label}: non-finite translation")
+    parents = tree_parents(hierarchy.items, hierarchy.container.path, hierarchy.label)
+    if textures is not None and len(textures.items) != parts:
+        raise ObanError(textures.container.path, f"{textures.label}: {len(textures.items)} textures for the "
+                                                 f"{parts} parts of {trcm_label}")
+    return Body(name=short_name(c.full_name(index), "TRBS"), parts=[
+        BodyPart(name=PART_NAMES[p] if p < len(PART_NAMES) else f"Part{p}", parent=int(parents[p]),
+                 translation=translations.items[p], mesh=_part_mesh(library, geometry, p, textures))
+        for p in range(parts)])
+
+
+def _part_items(library, c, owner, value, tag, what, parts) -> Items:
+    """The TRCM's TRGA, TRTA or TRIA, its count checked against the parts."""
+    ic, index = _required(library, c, value, tag, owner, what)
+    items = counted_items(ic, index, tag)
+    if len(items) != parts:
+        raise ObanError(ic.path, f"{ic.label(index)}: {len(items)} items for the {parts} parts of {c.label(owner)}")
+    return Items(items, ic, index)
+
+
+def _part_mesh(library, geometry: Items, part, textures):
+    """Part `part`'s mesh (None without one), with TRMA's texture if its M3GM links none."""
+    target = library.follow(geometry.container, int(geometry.items[part]), M3GM_TAG, geometry.index,
+                            f"part {part} geometry")
+    mesh = library.mesh(*target) if target else None
+    if mesh is None or textures is None or mesh.texture_name or not textures.items[part][1]:
+        return mesh
+    texture, name = textures.items[part]
+    return replace(mesh, texture=texture, texture_name=name)
+
+
+def _textures(library, c, value, owner) -> Items | None:
+    """A (Texture or None, name) pair per TRMA entry, or None without a TRMA."""
+    target = library.follow(c, value, TRMA_TAG, owner, "body textures")
+    if target is None:
+        return None
+    tc, index = target
+    found = []
+    for part, link in enumerate(counted_items(tc, index, TRMA_TAG)):
+        field_name = f"part {part} texture"
+        texture = tc.link(int(link), TXMP_TAG, index, field_name)
+        name = "" if texture is None else short_name(tc.full_name(texture), "TXMP")
+        resolved = library.follow(tc, int(link), TXMP_TAG, index, field_name)
+        found.append((library.texture(*resolved) if resolved else None, name))
+    return Items(found, tc, index)
+
+
+def collection(library, c, value: int, owner: int, parts: int) -> list:
+    """The TRAMs of the TRAC `value` links and of its parents, in order, each once
+    (docs/characters.md 1); a loop in the chain or a TRAM for another part count is an error."""
+    animations, seen, chain = [], set(), set()
+    field_name = "animation collection"
+    while value:
+        target = library.follow(c, value, TRAC_TAG, owner, field_name)
+        if target is None:
+            break
+        c, owner = target
+        if (id(c), owner) in chain:
+            raise ObanError(c.path, f"{c.label(owner)}: the chain of parent collections loops back to it")
+        chain.add((id(c), owner))
+        for n, entry in enumerate(counted_items(c, owner, TRAC_TAG)):
+            found = library.follow(c, int(entry["animation"]), TRAM_TAG, owner, f"animation {n}")
+            tram = library.tram(*found) if found else None
+            if tram is None or id(tram) in seen:
+                continue
+            if tram.parts != parts:
+                raise ObanError(found[0].path, f"{found[0].label(found[1])}: {tram.parts} parts, its character's "
+                                               f"body has {parts}")
+            seen.add(id(tram))
+            animations.append(tram)
+        value = parse_links(c.instance(owner, TRAC_TAG)[0], TRAC_PARENT_AT, 1, c.path, c.label(owner))[0]
+        field_name = "parent collection"
+    return animations
+
+
+def counted_items(c, index: int, tag: bytes) -> np.ndarray:
+    """The items of a TRGA, TRTA, TRIA, TRMA or TRAC (u16 count at 0x16), the count checked first."""
+    data, _ = c.instance(index, tag)
+    label, dtype = c.label(index), ITEM_DTYPES[tag]
+    if len(data) < ITEMS_AT:
+        raise ObanError(c.path, f"{label}: {len(data)} bytes, too short for its count at 0x{COUNT_AT:x}")
+    count = int.from_bytes(data[COUNT_AT:ITEMS_AT], "little")
+    room = (len(data) - ITEMS_AT) // dtype.itemsize
+    if count > room:
+        raise ObanError(c.path, f"{label}: count says {count} but only {room} fit in the instance")
+    return np.frombuffer(data, dtype, count, ITEMS_AT).copy()
+
+
+def tree_parents(hierarchy: np.ndarray, path: str, label: str) -> np.ndarray:
+    """(P,) int64 parents (-1 for part 0) of the tree walked from part 0 by first child and next
+    sibling (0 ends a list), as the engine walks it; every part must be reached exactly once."""
+    parts = len(hierarchy)
+    child, sibling = hierarchy["child"].astype(np.int64), hierarchy["sibling"].astype(np.int64)
+    if sibling[0]:
+        raise ObanError(path, f"{label}: part 0 (the root) has a sibling, part {sibling[0]}")
+    parents = np.full(parts, -2, np.int64)
+    parents[0], pending = -1, [0]
+    while pending:
+        parent = pending.pop()
+        part = child[parent]
+        while part:
+            if part >= parts:
+                raise ObanError(path, f"{label}: part {parent}'s children reach part {part}, past the {parts} parts")
+            if parents[part] != -2:
+                raise ObanError(path, f"{label}: part {part} is reached twice (not a tree)")
+            parents[part] = parent
+            pending.append(part)
+            part = sibling[part]
+    unreached = np.flatnonzero(parents == -2)
+    if unreached.size:
+        raise ObanError(path, f"{label}: part {unreached[0]} is not reached from part 0 (not a tree over all parts)")
+    return parents
+
+
+def _required(library, c, value, tag, owner, what):
+    """(container, index) a link leads to; ObanError if it is 0 or its placeholder is not found."""
+    index = c.link(value, tag, owner, what)
+    if index is None:
+        raise ObanError(c.path, f"{c.label(owner)}: no {what} (link 0)")
+    target = library.follow(c, value, tag, owner, what)
+    if target is None:
+        name = c.full_name(index)
+        raise ObanError(c.path, f"{c.label(owner)}: its {what} {name} is not found: put {name}.oni beside "
+                                f"{os.path.basename(c.path)}, or import the level that holds it")
+    return target

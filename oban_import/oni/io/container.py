@@ -1,0 +1,269 @@
+"""Oni's instance files (docs/formats.md, containers): OniSplit .oni (VR32) and level
+.dat (VR31) headers, descriptors and names, links between instances and raw data
+(docs/objects.md 1, 2); every file constant lives here.
+
+Counts and offsets are checked against the file size before anything is read or
+allocated from them. A container is read piecewise: the header, the descriptors,
+the name table, then only the instances asked for, never the whole data table.
+"""
+
+import os
+
+import numpy as np
+
+from ...core.errors import ObanError
+from ...core.files import open_regular
+from .oban import Animation, parse_record
+
+PC_CHECKSUM = 0x0003BCDF33DC271F
+CHECKSUMS = {PC_CHECKSUM: "PC", 0x0003BCDF23C13061: "Mac/demo"}
+VERSIONS = {b"13RV": "VR31", b"23RV": "VR32"}
+SIGNATURE = 0x0008001000140040
+HEADER_DTYPE = np.dtype([
+    ("checksum", "<u8"),
+    ("version", "S4"),
+    ("signature", "<u8"),
+    ("instance_count", "<u4"),
+    ("name_count", "<u4"),
+    ("template_count", "<u4"),
+    ("data_offset", "<u4"),
+    ("data_size", "<u4"),
+    ("name_offset", "<u4"),
+    ("name_size", "<u4"),
+    ("raw_offset", "<u4"),
+    ("raw_size", "<u4"),
+    ("padding", "V8"),
+])
+assert HEADER_DTYPE.itemsize == 64
+DESCRIPTOR_DTYPE = np.dtype([
+    ("tag", "S4"),            # reversed: b"NABO" is OBAN
+    ("data_offset", "<u4"),   # relative to the data table, past the 8-byte record header
+    ("name_offset", "<u4"),
+    ("data_size", "<u4"),     # including the record header
+    ("flags", "<u4"),
+])
+UNNAMED, PLACEHOLDER, SHARED = 1, 2, 8
+# Tags as descriptors store them (reversed): "NABO" is OBAN.
+OBAN_TAG, OBOA_TAG, ENVP_TAG = b"NABO", b"AOBO", b"PVNE"
+M3GA_TAG, M3GM_TAG, TXMP_TAG = b"AG3M", b"MG3M", b"PMXT"
+PNTA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG = b"ATNP", b"ARCV", b"ACXT", b"AXDI"
+# Characters (docs/characters.md): class, body set, body, its arrays, textures, animations.
+ONCC_TAG, TRBS_TAG, TRCM_TAG, TRMA_TAG = b"CCNO", b"SBRT", b"MCRT", b"AMRT"
+TRGA_TAG, TRTA_TAG, TRIA_TAG, TRAC_TAG, TRAM_TAG = b"AGRT", b"ATRT", b"AIRT", b"CART", b"MART"
+LINK_FLAG = 1          # a link is (descriptor index << 8) | 1; 0 is none
+DATA_PADDING = 32      # OniSplit rounds a .oni's data-table size up to this and may not write the padding
+MAX_NAME = 255  # bytes: longer than any Oni name (and Blender's); bounds the work per descriptor
+
+
+def looks_like_container(head: bytes) -> bool:
+    return len(head) >= 12 and int.from_bytes(head[:8], "little") in CHECKSUMS and head[8:12] in VERSIONS
+
+
+class Container:
+    """An open .oni or level .dat: header, descriptors and name table read and checked;
+    instance records read on demand."""
+
+    def __init__(self, f, path: str, size: int):
+        self.f, self.path, self.size = f, path, size
+        header = self.header = _read_header(f, path, size)
+        self.version = VERSIONS[bytes(header["version"])]
+        count = int(header["instance_count"])
+        self.descriptors = np.frombuffer(
+            self.read_at(64, count * DESCRIPTOR_DTYPE.itemsize, f"{count} instance descriptors"), DESCRIPTOR_DTYPE)
+        self.data_start, data_size = int(header["data_offset"]), int(header["data_size"])
+        if 0 < self.data_start + data_size - size < DATA_PADDING and self.data_start <= size:
+            data_size = size - self.data_start  # the unwritten padding at the end of the file
+        self.check_range(self.data_start, data_size, "data table")
+        self.names = self.read_at(int(header["name_offset"]), int(header["name_size"]), "name table")
+        self.starts, self.ends = _record_ranges(path, self.descriptors, data_size)
+        self.raw_file = None  # a level's .raw, opened on first use (raw())
+
+    def check_range(self, offset: int, length: int, what: str) -> None:
+        if offset + length > self.size:
+            raise ObanError(self.path, f"{what} at byte {offset} ({length} bytes) lies outside the file "
+                                       f"({self.size} bytes)")
+
+    def read_at(self, offset: int, length: int, what: str) -> bytes:
+        self.check_range(offset, length, what)
+        self.f.seek(offset)
+        return self.f.read(length)
+
+    def indices(self, tag: bytes) -> np.ndarray:
+        """Descriptor indices of every instance with this (stored, reversed) tag."""
+        return np.flatnonzero(self.descriptors["tag"] == tag)
+
+    def is_placeholder(self, index: int) -> bool:
+        """A descriptor with a name and no data here: the instance lives in another file."""
+        return self.ends[index] == self.starts[index]
+
+    def is_unnamed(self, index: int) -> bool:
+        return bool(self.descriptors[index]["flags"] & UNNAMED)
+
+    def full_name(self, index: int) -> str:
+        """The name table's name, tag included ('OBANdoor'); '' for an unnamed instance."""
+        if self.is_unnamed(index):
+            return ""
+        offset = int(self.descriptors[index]["name_offset"])
+        if offset >= len(self.names):
+            raise ObanError(self.path, f"descriptor {index}: name offset {offset} is outside the name table")
+        end = self.names.find(b"\0", offset, offset + MAX_NAME + 1)
+        if end < 0:
+            raise ObanError(self.path, f"descriptor {index}: name at offset {offset} is unterminated "
+                                       f"or longer than {MAX_NAME} bytes")
+        return self.names[offset:end].decode("latin-1")
+
+    def record(self, index: int) -> tuple[bytes, int]:
+        """(the instance's 8-byte record header and data, its file offset)."""
+        offset = self.data_start + int(self.starts[index])
+        return self.read_at(offset, int(self.ends[index] - self.starts[index]), f"record of instance {index}"), offset
+
+    def label(self, index: int) -> str:
+        """How messages name an instance: 'instance 12 (M3GMbox)' or 'instance 12 (unnamed PNTA)'."""
+        tag = bytes(self.descriptors[index]["tag"])[::-1].decode("latin-1")
+        name = self.full_name(index) if not self.is_unnamed(index) else ""
+        return f"instance {index} ({name or 'unnamed ' + tag})"
+
+    def tag_of(self, index: int) -> bytes:
+        return bytes(self.descriptors[index]["tag"])
+
+    def instance(self, index: int, tag: bytes) -> tuple[bytes, int]:
+        """(an instance's data past its 8-byte record header, its file offset); checks the tag."""
+        if self.tag_of(index) != tag:
+            raise ObanError(self.path, f"{self.label(index)} is not {_a(tag)}")
+        record, offset = self.record(index)
+        if len(record) < 8:
+            raise ObanError(self.path, f"{self.label(index)} is a placeholder, not data")
+        return record[8:], offset + 8
+
+    def link(self, value: int, tag: bytes, owner: int, field: str) -> int | None:
+        """The descriptor index a link in instance `owner` points to (None for 0), checked:
+        in range, flagged as a link and of `tag` (reversed, as stored)."""
+        if value == 0:
+            return None
+        index = value >> 8
+        if value & 0xFF != LINK_FLAG or index >= len(self.descriptors):
+            raise ObanError(self.path, f"{self.label(owner)}: {field} link 0x{value:08x} points outside the "
+                                       f"{len(self.descriptors)} instances of the file")
+        if self.tag_of(index) != tag:
+            raise ObanError(self.path, f"{self.label(owner)}: {field} link points to {self.label(index)}, "
+                                       f"not {_a(tag)}")
+        return index
+
+    def raw(self, offset: int, length: int, what: str) -> bytes:
+        """`length` bytes of raw data at `offset`: in a level's .raw beside it (VR31) or in the
+        .oni's own raw table (VR32). ObanError (naming `what`) outside it or without a .raw."""
+        if self.version == "VR32":
+            start, size = int(self.header["raw_offset"]), int(self.header["raw_size"])
+            if offset + length > size:
+                raise ObanError(self.path, f"{what}: {length} bytes of raw data at {offset} lie outside the "
+                                           f"raw table ({size} bytes)")
+            return self.read_at(start + offset, length, f"{what}: raw data")
+        if self.raw_file is None:
+            self.raw_file = _open_raw(self.path, what)
+        f, raw_path, size = self.raw_file
+        if offset + length > size:
+            raise ObanError(self.path, f"{what}: {length} bytes of raw data at {offset} lie outside "
+                                       f"{os.path.basename(raw_path)} ({size} bytes)")
+        f.seek(offset)
+        data = f.read(length)
+        if len(data) != length:
+            raise ObanError(self.path, f"{what}: {os.path.basename(raw_path)} ends early")
+        return data
+
+    def raw_size(self, what: str) -> int:
+        """The bytes of raw data raw pointers can reach: a .oni's raw table, a level's .raw
+        (ObanError, naming `what`, when it is missing)."""
+        if self.version == "VR32":
+            return int(self.header["raw_size"])
+        if self.raw_file is None:
+            self.raw_file = _open_raw(self.path, what)
+        return self.raw_file[2]
+
+    def close(self) -> None:
+        if self.raw_file is not None:
+            self.raw_file[0].close()
+            self.raw_file = None
+
+
+def _a(tag):
+    """b'NABO' -> 'an OBAN', b'PMXT' -> 'a TXMP'."""
+    name = tag[::-1].decode("latin-1")
+    return ("an " if name[:1] in "AEIOU" else "a ") + name
+
+
+def raw_path(path: str) -> str:
+    """'levelN_Final.dat' -> 'levelN_Final.raw', beside it ('.RAW' if only that exists)."""
+    stem = os.path.splitext(path)[0]
+    return stem + ".RAW" if not os.path.exists(stem + ".raw") and os.path.exists(stem + ".RAW") else stem + ".raw"
+
+
+def _open_raw(path, what):
+    name = raw_path(path)
+    if not os.path.exists(name):
+        raise ObanError(path, f"{what}: its raw data file {os.path.basename(name)} is missing")
+    f, size = open_regular(name)
+    return f, name, size
+
+
+def read_container(f, path: str, size: int, name_filter=None) -> list[Animation]:
+    """Every OBAN of an .oni or level .dat file open as `f` (`size` bytes), in descriptor order, unchecked.
+
+    `name_filter(name) -> bool` picks instances by name before their records are read.
+    """
+    container = Container(f, path, size)
+    fallback = onisplit_name(path)
+    animations = []
+    for i in container.indices(OBAN_TAG):
+        full = container.full_name(i)
+        name = full[4:] if full.startswith("OBAN") else full or fallback
+        if name_filter and not name_filter(name):
+            continue
+        if container.is_placeholder(i):
+            continue
+        record, offset = container.record(i)
+        animations.append(parse_record(record, path, name, file_offset=offset))
+    return animations
+
+
+def _read_header(f, path, size):
+    raw = f.read(64)
+    if len(raw) < 64:
+        if not raw:
+            raise ObanError(path, "empty file")
+        raise ObanError(path, f"truncated at byte {len(raw)}: an Oni file header needs 64 bytes")
+    header = np.frombuffer(raw, HEADER_DTYPE, count=1)[0]
+    checksum = int(header["checksum"])
+    if checksum not in CHECKSUMS:
+        raise ObanError(path, f"not an Oni file (template checksum 0x{checksum:016x})")
+    if bytes(header["version"]) not in VERSIONS:
+        raise ObanError(path, f"unknown version {bytes(header['version'])[::-1]!r} (VR31 and VR32 are known)")
+    if int(header["signature"]) != SIGNATURE:
+        raise ObanError(path, f"bad header signature 0x{int(header['signature']):016x}")
+    return header
+
+
+def _record_ranges(path, descriptors, data_size):
+    """Start and end of each record inside the data table; placeholders get start == end."""
+    offset = descriptors["data_offset"].astype(np.int64)
+    length = descriptors["data_size"].astype(np.int64)
+    empty = (offset == 0) | ((descriptors["flags"] & PLACEHOLDER) != 0)
+    starts = np.where(empty, 0, offset - 8)
+    ends = np.where(empty, 0, starts + length)
+    bad = ~empty & ((offset < 8) | (length < 8) | (ends > data_size))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ObanError(path, f"descriptor {i} points outside the data table "
+                              f"(offset {offset[i]}, size {length[i]}, table {data_size} bytes)")
+    order = np.argsort(starts[~empty], kind="stable")
+    index = np.flatnonzero(~empty)[order]
+    overlap = ends[index[:-1]] > starts[index[1:]]
+    if overlap.any():
+        j = int(np.argmax(overlap))
+        raise ObanError(path, f"descriptors {index[j]} and {index[j + 1]} overlap in the data table")
+    return starts, ends
+
+
+def onisplit_name(path: str) -> str:
+    """'OBANdoor.oni' or 'OBANdoor.xml' -> 'door': the file name, as OniSplit names the main instance."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return stem[4:] if stem.startswith("OBAN") and len(stem) > 4 else stem

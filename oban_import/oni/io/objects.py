@@ -1,0 +1,110 @@
+"""A level's placed objects (docs/objects.md): what the readers of OBOA, M3GA/M3GM and
+TXMP give the Blender side. The data classes here are the contract between the two.
+
+The readers that fill them are in library.py.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.errors import ObanError
+from .oban import IDENTITY, Animation
+from .textures import decode, to_bytes
+
+
+@dataclass
+class Texture:
+    name: str                 # the TXMP's name without 'TXMP'
+    width: int
+    height: int
+    format: int               # docs/objects.md 5: 0, 1, 2, 7, 8, 9
+    flags: int                # TXMP flags as stored (0x04 NoUWrap, 0x08 NoVWrap, 0x200 HasEnvMap, 0x400 Additive)
+    has_alpha: bool           # the format carries alpha
+    raw: bytes = field(default=b"", repr=False)   # the first level's bytes, checked to be all there
+    decoded: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def pixels(self) -> np.ndarray:
+        """(height, width, 4) float32 RGBA in 0..1, top row first: `raw` decoded the first
+        time they are asked for (the reader has checked all it can fail on)."""
+        if self.decoded is None:
+            self.decoded = decode(self.raw, self.width, self.height, self.format)
+        return self.decoded
+
+    @property
+    def rgba8(self) -> np.ndarray:
+        """(height, width, 4) uint8, round(255 x) of the pixels: decoded straight from `raw`
+        where there is one (a fraction of the time)."""
+        if self.raw:
+            return decode(self.raw, self.width, self.height, self.format, as_bytes=True)
+        return to_bytes(self.pixels)
+
+
+@dataclass
+class Mesh:
+    name: str                 # the M3GM's name without 'M3GM'
+    points: np.ndarray        # (n, 3) float32, Oni axes, the object's frame
+    normals: np.ndarray       # (n, 3) float32 vertex normals
+    uvs: np.ndarray           # (n, 2) float32 as stored (Direct3D: v = 0 is the top row)
+    triangles: np.ndarray     # (t, 3) int32 vertex indices, each facing the way its face normal says
+    texture: Texture | None   # None: none, or a placeholder not found (then texture_name says which)
+    texture_name: str = ""    # the TXMP's name without 'TXMP', also when it was not found
+
+
+@dataclass
+class PlacedObject:
+    name: str                 # OBOA object name
+    flags: int
+    physics: int
+    script_id: int
+    door_gunk_id: int
+    door_id: int
+    position: np.ndarray      # (3,) float32
+    rotation: np.ndarray      # (4,) float32, stored x y z w (engine convention)
+    scale: float
+    origin: np.ndarray        # 12 float32, 3x4 by columns: W for a static object
+    meshes: list              # [Mesh], in M3GA order
+    animation: Animation | None
+    warnings: list = field(default_factory=list)   # e.g. a placeholder not found
+
+
+def at_origin(mesh: Mesh) -> PlacedObject:
+    """A loose mesh as an object of its own name, standing at the origin."""
+    return PlacedObject(name=mesh.name, flags=0, physics=0, script_id=0, door_gunk_id=0, door_id=0,
+                        position=np.zeros(3, np.float32), rotation=np.array([0, 0, 0, 1], np.float32),
+                        scale=1.0, origin=IDENTITY.copy(), meshes=[mesh], animation=None)
+
+
+@dataclass
+class Level:
+    objects: list             # [PlacedObject], in OBOA order
+    animations: list          # [Animation]: every OBAN of the file, those no object uses included
+    warnings: list = field(default_factory=list)
+
+    def unused(self) -> list:
+        """The animations no object uses (the same one, or one of the same name)."""
+        used = [o.animation for o in self.objects if o.animation is not None]
+        ids, names = {id(a) for a in used}, {a.name for a in used}
+        return [a for a in self.animations if id(a) not in ids and a.name not in names]
+
+
+OBOA_COUNT_OFFSET, OBOA_OBJECTS_OFFSET = 0x16, 0x18
+OBJECT_DTYPE = np.dtype([   # docs/objects.md 3
+    ("geometry", "<u4"), ("animation", "<u4"), ("particles", "<u4"), ("flags", "<u4"),
+    ("door_gunk_id", "<i4"), ("door_id", "<i4"), ("physics", "<u4"), ("script_id", "<i4"),
+    ("position", "<f4", 3), ("rotation", "<f4", 4), ("scale", "<f4"), ("origin", "<f4", 12),
+    ("name", "S64"), ("padding", "V64"),
+])
+assert OBJECT_DTYPE.itemsize == 240
+
+
+def parse_oboa(data: bytes, path: str, label: str) -> np.ndarray:
+    """The OBJECT_DTYPE records of an OBOA instance's data, the count checked first."""
+    if len(data) < OBOA_OBJECTS_OFFSET:
+        raise ObanError(path, f"{label}: {len(data)} bytes, too short for an OBOA")
+    count = int.from_bytes(data[OBOA_COUNT_OFFSET:OBOA_COUNT_OFFSET + 2], "little")
+    room = (len(data) - OBOA_OBJECTS_OFFSET) // OBJECT_DTYPE.itemsize
+    if count > room:
+        raise ObanError(path, f"{label}: object count says {count} but only {room} fit in the instance")
+    return np.frombuffer(data, OBJECT_DTYPE, count=count, offset=OBOA_OBJECTS_OFFSET)

@@ -1,0 +1,269 @@
+"""Oni's character animations (TRAM, docs/characters.md 2-4): the 0x180-byte record, its raw
+arrays and its rotation tracks, read from a container (a .oni's raw table or a level's .raw).
+
+Every header field and every raw array is kept as stored (numpy structured arrays keep their
+bytes, floats stay float32), so that tram_writer.py can write the same bytes back. Counts and
+offsets are checked against the instance and the raw data before anything is allocated.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.errors import ObanError
+from .container import TRAM_TAG
+
+OVERLAY, REAL_WORLD = 0x2000, 0x20000   # flags (spec CHARACTERS.md 2, 4)
+KEY_SIZES = (6, 16)                     # what the game's files use (docs/characters.md 3)
+ENGINE_ONLY_KEY_SIZES = (3, 4, 8)       # read by the engine, in no known file: refused
+MAX_PARTS = 32                          # the engine's TRcMaxParts: part masks are 32 bits
+RAW_ALIGN = 32
+
+ATTACK_DTYPE = np.dtype([
+    ("parts", "<u4"), ("knockback", "<f4"), ("flags", "<u4"), ("damage", "<u2"), ("first_frame", "<u2"),
+    ("last_frame", "<u2"), ("hit_type", "<u2"), ("hit_stun", "<u2"), ("block_stun", "<u2"), ("stagger", "<u2"),
+    ("precedence", "<u2"), ("extent_index", "<u2"), ("pad", "<u2"),
+])
+SELF_DAMAGE_DTYPE = np.dtype([("damage", "<u2"), ("frame", "<u2")])
+MOTION_BLUR_DTYPE = np.dtype([("parts", "<u4"), ("first_frame", "<u2"), ("last_frame", "<u2"), ("quantity", "u1"),
+                              ("amount", "u1"), ("skip", "u1"), ("pad", "u1")])
+SHORTCUT_DTYPE = np.dtype([("state", "<u2"), ("length", "<u2"), ("flags", "<u4")])
+THROW_DTYPE = np.dtype([("offset", "<f4", (3,)), ("relative_facing", "<f4"), ("distance", "<f4"), ("type", "<u2")])
+FOOTSTEP_DTYPE = np.dtype([("frame", "<u2"), ("type", "<u2")])
+PARTICLE_DTYPE = np.dtype([("first_frame", "<u2"), ("last_frame", "<u2"), ("part", "<u2"), ("pad", "<u2"),
+                           ("name", "S16")])
+POSITION_DTYPE = np.dtype([("x", "<i2"), ("z", "<i2"), ("height", "<u2"), ("y_offset", "<i2")])  # x 0.01
+SOUND_DTYPE = np.dtype([("name", "S32"), ("frame", "<u2")])
+EXTENT_DTYPE = np.dtype([("frame", "<u2"), ("angle", "<u2"), ("distance", "<u2"), ("pad", "<u2"),
+                         ("min_y", "<i2"), ("max_y", "<i2")])
+ATTACK_BOUND_DTYPE = np.dtype([
+    ("frame", "<u2"), ("attack", "u1"), ("extent", "u1"), ("position", "<f4", (3,)), ("distance", "<f4"),
+    ("min_height", "<f4"), ("max_height", "<f4"), ("angle", "<f4"),
+])
+EXTENT_INFO_DTYPE = np.dtype([   # 0x50 .. 0x12F; the extent count and raw pointer follow it
+    ("max_distance", "<f4"), ("min_height", "<f4"), ("max_height", "<f4"), ("ring", "<f4", (36,)),
+    ("first_attack", ATTACK_BOUND_DTYPE), ("max_attack", ATTACK_BOUND_DTYPE), ("direction", "<u4"),
+])
+# The raw arrays in the order of their pointers at 0x04..0x30 (throw at 0x1C is one record or none),
+# then the extents (0x134): name, dtype, where its count is ("frames", a header field, or None).
+RAW_ARRAYS = (
+    ("heights", np.dtype("<f4"), "frames"), ("velocities", np.dtype(("<f4", (2,))), "frames"),
+    ("attacks", ATTACK_DTYPE, "attack_count"), ("self_damage", SELF_DAMAGE_DTYPE, "self_damage_count"),
+    ("motion_blur", MOTION_BLUR_DTYPE, "motion_blur_count"), ("shortcuts", SHORTCUT_DTYPE, "shortcut_count"),
+    ("throw", THROW_DTYPE, None), ("footsteps", FOOTSTEP_DTYPE, "footstep_count"),
+    ("particles", PARTICLE_DTYPE, "particle_count"), ("positions", POSITION_DTYPE, "frames"),
+    ("rotations", None, None), ("sounds", SOUND_DTYPE, "sound_count"),
+)
+RECORD_DTYPE = np.dtype([
+    ("name_pointer", "<u4"),                                   # 0x00, filled at run time
+    *[(name + "_at", "<u4") for name, _, _ in RAW_ARRAYS],     # 0x04 .. 0x30
+    ("flags", "<u4"), ("direct_animations", "<u4", (2,)), ("used_parts", "<u4"), ("replaced_parts", "<u4"),
+    ("final_rotation", "<f4"), ("move_direction", "<u2"), ("vocalization", "<u2"),
+    ("extent_info", EXTENT_INFO_DTYPE), ("extent_count", "<u4"), ("extents_at", "<u4"),
+    ("impact", "V16"), ("hard_pause", "<u2"), ("soft_pause", "<u2"), ("sound_count", "<u4"),
+    ("sound_name_pointer", "<u4"), ("sound_frame", "<u2"),     # 0x150, 0x154: filled at run time
+    ("fps", "<u2"), ("key_size", "<u2"), ("type", "<u2"), ("aiming_type", "<u2"), ("from_state", "<u2"),
+    ("to_state", "<u2"), ("parts", "<u2"), ("frames", "<u2"), ("duration", "<u2"), ("varient", "<u2"),
+    ("varient_end", "<u2"), ("atomic_start", "<u2"), ("atomic_end", "<u2"), ("interpolation_end", "<u2"),
+    ("interpolation_max", "<u2"), ("action_frame", "<i2"), ("first_level", "<u2"), ("invulnerable_start", "u1"),
+    ("invulnerable_length", "u1"), ("attack_count", "u1"), ("self_damage_count", "u1"),
+    ("motion_blur_count", "u1"), ("shortcut_count", "u1"), ("footstep_count", "u1"), ("particle_count", "u1"),
+])
+assert RECORD_DTYPE.itemsize == 0x180 and RECORD_DTYPE.fields["extent_count"][1] == 0x130
+# Header fields a Tram keeps under the same name, as they are (final_rotation stays float32).
+PLAIN_FIELDS = ("flags", "used_parts", "replaced_parts", "move_direction", "vocalization", "hard_pause",
+                "soft_pause", "fps", "type", "aiming_type", "from_state", "to_state", "duration", "varient",
+                "varient_end", "atomic_start", "atomic_end", "interpolation_end", "interpolation_max",
+                "action_frame", "first_level", "invulnerable_start", "invulnerable_length", "name_pointer",
+                "sound_name_pointer", "sound_frame")
+
+
+@dataclass
+class Track:                 # one body part's rotation keys
+    frames: np.ndarray       # (k,) int64: each key's frame; 0 first, F-1 last (the gaps summed)
+    values: np.ndarray       # 6-byte keys: (k, 3) uint16 codes as stored; 16-byte keys: (k, 4) float32 x y z w
+
+
+def _none(dtype):
+    return field(default_factory=lambda: np.zeros(0, dtype))
+
+
+@dataclass
+class Tram:
+    name: str                # the instance name without 'TRAM'
+    frames: int              # F >= 1
+    key_size: int            # 6 or 16
+    flags: int               # 0x2000 Overlay, 0x20000 RealWorld, the rest as stored
+    used_parts: int          # bit p = part p (overlays)
+    replaced_parts: int
+    heights: np.ndarray      # (F,) float32
+    velocities: np.ndarray   # (F, 2) float32
+    tracks: list             # [Track], one per part, in part order
+    # the other raw arrays, as stored (docs/characters.md 2); positions is (F,) or (0,) when absent
+    positions: np.ndarray = _none(POSITION_DTYPE)
+    attacks: np.ndarray = _none(ATTACK_DTYPE)
+    self_damage: np.ndarray = _none(SELF_DAMAGE_DTYPE)
+    motion_blur: np.ndarray = _none(MOTION_BLUR_DTYPE)
+    shortcuts: np.ndarray = _none(SHORTCUT_DTYPE)
+    throw: np.ndarray = _none(THROW_DTYPE)          # one record or none
+    footsteps: np.ndarray = _none(FOOTSTEP_DTYPE)
+    particles: np.ndarray = _none(PARTICLE_DTYPE)
+    sounds: np.ndarray = _none(SOUND_DTYPE)
+    extents: np.ndarray = _none(EXTENT_DTYPE)
+    extent_info: np.ndarray = field(default_factory=lambda: np.zeros((), EXTENT_INFO_DTYPE))  # 0-d record
+    # the other header fields, as stored
+    direct_animations: tuple = ("", "")   # the two TRAM links' names without 'TRAM', "" for none
+    final_rotation: np.float32 = np.float32(0)   # radians
+    impact: bytes = bytes(16)             # char[16] as stored (impact_name: up to the first NUL)
+    move_direction: int = 0
+    vocalization: int = 0
+    hard_pause: int = 0
+    soft_pause: int = 0
+    fps: int = 60
+    type: int = 0
+    aiming_type: int = 0
+    from_state: int = 0
+    to_state: int = 0
+    duration: int = 0
+    varient: int = 0
+    varient_end: int = 0
+    atomic_start: int = 0
+    atomic_end: int = 0
+    interpolation_end: int = 0
+    interpolation_max: int = 0
+    action_frame: int = 0                 # i16
+    first_level: int = 0
+    invulnerable_start: int = 0
+    invulnerable_length: int = 0          # OniSplit's XML "End"; the engine adds it to the start
+    name_pointer: int = 0                 # 0x00, 0x150, 0x154: the engine fills them at run time (0 in files)
+    sound_name_pointer: int = 0
+    sound_frame: int = 0
+
+    @property
+    def parts(self) -> int:
+        return len(self.tracks)
+
+    @property
+    def impact_name(self) -> str:
+        return self.impact.split(b"\0", 1)[0].decode("latin-1")
+
+    def has(self, flag: int) -> bool:
+        return bool(self.flags & flag)
+
+
+def tram_flag_text(flags: int) -> str:
+    """'Overlay RealWorld', the other bits in hex, '-' for none."""
+    words = [name for bit, name in ((OVERLAY, "Overlay"), (REAL_WORLD, "RealWorld")) if flags & bit]
+    if flags & ~(OVERLAY | REAL_WORLD):
+        words.append(f"0x{flags & ~(OVERLAY | REAL_WORLD):x}")
+    return " ".join(words) or "-"
+
+
+def read_tram(c, index: int) -> Tram:
+    """The TRAM at descriptor `index` of container `c` (container.Container), every count, offset
+    and track checked (docs/characters.md 2-3, 8); ObanError naming the file, the instance and
+    the fault."""
+    data, _ = c.instance(index, TRAM_TAG)
+    label = c.label(index)
+    if len(data) < RECORD_DTYPE.itemsize:
+        raise ObanError(c.path, f"{label}: {len(data)} bytes, too short for a TRAM (0x180)")
+    record = np.frombuffer(data, RECORD_DTYPE, count=1)[0]
+    frames, parts, key_size = _checked_sizes(record, c.path, label)
+    arrays = {name: _raw_array(c, label, record, name, dtype, count)
+              for name, dtype, count in RAW_ARRAYS if dtype is not None}
+    arrays["extents"] = _raw_array(c, label, record, "extents", EXTENT_DTYPE, "extent_count")
+    if not record["rotations_at"]:
+        raise ObanError(c.path, f"{label}: no rotation data (raw pointer 0)")
+    tracks = _tracks(c, label, int(record["rotations_at"]), parts, frames, key_size)
+    _check_finite(c.path, label, arrays, tracks, key_size)
+    name = c.full_name(index)
+    return Tram(
+        name=name[4:] if name.startswith("TRAM") else name, frames=frames, key_size=key_size,
+        heights=arrays.pop("heights"), velocities=arrays.pop("velocities"), tracks=tracks, **arrays,
+        extent_info=np.array(record["extent_info"]), impact=bytes(record["impact"]),
+        direct_animations=tuple(_direct_name(c, index, int(v), n) for n, v in enumerate(record["direct_animations"])),
+        final_rotation=record["final_rotation"].copy(), **{key: int(record[key]) for key in PLAIN_FIELDS})
+
+
+def _checked_sizes(record, path, label):
+    frames, parts, key_size = int(record["frames"]), int(record["parts"]), int(record["key_size"])
+    if frames < 1:
+        raise ObanError(path, f"{label}: 0 frames (at least 1 needed)")
+    if key_size in ENGINE_ONLY_KEY_SIZES:
+        raise ObanError(path, f"{label}: {key_size}-byte rotation keys: the engine reads them, but no known file "
+                              f"uses them and they are not supported (6 and 16 are)")
+    if key_size not in KEY_SIZES:
+        raise ObanError(path, f"{label}: rotation key size {key_size} is not one the engine reads (6 or 16)")
+    if not 1 <= parts <= MAX_PARTS:
+        raise ObanError(path, f"{label}: {parts} body parts (1 to {MAX_PARTS} can be animated)")
+    return frames, parts, key_size
+
+
+def _raw_array(c, label, record, name, dtype, count_field):
+    """A raw array at its pointer; its count from `count_field` (None: one record if the pointer is set)."""
+    at = int(record[name + "_at"])
+    count = (1 if at else 0) if count_field is None else int(record[count_field])
+    if count == 0 or (at == 0 and name == "positions"):   # position points may be absent
+        return np.zeros(0, dtype)
+    what = name.replace("_", " ")
+    if at == 0:
+        raise ObanError(c.path, f"{label}: {count} {what} but no raw data for them (raw pointer 0)")
+    return np.frombuffer(c.raw(at, count * dtype.itemsize, f"{label}'s {what}"), dtype, count).copy()
+
+
+def _tracks(c, label, at, parts, frames, key_size):
+    """The parts' tracks (docs/characters.md 3): u16 offsets from the rotation data's start, each
+    track a key then (u8 gap, key) pairs until the gaps reach F - 1."""
+    offsets = np.frombuffer(c.raw(at, 2 * parts, f"{label}'s rotation offsets"), "<u2").astype(np.int64)
+    if offsets.min() != 2 * parts:
+        raise ObanError(c.path, f"{label}: its part count ({parts}) differs from its rotation data, whose first "
+                                f"track starts at byte {offsets.min()}, not after {parts} offsets")
+    longest = frames * (key_size + 1) - 1
+    length = min(int(offsets.max()) + longest, c.raw_size(f"{label}'s rotations") - at)
+    blob = np.frombuffer(c.raw(at, length, f"{label}'s rotations"), np.uint8)
+    return [_track(blob, int(start), frames, key_size, c.path, f"{label}: part {part}'s track")
+            for part, start in enumerate(offsets)]
+
+
+def _track(blob, start, frames, key_size, path, where):
+    stride = key_size + 1
+    if start + key_size > len(blob):
+        raise ObanError(path, f"{where}: its first key at byte {start} lies past the end of the raw data")
+    reached = np.zeros(0, np.int64)
+    if frames > 1:
+        gaps = blob[start + key_size::stride][:frames - 1]
+        reached = np.cumsum(gaps, dtype=np.int64)
+        last = int(np.searchsorted(reached, frames - 1))   # the key that reaches F - 1
+        zero = np.flatnonzero(gaps[:last + 1] == 0)
+        if zero.size:
+            raise ObanError(path, f"{where}: key {zero[0] + 1} has a gap of 0 frames")
+        if last == len(gaps):
+            raise ObanError(path, f"{where}: its gaps reach frame {reached[-1] if len(gaps) else 0} where the raw "
+                                  f"data ends, not the last frame {frames - 1}")
+        if reached[last] > frames - 1:
+            raise ObanError(path, f"{where}: its gaps pass the last frame {frames - 1} (key {last + 1} at frame "
+                                  f"{reached[last]})")
+        reached = reached[:last + 1]
+    count = len(reached) + 1
+    if start + count * stride - 1 > len(blob):
+        raise ObanError(path, f"{where}: its {count} keys at byte {start} run past the end of the raw data")
+    keys = np.zeros((count, stride), np.uint8)
+    keys.reshape(-1)[:-1] = blob[start:start + count * stride - 1]
+    values = keys[:, :key_size].copy().view("<u2" if key_size == 6 else "<f4")
+    return Track(frames=np.concatenate([[0], reached]).astype(np.int64), values=values)
+
+
+def _check_finite(path, label, arrays, tracks, key_size):
+    for name in ("heights", "velocities"):
+        if not np.isfinite(arrays[name]).all():
+            raise ObanError(path, f"{label}: non-finite value in its {name}")
+    if key_size == 16:
+        for part, track in enumerate(tracks):
+            if not np.isfinite(track.values).all():
+                raise ObanError(path, f"{label}: non-finite value in part {part}'s quaternion keys")
+
+
+def _direct_name(c, index, value, n):
+    target = c.link(value, TRAM_TAG, index, f"direct animation {n}")
+    name = "" if target is None else c.full_name(target)
+    return name[4:] if name.startswith("TRAM") else name

@@ -1,0 +1,160 @@
+"""A Tram back to bytes (docs/characters.md 6): its 0x180-byte record with the raw arrays laid
+out as OniSplit lays them out, and a VR32 .oni in OniSplit's instance-file layout, so that an
+unedited read -> write gives the bytes OniSplit wrote. Counts, track offsets and raw pointers
+are computed from the arrays, so an edited Tram is written consistently; a Tram that cannot be
+stored (a count past its field, a track that misses the last frame, ...) is a ValueError.
+"""
+
+import numpy as np
+
+from .container import DESCRIPTOR_DTYPE, HEADER_DTYPE, PC_CHECKSUM, PLACEHOLDER, SIGNATURE, TRAM_TAG, UNNAMED
+from .tram import EXTENT_DTYPE, ENGINE_ONLY_KEY_SIZES, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ALIGN, RAW_ARRAYS, \
+    RECORD_DTYPE, Tram
+
+LINK_FLAG = 1
+U8_COUNTS = {"attacks": "attack_count", "self_damage": "self_damage_count", "motion_blur": "motion_blur_count",
+             "shortcuts": "shortcut_count", "footsteps": "footstep_count", "particles": "particle_count"}
+
+
+def tram_oni_bytes(tram: Tram) -> bytes:
+    """A VR32 .oni holding the TRAM (descriptor 0) and a placeholder for each direct animation,
+    as OniSplit writes one."""
+    instances, links = [(TRAM_TAG, "TRAM" + tram.name, None)], []
+    for name in tram.direct_animations:
+        if name:
+            instances.append((TRAM_TAG, "TRAM" + name, None))
+        links.append(((len(instances) - 1) << 8 | LINK_FLAG) if name else 0)
+    raw = bytearray(RAW_ALIGN)
+    instances[0] = (TRAM_TAG, "TRAM" + tram.name, tram_instance_bytes(tram, raw, links))
+    return instance_file_bytes(instances, raw)
+
+
+def tram_instance_bytes(tram: Tram, raw: bytearray, direct_links=(0, 0)) -> bytes:
+    """The TRAM's 0x180 bytes of instance data; its raw arrays are appended to `raw` (each at a
+    32-byte boundary, in OniSplit's order: the pointers' order, then the extents) and the
+    pointers point into it. `direct_links` are the link values of the two direct animations."""
+    frames, key_size = _checked(tram)
+    record = np.zeros((), RECORD_DTYPE)
+    for name, dtype, _ in RAW_ARRAYS:
+        data = rotation_bytes(tram.tracks, key_size) if name == "rotations" else _array_bytes(tram, name, dtype)
+        record[name + "_at"] = _append(raw, data)
+    record["extents_at"] = _append(raw, _array_bytes(tram, "extents", EXTENT_DTYPE))
+    for key in PLAIN_FIELDS:
+        record[key] = getattr(tram, key)
+    record["final_rotation"] = tram.final_rotation
+    record["impact"] = np.void(bytes(tram.impact).ljust(16, b"\0"))
+    record["direct_animations"] = direct_links
+    record["extent_info"] = tram.extent_info
+    record["extent_count"], record["sound_count"] = len(tram.extents), len(tram.sounds)
+    for name, count in U8_COUNTS.items():
+        record[count] = len(getattr(tram, name))
+    record["key_size"], record["parts"], record["frames"] = key_size, len(tram.tracks), frames
+    return record.tobytes()
+
+
+def rotation_bytes(tracks: list, key_size: int) -> bytes:
+    """The rotation data (docs/characters.md 3): a u16 offset per part, then the tracks in part
+    order, each key followed by its gap to the next (none after the last)."""
+    stride = key_size + 1
+    sizes = np.array([len(track.frames) * stride - 1 for track in tracks], np.int64)
+    offsets = 2 * len(tracks) + np.concatenate([[0], np.cumsum(sizes[:-1])])
+    if offsets[-1] > 0xFFFF:
+        raise ValueError(f"track {len(tracks) - 1} would start at byte {offsets[-1]} of the rotation data, "
+                         "past what a u16 offset reaches")
+    chunks = [offsets.astype("<u2").tobytes()]
+    for track in tracks:
+        keys = np.zeros((len(track.frames), stride), np.uint8)
+        values = np.ascontiguousarray(track.values, "<u2" if key_size == 6 else "<f4")
+        keys[:, :key_size] = values.reshape(len(keys), -1).view(np.uint8)
+        keys[:-1, key_size] = np.diff(track.frames)
+        chunks.append(keys.reshape(-1)[:-1].tobytes())
+    return b"".join(chunks)
+
+
+def instance_file_bytes(instances: list, raw: bytes) -> bytes:
+    """A VR32 .oni in OniSplit's layout (ImporterFile): `instances` are (stored tag, full name or
+    '', data past the record header or None for a placeholder), descriptor 0 the main one; `raw`
+    is the raw table with its 32 leading zero bytes, written only if it holds more."""
+    count = len(instances)
+    names = b"".join(name.encode("latin-1") + b"\0" for _, name, _ in instances if name)
+    name_offset = _align(64 + DESCRIPTOR_DTYPE.itemsize * count)
+    data_offset = _align(name_offset + len(names))
+    descriptors, records, name_at, data_at = np.zeros(count, DESCRIPTOR_DTYPE), [], 0, 0
+    for index, (tag, name, data) in enumerate(instances):
+        flags = (0 if name else UNNAMED) | (PLACEHOLDER if data is None else 0)
+        descriptors[index] = (tag, 0, name_at if name else 0, 0, flags)
+        name_at += len(name) + 1 if name else 0
+        if data is not None:
+            descriptors["data_offset"][index], descriptors["data_size"][index] = data_at + 8, len(data) + 8
+            records.append((data_at, (index << 8 | LINK_FLAG).to_bytes(4, "little") + bytes(4) + data))
+            data_at += _align(len(data) + 8)
+    header = np.zeros((), HEADER_DTYPE)
+    header["checksum"], header["version"], header["signature"] = PC_CHECKSUM, b"23RV", SIGNATURE
+    header["instance_count"], header["data_offset"], header["data_size"] = count, data_offset, data_at
+    header["name_offset"], header["name_size"] = name_offset, len(names)
+    with_raw = len(raw) > RAW_ALIGN
+    raw_offset = _align(data_offset + data_at) if with_raw else 0
+    header["raw_offset"], header["raw_size"] = raw_offset, len(raw) if with_raw else 0
+    end = raw_offset + len(raw) if with_raw else data_offset + (records[-1][0] + len(records[-1][1]) if records else 0)
+    out = bytearray(end)
+    out[:64 + descriptors.nbytes] = header.tobytes() + descriptors.tobytes()
+    out[name_offset:name_offset + len(names)] = names
+    for at, record in records:
+        out[data_offset + at:data_offset + at + len(record)] = record
+    if with_raw:
+        out[raw_offset:] = raw
+    return bytes(out)
+
+
+def _checked(tram):
+    """(frames, key size) of a Tram that can be stored; ValueError saying why not."""
+    frames, key_size = int(tram.frames), int(tram.key_size)
+    if not 1 <= frames <= 0xFFFF:
+        raise ValueError(f"TRAM{tram.name}: {frames} frames (1 to 65535 can be stored)")
+    if key_size not in KEY_SIZES:
+        why = "not supported" if key_size in ENGINE_ONLY_KEY_SIZES else "not one the engine reads"
+        raise ValueError(f"TRAM{tram.name}: key size {key_size} is {why} (6 or 16)")
+    if not 1 <= len(tram.tracks) <= MAX_PARTS:
+        raise ValueError(f"TRAM{tram.name}: {len(tram.tracks)} tracks (1 to {MAX_PARTS} parts)")
+    for name, expected in (("heights", (frames,)), ("velocities", (frames, 2))):
+        if np.shape(getattr(tram, name)) != expected:
+            raise ValueError(f"TRAM{tram.name}: {name} of shape {np.shape(getattr(tram, name))}, not {expected}")
+    if len(tram.positions) not in (0, frames):
+        raise ValueError(f"TRAM{tram.name}: {len(tram.positions)} position points for {frames} frames")
+    if len(tram.throw) > 1:
+        raise ValueError(f"TRAM{tram.name}: {len(tram.throw)} throws (one or none)")
+    for name in U8_COUNTS:
+        if len(getattr(tram, name)) > 0xFF:
+            raise ValueError(f"TRAM{tram.name}: {len(getattr(tram, name))} {name} (at most 255)")
+    for part, track in enumerate(tram.tracks):
+        _check_track(track, frames, key_size, f"TRAM{tram.name}: part {part}'s track")
+    return frames, key_size
+
+
+def _check_track(track, frames, key_size, where):
+    keys = np.asarray(track.frames, np.int64)
+    gaps = np.diff(keys)
+    if len(keys) == 0 or keys[0] != 0 or keys[-1] != frames - 1:
+        raise ValueError(f"{where}: keys must run from frame 0 to the last frame {frames - 1}")
+    if gaps.size and (gaps.min() < 1 or gaps.max() > 0xFF):
+        raise ValueError(f"{where}: gaps between keys must be 1 to 255 frames")
+    if np.shape(track.values) != (len(keys), 3 if key_size == 6 else 4):
+        raise ValueError(f"{where}: values of shape {np.shape(track.values)} for {len(keys)} {key_size}-byte keys")
+
+
+def _array_bytes(tram, name, dtype):
+    return np.ascontiguousarray(getattr(tram, name), dtype.base if dtype.shape else dtype).tobytes()
+
+
+def _append(raw, data):
+    """Appends `data` to `raw` at a 32-byte boundary; its offset, or 0 (absent) for no data."""
+    if not data:
+        return 0
+    raw += bytes(-len(raw) % RAW_ALIGN)
+    at = len(raw)
+    raw += data
+    return at
+
+
+def _align(n):
+    return (n + RAW_ALIGN - 1) // RAW_ALIGN * RAW_ALIGN

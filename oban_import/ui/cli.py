@@ -1,0 +1,366 @@
+"""The command line: `python -m oban_import`, `blender -P oban_import/__main__.py --`, and
+`blender -c oban_import` all end here.
+
+Exit codes: 0 every file (object) done; 1 some failed (the others are still written);
+2 usage error (bad option, no input, an output that cannot be written). bpy is imported
+only where a scene is built, so that listing needs nothing of Blender.
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import sys
+import tempfile
+
+from ..core.errors import ObanError
+from ..oni.io.library import (read_character, read_characters, read_mesh_file, read_objects, read_texture_file,
+                              read_trams)
+from ..oni.io.characters import Character
+from ..oni.io.objects import PlacedObject, at_origin
+from ..oni.io.oban import Animation
+from ..oni.io.reader import contents, level_of_raw_data, read_file
+from ..oni.io.textures import FORMAT_NAMES
+from ..oni.io.tram import Tram
+from ..outpost2.io.bmp import prt_of_bitmaps
+from ..outpost2.io.prt import read_prt
+from .listing import SPRITE_HEADER, characters_table, format_table, objects_table, sprite_rows, table, trams_table
+from .options import (EXPORT_OPTIONS, IMPORT_OPTIONS, SPRITE_OPTIONS, OniExportSettings, OniImportSettings,
+                      SpriteImportSettings, parse_ranges)
+
+PROG = "oban_import"
+USAGE = f"""{PROG} IN... -o OUT.blend [options]
+       {PROG} op2_art.prt... -o OUT.blend [options]
+       {PROG} export IN.blend -o OUTDIR [options]
+       {PROG} IN... --list"""
+MODES = f"""modes:
+  IN... -o OUT.blend            Oni: OBANs (.oban, .oni, OniSplit .xml), levels (.dat with their
+                                .raw), placed objects (OBOA), loose meshes (M3GM) and textures (TXMP)
+  op2_art.prt... -o OUT.blend   Outpost 2 sprite animations (every input a .prt, its .bmp beside it)
+  export IN.blend -o OUTDIR     a .blend's animated objects back to OBAN files
+  IN... --list                  what any mix of files holds, importing nothing (no Blender needed)
+
+examples:
+  {PROG} level9_Final.dat -o level9.blend --keys file
+  {PROG} op2_art.prt -o sprites.blend --animations 0-40
+  {PROG} export level9.blend -o oban/ --format xml
+  {PROG} examples/* --list
+
+`{PROG} IN.prt --help` and `{PROG} export --help` list their own options. A missing
+folder of an output is made. Exit codes: 0 all done, 1 some file or object failed (the rest
+is written), 2 usage error."""
+LEVELS = {"INFO": "note", "WARNING": "warning", "ERROR": "error"}
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def add_options(parser, options):
+    """One flag per option that has one (a bool's --no-... flag turns it off; any other bool
+    flag comes with its --no- twin); the others keep their defaults."""
+    for option in options:
+        if not option.flag:
+            parser.set_defaults(**{option.name: option.default})
+        elif option.kind == "bool":
+            negative = option.flag.startswith("--no-")
+            parser.add_argument(option.flag, dest=option.name, default=option.default,
+                                action="store_false" if negative else argparse.BooleanOptionalAction,
+                                help=option.off if negative else option.description)
+        else:
+            choices = option.cli_items or [item[0] for item in option.items] or None
+            kind = type(option.default)
+            if option.cli_lower:  # argparse converts, then checks the choice
+                kind = lambda text: text.upper().replace("-", "_")  # noqa: E731
+            shown = [_cli_spelling(option, c) for c in choices] if choices else None
+            default = f" (default {_cli_spelling(option, option.default)})" if option.default != "" else ""
+            metavar = "{" + ",".join(shown) + "}" if shown else option.flag.lstrip("-").upper().replace("-", "_")
+            parser.add_argument(option.flag, dest=option.name, default=option.default, choices=choices, type=kind,
+                                metavar=metavar, help=option.description + default)
+
+
+def _cli_spelling(option, value):
+    return str(value).lower().replace("_", "-") if option.cli_lower else value
+
+
+def parser():
+    p = _Parser(prog=PROG, usage=USAGE, epilog=MODES,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                description="Import Oni's object animations, levels and their objects, or Outpost 2's sprite "
+                            "animations, into a .blend file; or write animated objects back to Oni.")
+    p.add_argument("inputs", nargs="+", metavar="IN", help="input files (globs are expanded)")
+    p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write (required unless --list)")
+    p.add_argument("--list", action="store_true", help="print what each file holds; import nothing")
+    add_options(p, IMPORT_OPTIONS)
+    return p
+
+
+def main(argv):
+    """Run the command line; returns the exit code."""
+    if argv[:1] == ["export"]:
+        return export_main(argv[1:])
+    if "--list" not in argv and any(arg.lower().endswith(".prt") for arg in argv if not arg.startswith("-")):
+        return sprites_main(argv)
+    try:
+        args = parser().parse_args(argv)
+        paths = expand(args.inputs)
+        settings = OniImportSettings.from_options(_checked(args))
+        if not args.list:
+            _check_output(args.output, paths)
+    except UsageError as error:
+        return _usage(parser(), error)
+    if args.list:
+        return list_files(paths, args.name_filter, args.objects)
+    return _import(paths, settings, args.output)
+
+
+def _import(paths, settings, output):
+    import bpy
+
+    from ..oni.blender.importer import import_files
+    bpy.ops.wm.read_homefile(use_empty=True)
+    report = import_files(bpy.context, paths, settings, progress=_Progress())
+    print_messages(report)
+    animations = report.items(Animation)
+    if animations:
+        print(table([(os.path.basename(path), a) for path, a in animations]))
+    placed = report.items(PlacedObject)
+    if placed:
+        print(objects_table([(os.path.basename(path), p) for path, p in placed]))
+    for kind, tabled in ((Character, characters_table), (Tram, trams_table)):
+        rows = report.items(kind)
+        if rows:
+            print(tabled([(os.path.basename(path), item) for path, item in rows]))
+    return _save(report, output)
+
+
+def _save(report, output):
+    """Write the .blend when the report made something; the exit code."""
+    if not report.made:
+        print(f"{PROG}: nothing imported; {output} not written", file=sys.stderr)
+        return 1
+    save_atomically(output)
+    print(f"wrote {output}: {report.summary('imported')}")
+    return 1 if report.errors else 0
+
+
+def print_messages(report):
+    for level, text in report.messages():
+        print(f"{LEVELS[level]}: {text}", file=sys.stderr)
+
+
+def sprites_parser():
+    p = _Parser(prog=PROG, description="Import Outpost 2 sprite animations (op2_art.prt) into a .blend file.",
+                epilog=f"example: {PROG} op2_art.prt -o sprites.blend --animations 0-40,500")
+    p.add_argument("inputs", nargs="+", metavar="IN.prt", help="op2_art.prt files, each with its .bmp beside it")
+    p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write")
+    add_options(p, SPRITE_OPTIONS)
+    return p
+
+
+def sprites_main(argv):
+    try:
+        args = sprites_parser().parse_args(argv)
+        paths = expand(args.inputs)
+        if not all(path.lower().endswith(".prt") for path in paths):
+            raise UsageError("Outpost 2 .prt files and Oni files are imported in separate runs")
+        if args.bmp_path and len(paths) > 1:
+            raise UsageError("--bmp names the bitmaps of one .prt file, not of several")
+        if not args.global_scale > 0:
+            raise UsageError("--scale must be positive")
+        try:
+            parse_ranges(args.animations)
+        except ValueError as error:
+            raise UsageError(f"--animations: {error}") from None
+        _check_output(args.output, paths)
+    except UsageError as error:
+        return _usage(sprites_parser(), error)
+    import bpy
+
+    from ..core.report import Report
+    from ..outpost2.blender.sprites import import_sprites
+    bpy.ops.wm.read_homefile(use_empty=True)
+    settings = SpriteImportSettings.from_options(args)
+    report = Report(files=len(paths))
+    for path in paths:
+        report.add(import_sprites(bpy.context, path, settings, progress=_Progress()))
+    print_messages(report)
+    return _save(report, args.output)
+
+
+def export_parser():
+    p = _Parser(prog=f"{PROG} export", description="Write the animated objects of a .blend as OBAN files, one per "
+                                                   "object.",
+                epilog=f"example: {PROG} export level9.blend -o oban/ --format xml --objects door")
+    p.add_argument("blend", metavar="IN.blend")
+    p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
+    p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects (default: every animated one)")
+    add_options(p, EXPORT_OPTIONS)
+    return p
+
+
+def export_main(argv):
+    try:
+        args = export_parser().parse_args(argv)
+        if not os.path.isfile(args.blend):
+            raise UsageError(f"{args.blend!r} is not a file")
+        if not args.tolerance > 0:
+            raise UsageError("--tolerance must be positive")
+        settings = OniExportSettings.from_options(_checked(args))
+        _make_folder(args.output)
+    except UsageError as error:
+        return _usage(export_parser(), error)
+    import bpy
+
+    from ..oni.blender.export import animated_objects, export_objects
+    try:
+        bpy.ops.wm.open_mainfile(filepath=args.blend)
+    except RuntimeError as error:  # not a .blend, or one from a newer Blender
+        print(f"error: {args.blend}: cannot be opened: {str(error).strip()}", file=sys.stderr)
+        return 1
+    missing = [name for name in args.objects or () if name not in bpy.data.objects]
+    for name in missing:
+        print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
+    if args.objects:
+        objects = [bpy.data.objects[name] for name in args.objects if name not in missing]
+    else:
+        objects = animated_objects(bpy.context.scene.objects)
+    report = export_objects(bpy.context, objects, args.output, settings)
+    print_messages(report)
+    if report.made:
+        print(format_table(("file", "frames", "keys", "worst error"),
+                           [(os.path.basename(m.path), m.item.frames, len(m.item.keys), f"{m.error:.2g}")
+                            for m in report.made], numeric=("frames", "keys")))
+    if not report.made and not report.errors and not missing:
+        print(f"{PROG} export: {args.blend} has no animated object", file=sys.stderr)
+        return 1
+    return 1 if report.errors or missing else 0
+
+
+def _usage(parser, error):
+    """Print a usage error the argparse way; exit code 2."""
+    print(f"{parser.prog}: error: {error}\n{parser.format_usage()}", file=sys.stderr, end="")
+    return 2
+
+
+def expand(inputs):
+    """Each input is a path, or a glob that must match something."""
+    paths = []
+    for item in inputs:
+        if glob.has_magic(item):
+            matches = sorted(glob.glob(item))
+            if not matches:
+                raise UsageError(f"no file matches {item!r}")
+            paths += matches
+        else:
+            paths.append(item)
+    return paths
+
+
+def _checked(args):
+    if args.axis_forward[-1] == args.axis_up[-1]:
+        raise UsageError(f"--forward {args.axis_forward} and --up {args.axis_up} use the same axis")
+    if not args.global_scale > 0:
+        raise UsageError("--scale must be positive")
+    return args
+
+
+def _check_output(output, paths):
+    """A .blend that can be written: not a folder, not an input; its folder made if missing."""
+    if not output:
+        raise UsageError("-o OUT.blend is required")
+    if os.path.isdir(output):
+        raise UsageError(f"output {output!r} is a directory")
+    target = os.path.realpath(output)
+    if any(os.path.realpath(path) == target for path in paths):
+        raise UsageError(f"output {output!r} is also an input")
+    _make_folder(os.path.dirname(os.path.abspath(output)))
+
+
+def _make_folder(folder):
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot make the folder {folder!r}: {getattr(error, 'strerror', None) or error}") from None
+
+
+def list_files(paths, name_glob, objects):
+    """What every file holds, without Blender: OBANs; with `objects`, placed objects, loose
+    meshes and textures; characters and their animations (TRAMs); Outpost 2's .prt files. A
+    level's .raw is listed with its .dat; a file that cannot be read is named on stderr."""
+    tables = {name: [] for name in ("obans", "placed", "textures", "characters", "trams", "sprites")}
+    failed = False
+    for path in paths:
+        try:
+            _list_file(path, name_glob, objects, tables)
+        except ObanError as error:
+            print(f"error: {error}", file=sys.stderr)
+            failed = True
+    printed = [table(tables["obans"]) if tables["obans"] else "",
+               objects_table(tables["placed"]) if tables["placed"] else "",
+               format_table(("file", "texture", "width", "height", "format"), tables["textures"],
+                            numeric=("width", "height")) if tables["textures"] else "",
+               characters_table(tables["characters"]) if tables["characters"] else "",
+               trams_table(tables["trams"]) if tables["trams"] else "",
+               format_table(("file",) + SPRITE_HEADER, tables["sprites"], numeric=SPRITE_HEADER)
+               if tables["sprites"] else ""]
+    if any(printed):
+        print("\n\n".join(text for text in printed if text))
+    return 1 if failed else 0
+
+
+def _list_file(path, name_glob, objects, tables):
+    name = os.path.basename(path)
+    if path.lower().endswith(".prt"):
+        tables["sprites"] += [(name,) + row for row in sprite_rows(read_prt(path))]
+        return
+    owner = level_of_raw_data(path) or prt_of_bitmaps(path)
+    if owner:
+        print(f"note: {path}: read with {os.path.basename(owner)}, whose data it holds", file=sys.stderr)
+        return
+    kinds = contents(path)
+    if objects and "objects" in kinds:
+        tables["placed"] += [(name, p) for p in read_objects(path).objects]
+    elif objects and "mesh" in kinds:
+        tables["placed"].append((name, at_origin(read_mesh_file(path))))
+    elif objects and "texture" in kinds:
+        texture = read_texture_file(path)
+        tables["textures"].append((name, texture.name, texture.width, texture.height,
+                                   FORMAT_NAMES.get(texture.format, texture.format)))
+    if kinds & {"characters", "bodies"}:
+        found = read_characters(path) if "characters" in kinds else [read_character(path)]
+        tables["characters"] += [(name, character) for character in found]
+    if "animations" in kinds:
+        tables["trams"] += [(name, tram) for tram in read_trams(path)]
+    if not kinds or "obans" in kinds:
+        tables["obans"] += [(name, a) for a in read_file(path, name_glob or None)]
+
+
+class _Progress:
+    """Prints the share done to stderr at most once per 10%."""
+
+    def __init__(self):
+        self.shown = 0
+
+    def __call__(self, fraction):
+        if fraction >= 1.0 or int(fraction * 10) > self.shown:
+            self.shown = int(fraction * 10)
+            print(f"importing: {fraction:4.0%}", file=sys.stderr)
+
+
+def save_atomically(output):
+    """Write the .blend in a temporary folder beside `output`, then rename it into place:
+    an interrupted run never leaves a half-written output."""
+    import bpy
+    folder = tempfile.mkdtemp(prefix=".oban_import-", dir=os.path.dirname(os.path.abspath(output)))
+    try:
+        temporary = os.path.join(folder, os.path.basename(output))
+        bpy.ops.wm.save_as_mainfile(filepath=temporary, check_existing=False, copy=True)
+        os.replace(temporary, output)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

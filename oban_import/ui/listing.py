@@ -1,0 +1,86 @@
+"""Plain-text tables for the command line's --list and the demo (no bpy)."""
+
+import numpy as np
+
+TRAM_EVENTS = ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "footsteps", "particles", "sounds",
+               "extents")
+
+from ..oni.io.textures import FORMAT_NAMES
+from ..oni.io.tram import tram_flag_text
+from ..outpost2.engine.draw import animation_boxes, subframe_owners
+from ..outpost2.io.prt import PrtFile
+
+
+def format_table(header: tuple, rows: list, numeric: tuple = ()) -> str:
+    """Aligned columns; the columns named in `numeric` are right-aligned."""
+    lines = [tuple(header)] + [tuple(map(str, row)) for row in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    right = {header.index(name) for name in numeric}
+    return "\n".join(
+        "  ".join(cell.rjust(w) if i in right else cell.ljust(w)
+                  for i, (cell, w) in enumerate(zip(line, widths))).rstrip()
+        for line in lines)
+
+
+def table(rows: list) -> str:
+    """rows: (file name, Animation) pairs -> one line per animation."""
+    return format_table(("file", "name", "frames", "keys", "flags"),
+                        [(file, a.name, a.frames, len(a.keys), a.flag_text()) for file, a in rows],
+                        numeric=("frames", "keys"))
+
+
+def texture_formats(meshes) -> str:
+    """The texture formats of these meshes, each once ('-' for a mesh without one)."""
+    found = [FORMAT_NAMES.get(m.texture.format, str(m.texture.format)) if m.texture else "-" for m in meshes]
+    return " ".join(dict.fromkeys(found)) or "-"
+
+
+def objects_table(rows: list) -> str:
+    """rows: (file name, PlacedObject) pairs -> one line per object: its meshes, triangles,
+    texture formats and animation."""
+    return format_table(("file", "object", "meshes", "triangles", "textures", "animation"),
+                        [(file, p.name, len(p.meshes), sum(len(m.triangles) for m in p.meshes),
+                          texture_formats(p.meshes),
+                          p.animation.name if p.animation else "-") for file, p in rows],
+                        numeric=("meshes", "triangles"))
+
+
+def characters_table(rows: list) -> str:
+    """rows: (file name, Character) pairs -> one line per character: its parts, triangles,
+    texture formats and animations."""
+    def meshes(character):
+        return [part.mesh for part in character.body.parts if part.mesh is not None]
+    return format_table(("file", "character", "body", "parts", "triangles", "textures", "animations"),
+                        [(file, c.name, c.body.name, len(c.body.parts), sum(len(m.triangles) for m in meshes(c)),
+                          texture_formats(meshes(c)), len(c.animations)) for file, c in rows],
+                        numeric=("parts", "triangles", "animations"))
+
+
+def trams_table(rows: list) -> str:
+    """rows: (file name, Tram) pairs -> one line per animation: frames, key size, type, from
+    and to state, flags, and how many of each event it holds."""
+    def events(tram):
+        counts = [(len(getattr(tram, kind)), kind.replace("_", " ")) for kind in TRAM_EVENTS]
+        return ", ".join(f"{count} {kind}" for count, kind in counts if count) or "-"
+    return format_table(("file", "animation", "frames", "key size", "type", "from", "to", "flags", "events"),
+                        [(file, t.name, t.frames, t.key_size, t.type, t.from_state, t.to_state, tram_flag_text(t.flags),
+                          events(t)) for file, t in rows],
+                        numeric=("frames", "key size", "type", "from", "to"))
+
+
+SPRITE_HEADER = ("index", "frames", "subframes", "bitmaps", "left", "top", "right", "bottom")
+
+
+def sprite_rows(prt: PrtFile) -> list:
+    """`--list` of an op2_art.prt (docs/outpost2.md 1.3): one row per animation: (index,
+    frames, subframes, distinct bitmaps, left, top, right, bottom), its frames' bounding box
+    (draw.animation_boxes)."""
+    count = len(prt.animations)
+    per_anim = np.array([len(a.frames) for a in prt.animations], np.int64)
+    owner, subs = subframe_owners(prt)
+    sub_counts = np.bincount(owner, minlength=count)
+    pairs = np.unique(owner * (1 << 16) + subs["bitmap"].astype(np.int64))
+    distinct = np.bincount(pairs >> 16, minlength=count)
+    boxes = animation_boxes(prt)
+    return [(i, int(per_anim[i]), int(sub_counts[i]), int(distinct[i])) + tuple(boxes[i].tolist())
+            for i in range(count)]

@@ -1,0 +1,241 @@
+"""The import and export options, in one table each: every option's name, label, default,
+command line flag and help stand here once. The operators' properties, the dialogs'
+groups, the command line's flags and the settings objects the work reads all come from
+these tables (no bpy: the command line's listing runs without Blender)."""
+
+from dataclasses import dataclass, fields, make_dataclass
+
+from ..oni.engine.to_blender import EULER_AXES, axes_matrix
+
+AXES = ("X", "Y", "Z", "-X", "-Y", "-Z")
+ORIENTATION = ("axis_forward", "axis_up")   # made by Blender's orientation helper in the dialogs
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str                 # operator property, command line dest, Settings field
+    label: str
+    description: str
+    default: object
+    group: str                # the dialog's group
+    flag: str = ""            # command line flag ("" for none); a bool's --no-... flag turns it off, any
+                              # other bool flag comes with its --no- twin
+    off: str = ""             # a --no-... flag's help: what it leaves as it is
+    items: tuple = ()         # enum: (id, label, description)
+    cli_items: tuple = ()     # enum ids the command line offers (default: all)
+    minimum: float | None = None
+    maximum: float | None = None
+    precision: int = 3        # digits a float shows
+    cli_lower: bool = False   # the command line spells the enum ids in lower case with hyphens
+
+    @property
+    def kind(self) -> str:
+        return "enum" if self.items else type(self.default).__name__
+
+
+ROTATION_MODES = (("QUATERNION", "Quaternion", "Quaternion rotation, continuous in sign"),) + tuple(
+    (order, f"Euler {order}", f"Euler angles in {order} order, continuous between frames") for order in EULER_AXES)
+TARGETS = (
+    ("EMPTY", "New Empty", "Each animation makes a new Empty"),
+    ("CAMERA", "New Camera", "Each animation makes a new Camera that looks where the Oni camera looked"),
+    ("SELECTED", "Selected Objects", "Animate the selected objects (matched by name when a file holds several "
+                                     "animations); Localized animations play relative to where the object stands"),
+)
+PLAYBACKS = (
+    ("FRAMES", "Frames", "Keys for frames 0 .. frames - 1, then the last frame holds"),
+    ("ENGINE", "As the Engine Plays", "Loop and PingPong animations repeat forever as in the game"),
+)
+KEYS = (
+    ("EVERY_FRAME", "Every Frame", "A key on every frame, as the engine computes it"),
+    ("FILE", "File Keys", "The file's own keys, LINEAR: exact at every frame too, fewer and editable (where they "
+                          "cannot be exact, the animation is baked and a note says why)"),
+)
+CHARACTER_ANIMATIONS = (
+    ("ALL", "All", "Every animation of the character's collection, one action each"),
+    ("MATCHING", "Matching the Filter", "Those whose name matches the Name Filter"),
+    ("NONE", "None", "The character alone"),
+)
+EXPORT_FORMATS = (
+    ("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
+    ("xml", "OniSplit XML", "OBANName.xml"),
+    ("raw", "Raw instance", "NNNNN-Name.OBAN"),
+)
+ONI_FPS = 60       # the engine's ticks a second: one frame each (docs/engine.md 3)
+SPRITE_FPS = 100   # Outpost 2: a frame a game tick, about 100 a second at normal speed (docs/outpost2.md 3)
+SCALE = Option("global_scale", "Scale", "Blender units per Oni unit: 0.1 gives metres (an Oni unit is 10 cm); 1.0 "
+                                        "lines up with OniSplit's OBJ exports", 0.1, "Transform",
+               flag="--scale", minimum=1e-6, maximum=1e6)
+# The orientation pair: drawn by Blender's orientation helper in the dialogs.
+FORWARD = Option("axis_forward", "Forward", "Oni axis that points forward", "-Z", "Transform", flag="--forward",
+                 items=tuple((a, a, "") for a in AXES))
+UP = Option("axis_up", "Up", "Oni axis that points up", "Y", "Transform", flag="--up",
+            items=tuple((a, a, "") for a in AXES))
+
+IMPORT_OPTIONS = (
+    SCALE, FORWARD, UP,
+    Option("frame_start", "Start Frame", "Scene frame of the animation's frame 0", 1, "Animation",
+           flag="--frame-start"),
+    Option("rotation_mode", "Rotation", "How rotations are keyed", "QUATERNION", "Animation",
+           flag="--rotation-mode", items=ROTATION_MODES),
+    Option("playback", "Playback", "Which frames are keyed", "FRAMES", "Animation", flag="--playback",
+           items=PLAYBACKS),
+    Option("keys", "Keys", "Which keys are written", "EVERY_FRAME", "Keys", flag="--keys", items=KEYS,
+           cli_lower=True),
+    Option("use_random_start", "Random Start", "With Engine playback, RandomStart animations start at a seeded frame",
+           False, "Animation", flag="--random-start"),
+    Option("random_seed", "Seed", "Seed of the random start frames", 0, "Animation", flag="--seed", minimum=0),
+    Option("update_scene_fps", f"Scene at {ONI_FPS} fps", f"Oni plays one frame per tick, {ONI_FPS} per second",
+           True, "Scene", flag="--no-scene-fps", off="leave the scene's frame rate as it is"),
+    Option("update_scene_duration", "Extend Range",
+           "Extend (never shorten) the scene's frame range to the animations", True, "Scene", flag="--no-scene-duration",
+           off="leave the scene's frame range as it is"),
+    Option("target", "Target", "What each animation moves", "EMPTY", "Target", flag="--target", items=TARGETS,
+           cli_items=("EMPTY", "CAMERA")),
+    Option("name_filter", "Name Filter", "Only instances whose name matches this pattern, e.g. *door* (empty: all)",
+           "", "Target", flag="--filter"),
+    Option("objects", "Placed Objects", "A level's (or OBOA file's) objects with their meshes and textures, moved by "
+                                        "their OBANs; loose M3GM and TXMP files as a mesh and an image", True,
+           "Objects", flag="--objects"),
+    Option("side_by_side", "Side by Side", "Characters and loose meshes of one import apart along X (else each "
+                                           "stands at the origin)", True, "Objects", flag="--no-side-by-side",
+           off="leave characters and loose meshes at the origin"),
+    Option("character_animations", "Animations", "A character's animation collection (TRAC, with its parents')",
+           "ALL", "Characters", flag="--character-animations", items=CHARACTER_ANIMATIONS, cli_lower=True),
+)
+EXPORT_OPTIONS = (
+    Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS),
+    Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
+           "File"),
+    Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", 1e-4, "Keys",
+           flag="--tolerance", minimum=1e-9, maximum=0.1, precision=6),
+    Option("global_scale", "Scale", "Blender units per Oni unit, where an object does not say (one imported by "
+                                    "this add-on keeps its own)", 0.1, "Transform", flag="--scale",
+           minimum=1e-6, maximum=1e6),
+    FORWARD, UP,
+)
+
+TRAM_FORMATS = (
+    ("oni", "OniSplit .oni", "TRAMName.oni, as OniSplit writes it (VR32)"),
+    ("xml", "OniSplit XML", "TRAMName.xml, which OniSplit -create turns into the game's file"),
+)
+CHARACTER_ACTIONS = (
+    ("ALL", "All", "Every action that moves the armature's bones"),
+    ("ASSIGNED", "Assigned", "Each armature's assigned action"),
+)
+CHARACTER_EXPORT_OPTIONS = (
+    Option("character_format", "Format", "The kind of file written", "oni", "File", items=TRAM_FORMATS),
+    Option("use_selection", "Selected Only", "Export the selected armatures (else every character armature)", True,
+           "File"),
+    Option("character_actions", "Actions", "Which actions of each armature", "ALL", "File", flag="--actions",
+           items=CHARACTER_ACTIONS, cli_lower=True),
+    Option("character_tolerance", "Tolerance", "Largest relative error allowed on any part's matrix at any frame",
+           1e-3, "Keys", flag="--character-tolerance", minimum=1e-6, maximum=0.1, precision=6),
+    Option("global_scale", "Scale", "Blender units per Oni unit, where an armature does not say (one imported by "
+                                    "this add-on keeps its own)", 0.1, "Transform", flag="--scale",
+           minimum=1e-6, maximum=1e6),
+    FORWARD, UP,
+)
+
+
+SPRITE_OPTIONS = (
+    Option("bmp_path", "Bitmap File", "op2_art.bmp (empty: the one beside the .prt, any case)", "", "Files",
+           flag="--bmp"),
+    Option("animations", "Animations", "Which animations, e.g. 0-40,500 (empty: all)", "", "Files",
+           flag="--animations"),
+    Option("global_scale", "Scale", "Blender units per pixel (1/32: a 32-pixel tile is one unit)", 1 / 32,
+           "Transform", flag="--scale", minimum=1e-6, maximum=1e6, precision=5),
+    Option("side_by_side", "Side by Side", "Lay the animations out side by side, apart (else each stands at the "
+                                           "origin)", True, "Transform", flag="--no-side-by-side",
+           off="stack the animations at the origin"),
+    Option("frame_start", "Start Frame", "Scene frame of each animation's frame 0", 1, "Animation",
+           flag="--frame-start"),
+    Option("update_scene_fps", f"Scene at {SPRITE_FPS} fps",
+           f"Outpost 2 shows a frame a game tick, about {SPRITE_FPS} a second", True, "Scene", flag="--no-scene-fps",
+           off="leave the scene's frame rate as it is"),
+    Option("update_scene_duration", "Extend Range",
+           "Extend (never shorten) the scene's frame range to the animations", True, "Scene", flag="--no-scene-duration",
+           off="leave the scene's frame range as it is"),
+    Option("update_view_transform", "Standard View",
+           "Set the scene's view transform to Standard, so rendered colours are the palette's", True, "Scene",
+           flag="--no-view-transform", off="leave the scene's view transform as it is"),
+)
+
+
+@dataclass(frozen=True)
+class Dialog:
+    """A File menu entry, the dialog it opens and its button, and the options it shows."""
+    menu: str
+    button: str
+    options: tuple
+
+
+ONI_IMPORT = Dialog("Oni Objects, Characters and Animations (.oni, .dat, .oban, .xml)", "Import Oni", IMPORT_OPTIONS)
+SPRITE_IMPORT = Dialog("Outpost 2 Sprite Animations (.prt)", "Import Outpost 2 Sprites", SPRITE_OPTIONS)
+ONI_EXPORT = Dialog("Oni Object Animation (.oni, .xml, .oban)", "Export OBAN", EXPORT_OPTIONS)
+CHARACTER_EXPORT = Dialog("Oni Character Animation (.oni, .xml)", "Export TRAM", CHARACTER_EXPORT_OPTIONS)
+
+
+def parse_ranges(text: str) -> list[int] | None:
+    """'0-40,500' -> [0, 1, ..., 40, 500], in that order, each once; '' -> None (all).
+    ValueError for anything else."""
+    if not text.strip():
+        return None
+    chosen = {}
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ValueError(f"{part.strip()!r} is not an index or a range like 0-40")
+        low, high = int(first), int(last) if dash else int(first)
+        if high < low:
+            raise ValueError(f"{part.strip()!r}: the range ends before it begins")
+        if high - low > 1 << 20:
+            raise ValueError(f"{part.strip()!r}: more than {1 << 20} animations")
+        chosen.update(dict.fromkeys(range(low, high + 1)))
+    return list(chosen)
+
+
+def groups(options) -> dict:
+    """{group: [option names]} in the order the options come."""
+    grouped = {}
+    for option in options:
+        grouped.setdefault(option.group, []).append(option.name)
+    return grouped
+
+
+def _settings(name, options, fps=None, doc=""):
+    """A dataclass with one field per option, its name and its default, nothing else (`fps`:
+    the scene rate its import sets); with the orientation pair, `axes` too."""
+    oriented = {o.name for o in options} >= set(ORIENTATION)
+    cls = make_dataclass(name, [(o.name, type(o.default), o.default) for o in options],
+                         bases=(_Oriented,) if oriented else (_FromOptions,))
+    cls.__doc__, cls.fps = doc, fps
+    return cls
+
+
+class _FromOptions:
+    @classmethod
+    def from_options(cls, source):
+        """From anything with the options' names as attributes (an operator, parsed arguments)."""
+        return cls(**{f.name: getattr(source, f.name) for f in fields(cls)})
+
+
+class _Oriented(_FromOptions):
+    @property
+    def axes(self):
+        """The Oni -> Blender change of basis of the orientation pair."""
+        return axes_matrix(self.axis_forward, self.axis_up)
+
+
+OniImportSettings = _settings("OniImportSettings", IMPORT_OPTIONS, ONI_FPS, "What an Oni import does.")
+OniExportSettings = _settings("OniExportSettings", EXPORT_OPTIONS, doc="What an Oni export does.")
+CharacterExportSettings = _settings("CharacterExportSettings", CHARACTER_EXPORT_OPTIONS,
+                                    doc="What an export of character animations does.")
+
+
+class SpriteImportSettings(_settings("_SpriteOptions", SPRITE_OPTIONS, SPRITE_FPS)):
+    """What an Outpost 2 import does."""
+
+    @property
+    def animation_indices(self) -> list[int] | None:
+        """The chosen animations (None: all); ValueError where `animations` does not parse."""
+        return parse_ranges(self.animations)

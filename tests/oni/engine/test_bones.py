@@ -1,0 +1,119 @@
+"""A character's pose as Blender bones (oni/engine/bones.py): Blender's own evaluation of
+the keys, written out plainly here (LINEAR F-curves, the quaternion normalised, each pose
+bone composed as P[parent] . B[parent]^-1 . B[p] . L[p]), gives every part the engine's
+matrix (poses.world_matrices, in Blender's terms) at every frame, for the file's keys and
+for a key on every frame, with bones resting in any orientation (a part's frame being its
+bone's pose matrix turned back by the bone's rest rotation)."""
+
+import types
+
+import numpy as np
+import pytest
+
+from oban_import.oni.engine import bones, poses
+from oban_import.oni.engine.rotations import quaternion_matrices
+from oban_import.oni.engine.to_blender import DEFAULT_AXES, axes_matrix
+
+PARENTS = np.array([-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 9, 8, 11, 12, 13, 8, 15, 16, 17])
+
+
+def random_tram(rng, frames=40, key_size=6, flags=0, used=0, replaced=0):
+    """A TRAM-shaped namespace (the reader's attributes): each part's keys at random frames."""
+    tracks = []
+    for _ in PARENTS:
+        inner = np.sort(rng.choice(np.arange(1, frames - 1), size=min(frames - 2, int(rng.integers(0, 6))),
+                                   replace=False)) if frames > 2 else np.array([], np.int64)
+        key_frames = np.unique(np.concatenate([[0], inner, [frames - 1]])).astype(np.int64)
+        if key_size == 6:
+            values = rng.integers(0, 65536, size=(len(key_frames), 3)).astype(np.uint16)
+        else:
+            values = (rng.normal(size=(len(key_frames), 4)) * rng.uniform(0.3, 1.7)).astype(np.float32)
+        tracks.append(types.SimpleNamespace(frames=key_frames, values=values))
+    return types.SimpleNamespace(frames=frames, key_size=key_size, flags=flags, used_parts=used,
+                                 replaced_parts=replaced, tracks=tracks,
+                                 heights=rng.uniform(10, 20, frames).astype(np.float32),
+                                 velocities=rng.uniform(-2, 2, (frames, 2)).astype(np.float32))
+
+
+def rest_matrices(rng, heads, tilt):
+    """Armature-space rest matrices: at each head, turned by a random rotation (tilt > 0) or
+    none."""
+    matrices = np.tile(np.eye(4), (len(heads), 1, 1))
+    matrices[:, :3, 3] = heads
+    if tilt:
+        q = rng.normal(size=(len(heads), 4))
+        matrices[:, :3, :3] = quaternion_matrices(q / np.linalg.norm(q, axis=1)[:, None])
+    return matrices
+
+
+def blender_pose(keys, rest, tram):
+    """Armature-space pose matrices (F, P, 4, 4) as Blender evaluates the keys: each F-curve
+    LINEAR between its keys (held at the ends), the quaternion normalised, no key: the rest."""
+    frames, count = tram.frames, len(rest)
+    local = np.tile(np.eye(4), (frames, count, 1, 1))
+    f = np.arange(frames)
+    for part, key_frames, values in zip(keys.parts, keys.frames, keys.rotations):
+        q = np.stack([np.interp(f, key_frames, values[:, c]) for c in range(4)], axis=1)
+        local[:, part, :3, :3] = quaternion_matrices(q / np.linalg.norm(q, axis=1)[:, None])
+    if keys.root_location is not None:
+        local[:, 0, :3, 3] = keys.root_location
+    pose = np.empty_like(local)
+    for part, parent in enumerate(PARENTS):
+        offset = rest[part] if parent < 0 else np.linalg.inv(rest[parent]) @ rest[part]
+        pose[:, part] = (offset if parent < 0 else pose[:, parent] @ offset) @ local[:, part]
+    return pose
+
+
+def engine_in_blender(tram, translations, axes, scale):
+    """poses.world_matrices of the TRAM in Blender's terms: [sA] W [sA]^-1."""
+    c = np.eye(4)
+    c[:3, :3] = scale * axes
+    world = poses.animation_matrices(types.SimpleNamespace(parents=PARENTS, translations=translations), tram)
+    return c @ world @ np.linalg.inv(c)
+
+
+def worst(got, wanted):
+    """(rotation, translation) errors, each against its own size."""
+    rotation = np.abs(got[..., :3, :3] - wanted[..., :3, :3]).max()
+    translation = np.abs(got[..., :3, 3] - wanted[..., :3, 3]).max() / max(1.0, np.abs(wanted[..., :3, 3]).max())
+    return rotation, translation
+
+
+@pytest.mark.parametrize("every_frame", [False, True], ids=["file keys", "every frame"])
+@pytest.mark.parametrize("key_size", [6, 16])
+@pytest.mark.parametrize("tilt", [False, True], ids=["upright bones", "bones at any angle"])
+@pytest.mark.parametrize("orientation", [("-Z", "Y"), ("Y", "Z")])
+def test_the_bones_give_the_engine_matrices_at_every_frame(every_frame, key_size, tilt, orientation):
+    rng = np.random.default_rng(key_size + 2 * tilt + 4 * every_frame)
+    axes, scale = axes_matrix(*orientation), 0.1
+    translations = rng.uniform(-7, 7, (len(PARENTS), 3))
+    tram = random_tram(rng, key_size=key_size)
+    heads = bones.rest_heads(PARENTS, translations, axes, scale)
+    rest = rest_matrices(rng, heads, tilt)
+    keys = bones.bone_keys(tram, rest[:, :3, :3], axes, scale, every_frame=every_frame)
+    if not every_frame:   # one key per key of the file, on the frames of the file
+        assert [len(f) for f in keys.frames] == [len(t.frames) for t in tram.tracks]
+    unturned = np.eye(4)[None].repeat(len(rest), 0)
+    unturned[:, :3, :3] = np.swapaxes(rest[:, :3, :3], 1, 2)   # a part's frame is its bone's turned back by R_b
+    parts = blender_pose(keys, rest, tram) @ unturned
+    rotation, translation = worst(parts, engine_in_blender(tram, translations, axes, scale))
+    assert rotation < 1e-9 and translation < 1e-9, (rotation, translation)
+
+
+def test_an_overlay_keys_only_its_parts_and_no_root_motion():
+    rng = np.random.default_rng(3)
+    used, replaced = 0b1011, 0b100000000
+    tram = random_tram(rng, key_size=16, flags=poses.OVERLAY, used=used, replaced=replaced)
+    keys = bones.bone_keys(tram, np.tile(np.eye(3), (len(PARENTS), 1, 1)), DEFAULT_AXES, 1.0)
+    assert keys.parts.tolist() == [0, 1, 3, 8] and keys.root_location is None
+
+
+def test_rest_heads_sum_the_translations_and_tails_point_down_the_chain():
+    translations = np.zeros((len(PARENTS), 3))
+    translations[1:, 1] = -1.0           # every part one unit below its parent (Oni's y up)
+    translations[7] = (0, 3, 0)          # the spine goes up, farther than the thighs
+    heads = bones.rest_heads(PARENTS, translations, DEFAULT_AXES, 0.5)
+    assert np.allclose(heads[3], [0, 0, -1.5])       # foot: three parts down, y -> Blender z, times 0.5
+    tails = bones.rest_tails(PARENTS, heads, (0, 0, 1))
+    assert np.allclose(tails[0], heads[7])           # the pelvis points at the spine, its farthest child
+    assert np.allclose(tails[3] - heads[3], 0.5 * (tails[2] - heads[2]))   # a leaf follows its parent

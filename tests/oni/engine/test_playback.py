@@ -1,0 +1,213 @@
+"""The playback simulator against spec 6 taken literally, and engine_frames against closed forms."""
+
+from random import Random
+
+import numpy as np
+import pytest
+
+from oban_import.oni.engine.playback import Player, engine_frames, engine_keys, random_start_frame, value_at
+from oban_import.oni.io.oban import AUTOSTART, LOCALIZED, LOOP, PINGPONG, RANDOM_START
+
+FRAME_COUNTS = [1, 2, 3, 5, 48, 100]
+
+
+def shown(player, ticks):
+    """The frame shown now, then after each of `ticks` ticks."""
+    frames = [player.frame]
+    for _ in range(ticks):
+        player.tick()
+        frames.append(player.frame)
+    return frames
+
+
+def started(frames, flags):
+    player = Player(frames, flags)
+    player.start()
+    return player
+
+
+def test_spec_examples():
+    assert shown(started(4, LOOP), 9) == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1]
+    assert shown(started(4, PINGPONG), 11) == [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3]
+    assert shown(started(4, 0), 6) == [0, 1, 2, 3, 3, 3, 3]
+
+
+@pytest.mark.parametrize("frames", FRAME_COUNTS)
+def test_three_periods_of_loop_pingpong_and_plain(frames):
+    one_loop = list(range(frames))
+    one_pingpong = one_loop + one_loop[::-1]
+    assert shown(started(frames, LOOP), 3 * frames - 1) == one_loop * 3
+    assert shown(started(frames, PINGPONG), 6 * frames - 1) == one_pingpong * 3
+    plain = started(frames, 0)
+    assert shown(plain, 3 * frames - 1) == one_loop + [frames - 1] * 2 * frames
+    assert not plain.playing
+
+
+@pytest.mark.parametrize("flags", [LOOP, PINGPONG, LOOP | PINGPONG])
+def test_loop_and_pingpong_never_end(flags):
+    player = started(7, flags)
+    assert not any(player.tick() for _ in range(100)) and player.playing
+
+
+def test_plain_ends_once_and_holds():
+    player = started(5, 0)
+    ended = [player.tick() for _ in range(12)]
+    assert ended == [False] * 4 + [True] + [False] * 7
+    assert player.frame == 4 and not player.playing
+
+
+def test_frame_below_zero_stops_unless_pingpong():
+    player = started(5, LOOP)
+    player.step = -1
+    assert player.tick() and (player.frame, player.playing) == (0, False)
+
+
+def test_door_stops_at_the_open_frame_then_closes_to_the_end():
+    door = Player(100, LOCALIZED)
+    door.play_from(0, 50)
+    ended = [door.tick() for _ in range(60)]
+    assert ended.index(True) == 49 and ended.count(True) == 1
+    assert (door.frame, door.playing) == (50, False)
+    door.play_from(door.frame)
+    assert door.stop_frame == 0
+    assert shown(door, 60) == list(range(50, 100)) + [99] * 11
+    assert not door.playing
+
+
+def test_door_closing_as_the_engine_does_with_the_frame_count_as_stop():
+    door = Player(100, LOCALIZED)
+    door.play_from(50, 100)
+    assert shown(door, 55) == list(range(50, 100)) + [99] * 6
+
+
+def test_stop_frame_on_loop_and_pingpong():
+    loop = started(10, LOOP)
+    loop.set_stop_frame(4)
+    assert shown(loop, 9) == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1]
+    pingpong = started(10, PINGPONG)
+    pingpong.set_stop_frame(4)
+    assert shown(pingpong, 8) == [0, 1, 2, 3, 9, 9, 9, 9, 9]
+    assert pingpong.playing
+
+
+def test_start_keeps_the_stop_frame():
+    player = Player(10, 0)
+    player.set_stop_frame(3)
+    player.start()
+    assert shown(player, 5) == [0, 1, 2, 3, 3, 3]
+
+
+def test_autostart_starts_and_moves_on_the_next_tick():
+    player = Player(6, AUTOSTART)
+    assert not player.playing
+    assert player.tick() is False
+    assert player.playing and player.frame == 1
+
+
+def test_plain_autostart_restarts_after_the_end():
+    player = Player(4, AUTOSTART)
+    assert shown(player, 8) == [0, 1, 2, 3, 3, 1, 2, 3, 3]
+
+
+def test_without_autostart_nothing_moves():
+    player = Player(6, LOOP)
+    assert shown(player, 5) == [0] * 6 and not player.playing
+
+
+def test_random_start_is_seeded_in_range_and_reproducible():
+    for frames in FRAME_COUNTS:
+        starts = [random_start_frame(frames, seed) for seed in range(50)]
+        assert all(0 <= f < frames for f in starts)
+        assert starts == [random_start_frame(frames, seed) for seed in range(50)]
+    assert len({random_start_frame(100, seed) for seed in range(50)}) > 10
+
+
+def test_random_start_uses_the_given_generator():
+    player = Player(100, RANDOM_START | LOOP)
+    player.start(Random(7))
+    assert player.frame == random_start_frame(100, 7) == Random(7).randrange(100)
+    first = player.frame
+    player.tick()
+    assert player.frame == (first + 1) % 100
+
+
+def test_autostart_with_random_start_draws_from_the_players_generator():
+    player = Player(100, RANDOM_START | AUTOSTART | LOOP, Random(3))
+    player.tick()
+    assert player.frame == (Random(3).randrange(100) + 1) % 100
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        Player(0, LOOP)
+    with pytest.raises(ValueError):
+        engine_frames(5, LOOP, 5)
+    with pytest.raises(ValueError):
+        Player(5, 0).set_stop_frame(-1)
+
+
+def test_engine_frames_shapes():
+    assert engine_frames(5, LOOP, 2) == ([2, 3, 4, 0, 1], 5)
+    assert engine_frames(3, PINGPONG) == ([0, 1, 2, 2, 1, 0], 6)
+    assert engine_frames(3, PINGPONG, 2) == ([2, 2, 1, 0, 0, 1], 6)
+    assert engine_frames(5, 0, 2) == ([2, 3, 4], None)
+    assert engine_frames(1, LOOP) == ([0], 1)
+    assert engine_frames(1, PINGPONG) == ([0, 0], 2)
+    assert engine_frames(1, 0) == ([0], None)
+
+
+@pytest.mark.parametrize("flags", [LOOP, PINGPONG, 0, LOOP | PINGPONG, LOOP | LOCALIZED])
+@pytest.mark.parametrize("frames", FRAME_COUNTS)
+def test_engine_frames_agrees_with_three_periods_of_ticking(frames, flags):
+    for start_frame in sorted({0, frames // 2, frames - 1}):
+        sequence, period = engine_frames(frames, flags, start_frame)
+        player = Player(frames, flags)
+        player.play_from(start_frame)
+        if period is None:
+            assert shown(player, 3 * frames) == sequence + [frames - 1] * (3 * frames + 1 - len(sequence))
+        else:
+            assert len(sequence) == period
+            assert shown(player, 3 * period - 1) == sequence * 3
+
+
+@pytest.mark.parametrize("flags", [AUTOSTART, RANDOM_START, AUTOSTART | RANDOM_START])
+def test_engine_frames_plays_only_loop_and_pingpong(flags):
+    for base in (0, LOOP, PINGPONG):
+        assert engine_frames(9, base | flags, 4) == engine_frames(9, base, 4)
+
+
+def test_engine_frames_against_closed_forms():
+    for frames in list(range(1, 40)) + [100, 255, 1000]:
+        for start_frame in sorted({0, 1 % frames, frames // 3, frames // 2, max(frames - 2, 0), frames - 1}):
+            loop, loop_period = engine_frames(frames, LOOP, start_frame)
+            assert loop_period == frames
+            assert loop == [(start_frame + i) % frames for i in range(frames)]
+
+            pingpong, pingpong_period = engine_frames(frames, PINGPONG, start_frame)
+            assert pingpong_period == 2 * frames
+            mirrored = [(start_frame + i) % (2 * frames) for i in range(2 * frames)]
+            assert pingpong == [k if k < frames else 2 * frames - 1 - k for k in mirrored]
+
+            plain, plain_period = engine_frames(frames, 0, start_frame)
+            assert plain_period is None
+            assert plain == list(range(start_frame, frames))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_engine_keys_blended_and_cycled_show_what_the_engine_plays(seed):
+    """Keys laid out by engine_keys, blended LINEAR (and repeated by a Cycles modifier
+    where there is a period), show at each tick the blend of the OBAN frame the engine
+    shows on it, over three periods, for every flag and start frame."""
+    rng = np.random.default_rng(seed)
+    frames = int(rng.integers(1, 30))
+    times = np.sort(rng.choice(frames, int(rng.integers(1, frames + 1)), replace=False)).astype(np.float64)
+    columns = rng.normal(size=(len(times), 3))
+    flags, start = int(rng.choice([0, LOOP, PINGPONG, LOOP | PINGPONG])), int(rng.integers(0, frames))
+    key_times, key_columns, period = engine_keys(times, columns, frames, flags, start)
+    sequence, engine_period = engine_frames(frames, flags, start)
+    assert period == engine_period
+    for tick in range(3 * len(sequence) + 2):
+        at = key_times[0] + (tick - key_times[0]) % period if period else tick
+        shown = sequence[tick % len(sequence)] if period else sequence[min(tick, len(sequence) - 1)]
+        np.testing.assert_allclose(value_at(key_times, key_columns, at), value_at(times, columns, shown),
+                                   atol=1e-12)
