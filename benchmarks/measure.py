@@ -1,9 +1,11 @@
-"""What every benchmark here measures with: freshly trimmed memory, the peak RSS of a
-phase, silenced C output, Blender's user folders in a scratch folder, profile labels, the
-rounds, the best-round table, the requirement lines, and the exit without teardown."""
+"""What every benchmark here measures with: an empty scene on freshly trimmed memory, an
+F-curve's keys read back, the peak RSS of a phase, silenced C output, Blender's user folders
+in a scratch folder, profile labels, the rounds, the best-round table, the requirement
+lines, and the exit without teardown."""
 
 import contextlib
 import ctypes
+import gc
 import os
 import re
 import resource
@@ -27,6 +29,26 @@ def _call_libc(name, *args):
 def trim():
     """Give freed heap back to the OS, so a phase's RSS rise is its own."""
     _call_libc("malloc_trim", 0)
+
+
+def empty_scene(*kinds):
+    """A fresh empty scene (read_homefile), every unused data block purged and freed memory
+    trimmed, as in a Blender just started; asserts that bpy.data's `kinds` ("objects",
+    "actions", ...) are empty."""
+    import bpy
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
+    gc.collect()
+    trim()
+    assert not any(len(getattr(bpy.data, kind)) for kind in kinds), "scene not empty after reset"
+
+
+def keyframe_co(fcurve):
+    """An F-curve's keys as foreach_get gives them: float32 (frame, value) pairs, flat (2 n,)."""
+    import numpy as np
+    co = np.empty(2 * len(fcurve.keyframe_points), np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    return co
 
 
 def _status_kib(field):
@@ -158,17 +180,20 @@ def timed_rounds(rows, rounds, reset):
     return times, rises
 
 
-def print_best(times, rises, base):
-    """The table of each row's best round, as a multiple of row `base`'s, its peak RSS rise
-    and every run; the process's peak RSS after it."""
+def print_best(times, rises, base, header=None):
+    """The table of each row's best round, as a multiple of row `base`'s (or of its own base
+    row's: `base` a {row: base row} dict, under `header`), its peak RSS rise and every run;
+    the process's peak RSS after it."""
     best = {name: min(values) for name, values in times.items()}
-    header = f"x {base}"
+    bases = base if isinstance(base, dict) else dict.fromkeys(times, base)
+    header = header or f"x {base}"
     width = max(10, len(header))
-    print(f"\n{'row':<15} {'best s':>7} {header:>{width}} {'peak RSS +MiB':>13}  runs (s)")
+    row = max(15, *map(len, times))
+    print(f"\n{'row':<{row}} {'best s':>7} {header:>{width}} {'peak RSS +MiB':>13}  runs (s)")
     for name, values in times.items():
         rise = [m for m in rises[name] if m is not None]
         memory = f"{max(rise):13.0f}" if rise else f"{'n/a':>13}"
-        print(f"{name:<15} {best[name]:7.2f} {best[name] / best[base]:{width}.2f} {memory}  "
+        print(f"{name:<{row}} {best[name]:7.2f} {best[name] / best[bases.get(name, name)]:{width}.2f} {memory}  "
               f"{' '.join(f'{v:.2f}' for v in values)}")
     print_process_peak()
     return best

@@ -101,6 +101,20 @@ def fill_fcurves(fcurves, frames, columns, interpolation='LINEAR'):
         keyframes.foreach_set('interpolation', modes)
 
 
+def fill_fcurve_runs(fcurves, rows, counts, interpolation='LINEAR'):
+    """Bulk-write keys into F-curves that have none yet: curve i gets the next counts[i]
+    (frame, value) rows of `rows` ((K, 2) float32, C-contiguous), as fill_fcurves does."""
+    flat = rows.reshape(-1)
+    byte, modes = _interpolation_byte(interpolation), {}   # bytes (3.4 takes no memoryview), one per length
+    at = 0
+    for fcurve, count in zip(fcurves, counts):
+        keyframes = fcurve.keyframe_points
+        keyframes.add(count)
+        keyframes.foreach_set('co_ui', flat[at:at + 2 * count])
+        keyframes.foreach_set('interpolation', modes.get(count) or modes.setdefault(count, byte * count))
+        at += 2 * count
+
+
 @functools.cache
 def _interpolation_byte(interpolation):
     return bytes([bpy.types.Keyframe.bl_rna.properties['interpolation'].enum_items[interpolation].value])
@@ -221,12 +235,6 @@ def set_alpha_blended(material):
     else:
         material.blend_method = "BLEND"
         material.shadow_method = "HASHED"
-
-
-def is_alpha_blended(material) -> bool:
-    if HAS_RENDER_METHOD:
-        return material.surface_render_method == "BLENDED"
-    return material.blend_method == "BLEND"
 
 
 def share_object_action(obj, action):

@@ -14,19 +14,19 @@ import sys
 import tempfile
 
 from ..core.errors import ObanError
+from ..oni.io.characters import Character
 from ..oni.io.library import (read_character, read_characters, read_mesh_file, read_objects, read_texture_file,
                               read_trams)
-from ..oni.io.characters import Character
-from ..oni.io.objects import PlacedObject, at_origin
 from ..oni.io.oban import Animation
+from ..oni.io.objects import PlacedObject, at_origin
 from ..oni.io.reader import contents, level_of_raw_data, read_file
 from ..oni.io.textures import FORMAT_NAMES
 from ..oni.io.tram import Tram
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
 from .listing import SPRITE_HEADER, characters_table, format_table, objects_table, sprite_rows, table, trams_table
-from .options import (EXPORT_OPTIONS, IMPORT_OPTIONS, SPRITE_OPTIONS, OniExportSettings, OniImportSettings,
-                      SpriteImportSettings, parse_ranges)
+from .options import (CHARACTER_EXPORT_OPTIONS, EXPORT_OPTIONS, IMPORT_OPTIONS, SPRITE_OPTIONS, TRAM_FORMATS,
+                      CharacterExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, parse_ranges)
 
 PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
@@ -37,7 +37,8 @@ MODES = f"""modes:
   IN... -o OUT.blend            Oni: OBANs (.oban, .oni, OniSplit .xml), levels (.dat with their
                                 .raw), placed objects (OBOA), loose meshes (M3GM) and textures (TXMP)
   op2_art.prt... -o OUT.blend   Outpost 2 sprite animations (every input a .prt, its .bmp beside it)
-  export IN.blend -o OUTDIR     a .blend's animated objects back to OBAN files
+  export IN.blend -o OUTDIR     a .blend's animated objects back to OBAN files, and the actions
+                                of its character armatures to TRAM files
   IN... --list                  what any mix of files holds, importing nothing (no Blender needed)
 
 examples:
@@ -195,12 +196,15 @@ def sprites_main(argv):
 
 def export_parser():
     p = _Parser(prog=f"{PROG} export", description="Write the animated objects of a .blend as OBAN files, one per "
-                                                   "object.",
+                                                   "object, and the actions of its character armatures as TRAM "
+                                                   "files, one per action (--format raw: TRAMs as .oni).",
                 epilog=f"example: {PROG} export level9.blend -o oban/ --format xml --objects door")
     p.add_argument("blend", metavar="IN.blend")
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
-    p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects (default: every animated one)")
+    p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects or armatures (default: every "
+                                                                "animated object and character armature)")
     add_options(p, EXPORT_OPTIONS)
+    add_options(p, [o for o in CHARACTER_EXPORT_OPTIONS if o.flag and o.flag not in {e.flag for e in EXPORT_OPTIONS}])
     return p
 
 
@@ -212,12 +216,16 @@ def export_main(argv):
         if not args.tolerance > 0:
             raise UsageError("--tolerance must be positive")
         settings = OniExportSettings.from_options(_checked(args))
+        args.character_format = args.file_format if args.file_format in [f[0] for f in TRAM_FORMATS] else "oni"
+        args.use_selection = False
+        character_settings = CharacterExportSettings.from_options(args)
         _make_folder(args.output)
     except UsageError as error:
         return _usage(export_parser(), error)
     import bpy
 
     from ..oni.blender.export import animated_objects, export_objects
+    from ..oni.blender.export_tram import character_armatures, export_characters
     try:
         bpy.ops.wm.open_mainfile(filepath=args.blend)
     except RuntimeError as error:  # not a .blend, or one from a newer Blender
@@ -226,20 +234,28 @@ def export_main(argv):
     missing = [name for name in args.objects or () if name not in bpy.data.objects]
     for name in missing:
         print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
-    if args.objects:
-        objects = [bpy.data.objects[name] for name in args.objects if name not in missing]
-    else:
-        objects = animated_objects(bpy.context.scene.objects)
-    report = export_objects(bpy.context, objects, args.output, settings)
-    print_messages(report)
-    if report.made:
+    chosen = [bpy.data.objects[name] for name in args.objects or () if name not in missing]
+    armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
+    objects = [obj for obj in chosen if obj not in armatures] if args.objects \
+        else animated_objects(bpy.context.scene.objects)
+    report = export_objects(bpy.context, objects, args.output, settings) if objects else None
+    characters = export_characters(bpy.context, armatures, args.output, character_settings) if armatures else None
+    for part in (report, characters):
+        if part is not None:
+            print_messages(part)
+    if report and report.made:
         print(format_table(("file", "frames", "keys", "worst error"),
                            [(os.path.basename(m.path), m.item.frames, len(m.item.keys), f"{m.error:.2g}")
                             for m in report.made], numeric=("frames", "keys")))
-    if not report.made and not report.errors and not missing:
-        print(f"{PROG} export: {args.blend} has no animated object", file=sys.stderr)
+    if characters and characters.made:
+        print(format_table(("file", "armature", "frames", "keys", "worst error", "note"),
+                           [(os.path.basename(m.path), m.block.name, m.item.frames,
+                             sum(len(t.frames) for t in m.item.tracks), f"{m.error:.2g}", m.note)
+                            for m in characters.made], numeric=("frames", "keys")))
+    if report is None and characters is None and not missing:
+        print(f"{PROG} export: {args.blend} has no animated object or character armature", file=sys.stderr)
         return 1
-    return 1 if report.errors or missing else 0
+    return 1 if missing or any(part and part.errors for part in (report, characters)) else 0
 
 
 def _usage(parser, error):

@@ -9,12 +9,13 @@ from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
 from ..oni.blender.export import animated_objects, export_objects
+from ..oni.blender.export_tram import character_armatures, export_characters
 from ..oni.blender.importer import import_files
 from ..oni.io.reader import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
-from .options import (ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, OniExportSettings, OniImportSettings,
-                      SpriteImportSettings, groups, parse_ranges)
+from .options import (CHARACTER_EXPORT, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, CharacterExportSettings,
+                      OniExportSettings, OniImportSettings, SpriteImportSettings, groups, parse_ranges)
 
 
 def _property(option):
@@ -87,7 +88,7 @@ class _ImportDialog(ImportHelper):
 class ImportOBAN(bpy.types.Operator, _ImportDialog):
     """Import Oni object animations (OBAN) as animated empties or cameras, or onto the selected objects, and a
     level's placed objects with their meshes and textures"""
-    bl_idname = "import_anim.oban"
+    bl_idname = ONI_IMPORT.idname
     bl_label = ONI_IMPORT.button
 
     filename_ext = ".oban"
@@ -113,7 +114,7 @@ class ImportOBAN(bpy.types.Operator, _ImportDialog):
 class ImportOP2Sprites(bpy.types.Operator, _ImportDialog):
     """Import Outpost 2 sprite animations (op2_art.prt with its op2_art.bmp) as layered,
     timed, textured planes, exact to the pixel"""
-    bl_idname = "import_anim.op2_sprites"
+    bl_idname = SPRITE_IMPORT.idname
     bl_label = SPRITE_IMPORT.button
 
     filename_ext = ".prt"
@@ -130,13 +131,9 @@ class ImportOP2Sprites(bpy.types.Operator, _ImportDialog):
                                                                                  progress)), "Imported")
 
 
-@orientation_helper(axis_forward="-Z", axis_up="Y")
-@with_options(ONI_EXPORT.options)
-class ExportOBAN(bpy.types.Operator):
-    """Export animated objects as Oni object animations (OBAN), one file each, with the
-    fewest keys the engine turns back into every frame"""
-    bl_idname = "export_anim.oban"
-    bl_label = ONI_EXPORT.button
+class _ExportDialog:
+    """What both export dialogs share: a folder to write into, presets, and the report with a
+    line per file written."""
     bl_options = {"REGISTER", "PRESET"}
 
     directory: StringProperty(subtype="DIR_PATH")
@@ -146,56 +143,73 @@ class ExportOBAN(bpy.types.Operator):
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
-    def execute(self, context):
-        candidates = context.selected_objects if self.use_selection else context.scene.objects
-        objects = animated_objects(candidates)
-        if not objects:
-            self.report({"ERROR"}, "No animated object to export")
+    def export(self, context, candidates, what, export, settings, describe):
+        if not candidates:
+            self.report({"ERROR"}, f"No {what} to export")
             return {"CANCELLED"}
-        report = export_objects(context, objects, bpy.path.abspath(self.directory),
-                                OniExportSettings.from_options(self))
+        report = export(context, candidates, bpy.path.abspath(self.directory), settings)
         for m in report.made:
-            self.report({"INFO"}, f"{m.path}: {m.item.frames} frames, {len(m.item.keys)} keys, worst error "
-                                  f"{m.error:.2g}" + (f" ({m.note})" if m.note else ""))
+            self.report({"INFO"}, f"{m.path}: {describe(m.item)}, worst error {m.error:.2g}"
+                                  + (f" ({m.note})" if m.note else ""))
         return show(self, report, "Exported")
 
-
-def menu_import(self, context):
-    self.layout.operator(ImportOBAN.bl_idname, text=ONI_IMPORT.menu)
-
-
-def menu_import_sprites(self, context):
-    self.layout.operator(ImportOP2Sprites.bl_idname, text=SPRITE_IMPORT.menu)
+    def candidates(self, context):
+        return context.selected_objects if self.use_selection else context.scene.objects
 
 
-def menu_export(self, context):
-    self.layout.operator(ExportOBAN.bl_idname, text=ONI_EXPORT.menu)
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+@with_options(ONI_EXPORT.options)
+class ExportOBAN(bpy.types.Operator, _ExportDialog):
+    """Export animated objects as Oni object animations (OBAN), one file each, with the
+    fewest keys the engine turns back into every frame"""
+    bl_idname = ONI_EXPORT.idname
+    bl_label = ONI_EXPORT.button
+
+    def execute(self, context):
+        return self.export(context, animated_objects(self.candidates(context)), "animated object", export_objects,
+                           OniExportSettings.from_options(self),
+                           lambda oban: f"{oban.frames} frames, {len(oban.keys)} keys")
 
 
-classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN]
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+@with_options(CHARACTER_EXPORT.options)
+class ExportTRAM(bpy.types.Operator, _ExportDialog):
+    """Export the actions of character armatures as Oni character animations (TRAM), one file
+    each: an unchanged import as it was read, any other motion fitted as keys"""
+    bl_idname = CHARACTER_EXPORT.idname
+    bl_label = CHARACTER_EXPORT.button
+
+    def execute(self, context):
+        return self.export(context, character_armatures(self.candidates(context)), "character armature",
+                           export_characters, CharacterExportSettings.from_options(self),
+                           lambda tram: f"{tram.frames} frames, {sum(len(t.frames) for t in tram.tracks)} keys")
+
+
+def _menu_entry(operator, dialog):
+    """A File menu's entry for an operator (`dialog` on it, for the tests to find)."""
+    def draw(self, context):
+        self.layout.operator(operator.bl_idname, text=dialog.menu)
+    draw.dialog = dialog
+    return draw
+
+
+MENUS = (("TOPBAR_MT_file_import", _menu_entry(ImportOBAN, ONI_IMPORT)),
+         ("TOPBAR_MT_file_import", _menu_entry(ImportOP2Sprites, SPRITE_IMPORT)),
+         ("TOPBAR_MT_file_export", _menu_entry(ExportOBAN, ONI_EXPORT)),
+         ("TOPBAR_MT_file_export", _menu_entry(ExportTRAM, CHARACTER_EXPORT)))
+
+
+def _file_handler(idname, label, operator, extensions):
+    """Drag and drop of these files onto Blender runs `operator` (4.1+)."""
+    return type(idname, (bpy.types.FileHandler,), {
+        "bl_idname": idname, "bl_label": label, "bl_import_operator": operator.bl_idname,
+        "bl_file_extensions": extensions, "poll_drop": classmethod(lambda cls, context: compat.poll_drop(context))})
+
+
+classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM]
 if compat.HAS_FILE_HANDLER:
-    class OBAN_FH_import(bpy.types.FileHandler):
-        bl_idname = "OBAN_FH_import"
-        bl_label = "Oni files"
-        bl_import_operator = ImportOBAN.bl_idname
-        bl_file_extensions = ";".join(EXTENSIONS)
-
-        @classmethod
-        def poll_drop(cls, context):
-            return compat.poll_drop(context)
-
-    class OP2_FH_import(bpy.types.FileHandler):
-        bl_idname = "OP2_FH_import"
-        bl_label = "Outpost 2 sprite animations"
-        bl_import_operator = ImportOP2Sprites.bl_idname
-        bl_file_extensions = ".prt"
-
-        @classmethod
-        def poll_drop(cls, context):
-            return compat.poll_drop(context)
-
-    classes += [OBAN_FH_import, OP2_FH_import]
-
+    classes += [_file_handler("OBAN_FH_import", "Oni files", ImportOBAN, ";".join(EXTENSIONS)),
+                _file_handler("OP2_FH_import", "Outpost 2 sprite animations", ImportOP2Sprites, ".prt")]
 _cli_handle = None
 
 
@@ -203,9 +217,8 @@ def register():
     global _cli_handle
     for cls in classes:
         bpy.utils.register_class(cls)
-    bpy.types.TOPBAR_MT_file_import.append(menu_import)
-    bpy.types.TOPBAR_MT_file_import.append(menu_import_sprites)
-    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    for menu, entry in MENUS:
+        getattr(bpy.types, menu).append(entry)
     panel.register()
     _cli_handle = compat.register_cli_command("oban_import", cli.main)
 
@@ -215,8 +228,7 @@ def unregister():
     compat.unregister_cli_command(_cli_handle)
     _cli_handle = None
     panel.unregister()
-    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
-    bpy.types.TOPBAR_MT_file_import.remove(menu_import_sprites)
-    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for menu, entry in reversed(MENUS):
+        getattr(bpy.types, menu).remove(entry)
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

@@ -3,6 +3,7 @@ command line flag and help stand here once. The operators' properties, the dialo
 groups, the command line's flags and the settings objects the work reads all come from
 these tables (no bpy: the command line's listing runs without Blender)."""
 
+import functools
 from dataclasses import dataclass, fields, make_dataclass
 
 from ..oni.engine.to_blender import EULER_AXES, axes_matrix
@@ -163,16 +164,21 @@ SPRITE_OPTIONS = (
 
 @dataclass(frozen=True)
 class Dialog:
-    """A File menu entry, the dialog it opens and its button, and the options it shows."""
+    """An operator: its id, its File menu entry, its dialog's button, and the options it shows."""
+    idname: str
     menu: str
     button: str
     options: tuple
 
 
-ONI_IMPORT = Dialog("Oni Objects, Characters and Animations (.oni, .dat, .oban, .xml)", "Import Oni", IMPORT_OPTIONS)
-SPRITE_IMPORT = Dialog("Outpost 2 Sprite Animations (.prt)", "Import Outpost 2 Sprites", SPRITE_OPTIONS)
-ONI_EXPORT = Dialog("Oni Object Animation (.oni, .xml, .oban)", "Export OBAN", EXPORT_OPTIONS)
-CHARACTER_EXPORT = Dialog("Oni Character Animation (.oni, .xml)", "Export TRAM", CHARACTER_EXPORT_OPTIONS)
+ONI_IMPORT = Dialog("import_anim.oban", "Oni Objects, Characters and Animations (.oni, .dat, .oban, .xml)",
+                    "Import Oni", IMPORT_OPTIONS)
+SPRITE_IMPORT = Dialog("import_anim.op2_sprites", "Outpost 2 Sprite Animations (.prt)", "Import Outpost 2 Sprites",
+                       SPRITE_OPTIONS)
+ONI_EXPORT = Dialog("export_anim.oban", "Oni Object Animation (.oni, .xml, .oban)", "Export OBAN", EXPORT_OPTIONS)
+CHARACTER_EXPORT = Dialog("export_anim.tram", "Oni Character Animation (.oni, .xml)", "Export TRAM",
+                          CHARACTER_EXPORT_OPTIONS)
+DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT)
 
 
 def parse_ranges(text: str) -> list[int] | None:
@@ -220,9 +226,10 @@ class _FromOptions:
 
 
 class _Oriented(_FromOptions):
-    @property
+    @functools.cached_property
     def axes(self):
-        """The Oni -> Blender change of basis of the orientation pair."""
+        """The Oni -> Blender change of basis of the orientation pair (worked out once: it is
+        read for every object an import makes)."""
         return axes_matrix(self.axis_forward, self.axis_up)
 
 

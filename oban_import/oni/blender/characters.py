@@ -25,6 +25,8 @@ CHARACTER = "oni_character"          # on the armature: the character's name
 BODY = "oni_body"                    # on the armature: the body's name (TRBS without 'TRBS')
 PARTS = "oni_parts"                  # on the armature: the part names, in part order
 TRANSLATIONS = "oni_part_translations"   # on the armature: TRTA, 3 floats a part, Oni units
+PARENTS = "oni_part_parents"          # on the armature: TRIA, each part's parent (-1: the root)
+CHUNK_KEYS = 1 << 18                # part-frames of TRAMs worked out together (about 30 MB of arrays)
 ROTATION, LOCATION = "rotation_quaternion", "location"
 
 
@@ -85,13 +87,29 @@ def animate(armature, trams, settings, path=None) -> Report:
     for tram in trams:
         if tram.parts != len(parts):
             raise ObanError(path, f"'{tram.name}' moves {tram.parts} parts; '{armature.name}' has {len(parts)}")
-        keys = bones.bone_keys(tram, rest[:, :3, :3], axes, scale, every_frame=settings.keys != "FILE")
-        action = _action(armature, tram, keys, parts, settings.frame_start)
-        result.made.append(Made(path, tram, action))
-        result.last_frame = max(result.last_frame, settings.frame_start + tram.frames - 1)
+    channels = _Channels(parts)
+    for chunk in _chunks(trams, len(parts)):
+        every = bones.bone_keys(chunk, rest[:, :3, :3], axes, scale, settings.keys != "FILE", settings.frame_start)
+        for tram, keys in zip(chunk, every):
+            result.made.append(Made(path, tram, _action(armature, tram, keys, channels, settings.frame_start)))
+            result.last_frame = max(result.last_frame, settings.frame_start + tram.frames - 1)
     if result.made:
         compat.share_object_action(armature, result.made[0].block)
     return result
+
+
+def _chunks(trams, parts):
+    """The TRAMs in runs of at most CHUNK_KEYS part-frames (bones.bone_keys works a run at a
+    time: numpy's cost per call paid once a run, its arrays a few MB)."""
+    chunk, size = [], 0
+    for tram in trams:
+        if chunk and size + tram.frames * parts > CHUNK_KEYS:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(tram)
+        size += tram.frames * parts
+    if chunk:
+        yield chunk
 
 
 def _armature(context, character, collection, settings):
@@ -103,7 +121,7 @@ def _armature(context, character, collection, settings):
     collection.objects.link(armature)
     armature.id_properties_ensure().update({
         CHARACTER: character.name, BODY: body.name, PARTS: [part.name for part in body.parts],
-        TRANSLATIONS: body.translations.ravel().tolist()}
+        TRANSLATIONS: body.translations.ravel().tolist(), PARENTS: np.asarray(body.parents).tolist()}
         | import_properties(settings.global_scale, settings.axes, settings.frame_start))
     heads = bones.rest_heads(body.parents, body.translations, settings.axes, settings.global_scale)
     tails = bones.rest_tails(body.parents, heads, (0.0, 0.0, settings.global_scale))
@@ -141,21 +159,30 @@ def _part_meshes(character, armature, collection, shared):
         obj.matrix_parent_inverse = Matrix(inverse.tolist())
 
 
-def _action(armature, tram, keys, parts, frame_start):
+class _Channels:
+    """The F-curves' (data path, index, group) of each bone's rotation and of the root's
+    location, named once for all the actions of an armature."""
+
+    def __init__(self, parts):
+        self.parts = parts
+        paths = [f'pose.bones["{bpy.utils.escape_identifier(name)}"].' for name in parts]
+        self.rotation = [[(path + ROTATION, i, name) for i in range(4)] for path, name in zip(paths, parts)]
+        self.root = [(paths[0] + LOCATION, i, parts[0]) for i in range(3)]
+
+    def of(self, keys):
+        rotations = [channel for p in keys.parts.tolist() for channel in self.rotation[p]]
+        return rotations + self.root if keys.root_location is not None else rotations
+
+
+def _action(armature, tram, keys, channels, frame_start):
     """A new action named after the TRAM: LINEAR quaternion keys per bone (bone groups), the
     root's location on every frame, its description and markers; a fake user keeps it."""
-    channels = [(f'pose.bones["{bpy.utils.escape_identifier(parts[p])}"].{ROTATION}', i, parts[p])
-                for p in keys.parts.tolist() for i in range(4)]
+    action, fcurves = compat.new_object_action(armature, tram.name, channels.of(keys))
+    compat.fill_fcurve_runs(fcurves, keys.rotations, keys.counts.tolist())
     if keys.root_location is not None:
-        channels += [(f'pose.bones["{bpy.utils.escape_identifier(parts[0])}"].{LOCATION}', i, parts[0])
-                     for i in range(3)]
-    action, fcurves = compat.new_object_action(armature, tram.name, channels)
-    for index, (frames, rotations) in enumerate(zip(keys.frames, keys.rotations)):
-        compat.fill_fcurves(fcurves[4 * index:4 * index + 4], frame_start + frames.astype(np.float32), rotations)
-    if keys.root_location is not None:
-        compat.fill_fcurves(fcurves[-3:], frame_start + np.arange(tram.frames, dtype=np.float32), keys.root_location)
+        compat.fill_fcurve_runs(fcurves[-3:], keys.root_location, [tram.frames] * 3)
     action.id_properties_ensure().update(tram_properties(tram))
-    for name, frame in tram_markers(tram, parts):
+    for name, frame in tram_markers(tram, channels.parts):
         action.pose_markers.new(name).frame = frame_start + frame
     action.use_fake_user = True
     return action

@@ -10,12 +10,11 @@ written. An object imported by this add-on and left unchanged is written back ex
 it was read.
 """
 
-import os
-
 import numpy as np
 
 from ...blender.compat import action_fcurves
 from ...core.errors import ObanError
+from ...core.files import output_path, write_checked
 from ...core.report import Made, Report
 from ..engine.fit_keys import animation_from_matrices
 from ..engine.frames import frame_matrices
@@ -23,8 +22,8 @@ from ..engine.playback import engine_frames
 from ..engine.rotations import relative_errors, split_rotation_scale
 from ..engine.to_blender import blender_matrices, camera_matrices
 from ..io.oban import LOCALIZED, LOOP, matrix_from_columns
-from ..io.oni_properties import (FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE, OBJECT_ORIGIN, PIVOT, PLACEMENT,
-                                START_FRAME, from_properties)
+from ..io.oni_properties import (FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE, OBJECT_ORIGIN, PIVOT, PLACEMENT, START_FRAME,
+                                 from_properties)
 from ..io.reader import read_file
 from ..io.writer import oni_file_bytes, raw_file_bytes, xml_bytes
 from .actions import action_of
@@ -232,11 +231,9 @@ def _write(animation, motion, directory, settings):
     animation read back, its worst relative error)."""
     pattern, to_bytes = FILES[settings.file_format]
     file_name = pattern.format(name=animation.name, id=animation.record_header[0])
-    path = os.path.join(directory, file_name.replace("/", "_").replace("\\", "_"))
-    temporary = path + ".tmp"
-    try:
-        with open(temporary, "wb") as f:
-            f.write(to_bytes(animation))
+    path = output_path(directory, file_name)
+
+    def check(temporary):
         back = read_file(temporary)[0]
         back.name = animation.name
         errors = relative_errors(motion.replayed(back), motion.world)
@@ -245,10 +242,7 @@ def _write(animation, motion, directory, settings):
             raise ObanError(motion.label, f"frame {motion.first_frame + int(motion.ticks[worst])}: the file would "
                                           f"replay it off by {errors[worst]:.3g}, more than the tolerance "
                                           f"{settings.tolerance:g}; nothing written")
-        os.replace(temporary, path)
-    except OSError as error:
-        raise ObanError(path, f"cannot be written: {error.strerror or error}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-    return path, back, float(errors[worst])
+        return back, float(errors[worst])
+
+    back, worst = write_checked(path, to_bytes(animation), check)
+    return path, back, worst

@@ -59,6 +59,7 @@ def import_files(context, paths, settings, progress=None) -> Report:
     collection = new_collection(context.scene, paths)
     shared = SharedBlocks(settings)
     result.last_frame = settings.frame_start
+    trams_made = set()   # names of the TRAMs the import has made, with their characters
     try:
         for index, file in enumerate(files):
             done = READING_SHARE + (1 - READING_SHARE) * index / len(files)
@@ -66,13 +67,15 @@ def import_files(context, paths, settings, progress=None) -> Report:
                 report(done)
             try:
                 file.build(context, collection, new_objects, shared, settings,
-                           lambda share: report(done + (1 - READING_SHARE) * share / len(files)),
-                           armatures + [m.block for m in result.made if isinstance(m.item, Character)],
-                           {m.item.name for m in result.made if isinstance(m.item, Tram)})
+                           lambda share: report(done + (1 - READING_SHARE) * share / len(files)), armatures,
+                           trams_made)
             except Exception as error:  # a bug, not bad input: still nothing of this file is left
                 result.errors.append(f"{file.path}: could not be imported: {error!r}")
                 continue
             result.add(file.built)
+            if file.characters or file.trams:   # where the next files' TRAMs may go, and what they need not make
+                armatures += [m.block for m in file.built.made if isinstance(m.item, Character)]
+                trams_made |= {m.item.name for m in file.built.made if isinstance(m.item, Tram)}
     finally:   # what a failure outside the files' own building left unused
         new_objects.remove_untaken()
         remove_if_empty(collection)

@@ -31,8 +31,3 @@ def new_material(name: str, texture: Texture | None, image=None) -> "bpy.types.M
     material.id_properties_ensure().update(texture_properties(texture, name))
     return material
 
-
-def image_node(material):
-    """The material's Image Texture node, or None."""
-    tree = material.node_tree
-    return next((node for node in tree.nodes if node.bl_idname == "ShaderNodeTexImage"), None) if tree else None

@@ -17,18 +17,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import poses
-from .rotations import continuous, hamilton_from_stored, matrix_quaternions, multiply, quaternion_matrices
+from .frames import run_starts, sample_many
+from .rotations import continuous, matrix_quaternions, quaternion_matrices
 
 CHILD_OF_CHAIN = 0.5   # a bone with no child: this share of its parent's length, along it
 
 
 @dataclass
 class BoneKeys:
-    """One TRAM on an armature, in Blender's terms."""
+    """One TRAM on an armature, in Blender's terms: its F-curves' keys, curve after curve, as
+    (scene frame, value) float32 rows, the F-curves' own type."""
     parts: np.ndarray         # (n,) the parts keyed (an overlay's used | replaced, else all)
-    frames: list              # per keyed part, (k,) OBAN frames of its keys
-    rotations: list           # per keyed part, (k, 4) quaternions w x y z, unnormalised, signs continuous
-    root_location: np.ndarray | None   # (F, 3) the root bone's location at every frame; None: no root motion
+    counts: np.ndarray        # (4n,) keys of each rotation curve: part by part, w x y z
+    rotations: np.ndarray     # (sum counts, 2) float32 rows; each part's signs continuous
+    root_location: np.ndarray | None   # (3F, 2) float32: the root bone's x, y, z curves, a key every
+                                       # frame; None: no root motion
 
 
 def rest_heads(parents, translations, axes, scale) -> np.ndarray:
@@ -58,47 +61,112 @@ def rest_tails(parents, heads, up) -> np.ndarray:
     return tails
 
 
-def bone_keys(tram, rest_rotations, axes, scale, every_frame=False) -> BoneKeys:
-    """The TRAM's pose as Blender bone keys. `rest_rotations` (P, 3, 3): each bone's rest
+def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) -> list:
+    """Each TRAM's pose as Blender bone keys (a BoneKeys each), all worked out together, the
+    TRAMs' frame 0 at scene frame `start`. `rest_rotations` (P, 3, 3): each bone's rest
     rotation R_b in armature space (as Blender made it from head, tail and roll). With
-    `every_frame`, every part is keyed on every frame with the engine's blend (poses.py);
-    else with the file's own keys. An overlay keys only its used and replaced parts, and has
-    no root motion (docs/characters.md)."""
-    axes = np.asarray(axes, np.float64)
-    rest = matrix_quaternions(np.asarray(rest_rotations, np.float64))
-    count = len(tram.tracks)
-    parts = np.arange(count)
-    if tram.flags & poses.OVERLAY:
-        parts = parts[poses.part_mask(tram.used_parts | tram.replaced_parts, count)]
+    `every_frame`, every part is keyed on every frame with the engine's blend (poses.py); else
+    with the file's own keys. An overlay keys only its used and replaced parts, and has no
+    root motion (docs/characters.md).
+
+    The keys are turned into Blender's terms before the blend: the map is an isometry of the
+    quaternions, which the blend (shorter arc, lerp, normalise) commutes with."""
+    if not trams:
+        return []
+    turns, root_turn = _bone_turns(rest_rotations, axes, scale)
+    chosen = [_keyed_parts(tram) for tram in trams]
+    tracks = [tram.tracks[p] for tram, parts in zip(trams, chosen) for p in parts.tolist()]
+    key_counts = np.array([len(track.frames) for track in tracks], np.int64)
+    key_frames = np.concatenate([track.frames for track in tracks]).astype(np.int64)
+    turned = _in_bone_terms(_stored_keys(trams, chosen, tracks, key_counts),
+                            turns[np.repeat(np.concatenate(chosen), key_counts)])
     if every_frame:
-        sampled = poses.part_rotations(tram)[:, parts]                     # (F, n, 4) stored
-        frames = [np.arange(tram.frames)] * len(parts)
-        stored = [sampled[:, i] for i in range(len(parts))]
+        frame_counts = np.repeat([int(tram.frames) for tram in trams], [len(parts) for parts in chosen])
+        values = sample_many(frame_counts, key_counts, key_frames, turned)
+        sizes = frame_counts
+        times = np.arange(len(values)) - np.repeat(run_starts(sizes), sizes)
     else:
-        frames = [tram.tracks[p].frames for p in parts]
-        stored = [poses.key_quaternions(tram.tracks[p].values, tram.key_size) for p in parts]
-    sizes = np.array([len(f) for f in frames], np.int64)
-    owner = np.repeat(parts, sizes)
-    turned = _in_bone_terms(np.concatenate(stored), axes, rest[owner])
-    starts = np.cumsum(sizes) - sizes
-    turned = continuous(turned, starts)
-    rotations = np.split(turned, np.cumsum(sizes)[:-1])
-    return BoneKeys(parts, frames, rotations, _root_location(tram, rest[0], axes, scale))
+        values, sizes, times = turned, key_counts, key_frames
+    values = continuous(values, run_starts(sizes))
+    firsts = run_starts([len(parts) for parts in chosen]).tolist()
+    per_tram = [sizes[first:first + len(parts)] for first, parts in zip(firsts, chosen)]
+    ends = np.cumsum([int(s.sum()) for s in per_tram])
+    if every_frame:   # a TRAM's tracks all as long: its curves are a transpose of its values
+        blocks = [_every_frame_rows(block, len(parts), start)
+                  for block, parts in zip(np.split(values, ends[:-1]), chosen)]
+    else:
+        blocks = np.split(_curve_rows(times + start, values, sizes), 4 * ends[:-1])
+    return [BoneKeys(parts, np.repeat(track_sizes, 4), block, _root_location(tram, root_turn, start))
+            for tram, parts, track_sizes, block in zip(trams, chosen, per_tram, blocks)]
 
 
-def _in_bone_terms(stored, axes, rest):
-    """Stored engine quaternions (n, 4) -> R_b^-1 . (A.R(q).A^-1) . R_b as w x y z, per row's
-    rest quaternion, unnormalised (a linear map of each)."""
-    q = hamilton_from_stored(stored)
-    q[:, 1:] = q[:, 1:] @ (np.linalg.det(axes) * axes).T                  # the change of basis
-    conjugate = rest * np.array([1.0, -1.0, -1.0, -1.0])
-    return multiply(multiply(conjugate, q), rest)
+def _bone_turns(rest_rotations, axes, scale):
+    """Per bone, the 3x3 map (on row vectors) of a stored quaternion's vector part to its pose
+    quaternion's: R_b^-1 . (A.R(q).A^-1) . R_b keeps w and turns the vector part by
+    R_b^T . det(A).A (a vector part is a pseudovector); and the root's location map, R_b^T . s.A."""
+    axes = np.asarray(axes, np.float64)
+    rest = quaternion_matrices(matrix_quaternions(np.asarray(rest_rotations, np.float64)))   # orthonormal R_b
+    return (np.linalg.det(axes) * axes).T @ rest, scale * axes.T @ rest[0]
 
 
-def _root_location(tram, rest, axes, scale):
-    """(F, 3) the root bone's location: R_b^-1 . s.A.(summed velocities + (0, height, 0))."""
+def _keyed_parts(tram):
+    parts = np.arange(len(tram.tracks))
+    if tram.flags & poses.OVERLAY:
+        parts = parts[poses.part_mask(tram.used_parts | tram.replaced_parts, len(tram.tracks))]
+    return parts
+
+
+def _stored_keys(trams, chosen, tracks, key_counts):
+    """(K, 4) stored quaternions of every track's keys, in order (each key size decoded once)."""
+    track_sizes = np.repeat([int(tram.key_size) for tram in trams], [len(parts) for parts in chosen])
+    key_sizes = np.repeat(track_sizes, key_counts)
+    stored = np.empty((len(key_sizes), 4))
+    for size in np.unique(track_sizes).tolist():
+        values = [track.values for track, s in zip(tracks, track_sizes.tolist()) if s == size]
+        stored[key_sizes == size] = poses.key_quaternions(np.concatenate(values), size)
+    return stored
+
+
+def _curve_rows(times, values, sizes):
+    """(4N, 2) float32 (time, value) rows, track after track and within each its w x y z
+    curves, from (N, 4) values of tracks of these sizes laid end to end."""
+    starts = np.repeat(run_starts(sizes), sizes)
+    at = 4 * starts + (np.arange(len(values)) - starts)          # the row of each value's w
+    sized = np.repeat(sizes, sizes)
+    rows = np.empty((4 * len(values), 2), np.float32)
+    for component in range(4):
+        rows[at, 0] = times
+        rows[at, 1] = values[:, component]
+        at += sized
+    return rows
+
+
+def _every_frame_rows(values, parts, start):
+    """(4 . parts . F, 2) float32 rows of one TRAM's (parts . F, 4) values, a key every frame."""
+    frames = len(values) // max(parts, 1)
+    rows = np.empty((parts, 4, frames, 2), np.float32)
+    rows[..., 0] = np.arange(start, start + frames)
+    rows[..., 1] = values.reshape(parts, frames, 4).transpose(0, 2, 1)
+    return rows.reshape(-1, 2)
+
+
+def _in_bone_terms(stored, turns):
+    """Stored engine quaternions (n, 4) -> pose quaternions w x y z, unnormalised: w as it is
+    (the stored -w), the vector part by each row's turn (_bone_turns)."""
+    out = np.empty_like(stored)
+    out[:, 0] = -stored[:, 3]
+    out[:, 1:] = np.einsum("ki,kij->kj", stored[:, :3], turns)
+    return out
+
+
+def _root_location(tram, turn, start):
+    """(3F, 2) float32 the root bone's location curves, x, y, z, a key every frame: R_b^-1 . s.A
+    (summed velocities + (0, height, 0)). None for an overlay."""
     if tram.flags & poses.OVERLAY:
         return None
     location, heights = poses.root_motion(tram)
     location[:, 1] += heights
-    return scale * location @ axes.T @ quaternion_matrices(rest[None])[0]   # R_b^T . v for each row v
+    rows = np.empty((3, len(location), 2), np.float32)
+    rows[:, :, 0] = np.arange(start, start + len(location))
+    rows[:, :, 1] = (location @ turn).T                        # R_b^T . s.A . v for each row v
+    return rows.reshape(-1, 2)

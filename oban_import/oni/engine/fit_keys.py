@@ -162,7 +162,7 @@ class _Segments:
     def first_probes(self, starts):
         """{start: (ends, passes)} for the first probes of each start, in one batch."""
         last = len(self.wanted) - 1
-        ends = [np.union1d(_doubled(start, start + 1, last),
+        ends = [np.union1d(doubled_ends(start, start + 1, last),
                            self.kinks[np.searchsorted(self.kinks, start + 1, "right"):][:PROBES])
                 for start in starts]
         counts = [len(e) for e in ends]
@@ -170,20 +170,29 @@ class _Segments:
         return dict(zip(starts.tolist(), zip(ends, np.split(ok, np.cumsum(counts)[:-1]))))
 
     def furthest_end(self, start, ends, ok):
-        last = len(self.wanted) - 1
-        reach, fails = start + 1, last + 1   # furthest end known to pass; nearest above it known to fail
-        while True:
-            if ok.any():
-                reach = max(reach, int(ends[ok].max()))
-            fails = min([fails] + [int(e) for e in ends[~ok] if e > reach])
-            if fails > last:
-                ends = _doubled(start, reach, last)
-            else:
-                ends = np.unique(np.linspace(reach, fails, 2 * PROBES + 2).round().astype(np.int64))
-            ends = ends[(ends > reach) & (ends < fails)]
-            if not ends.size:
-                return reach
-            ok = self.passes(np.full(len(ends), start), ends)
+        return furthest_passing(start, len(self.wanted) - 1, ends, ok,
+                                lambda probes: self.passes(np.full(len(probes), start), probes))[0]
+
+
+def furthest_passing(start, top, ends, ok, passes):
+    """(the furthest end from `start`, at most `top`, whose segment passes; every end seen to
+    pass), from the first probes' `ends` and whether they pass (`ok`): doubling while probes
+    pass, then narrowing between the furthest passing and the nearest failing end.
+    passes(ends) -> bool per end."""
+    reach, fails, passed = start + 1, top + 1, [ends[ok]]   # furthest passing end; nearest failing above it
+    while True:
+        if ok.any():
+            reach = max(reach, int(ends[ok].max()))
+        fails = min([fails] + [int(e) for e in ends[~ok] if e > reach])
+        if fails > top:
+            ends = doubled_ends(start, reach, top)
+        else:
+            ends = np.unique(np.linspace(reach, fails, 2 * PROBES + 2).round().astype(np.int64))
+        ends = ends[(ends > reach) & (ends < fails)]
+        if not ends.size:
+            return reach, np.concatenate(passed)
+        ok = passes(ends)
+        passed.append(ends[ok])
 
 
 def measured(matrices, measure):
@@ -195,7 +204,7 @@ def measured(matrices, measure):
     return left @ full @ right
 
 
-def _doubled(start, reach, last):
+def doubled_ends(start, reach, last):
     """Ends reaching 2, 4, ... 2 ** PROBES times as far from `start` as `reach`, up to `last`."""
     return np.unique(np.minimum(start + (reach - start) * 2 ** np.arange(1, PROBES + 1), last))
 

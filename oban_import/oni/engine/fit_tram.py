@@ -14,17 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io.tram import Track
-from .fit_keys import key_lengths, length_ratios
+from .fit_keys import DENSE, MAX_AHEAD, PROBES, doubled_ends, furthest_passing, key_lengths, length_ratios
 from .frames import run_starts, sample_many
-from .poses import ANGLE_PER_CODE, key_quaternions, part_rotations, root_motion, world_matrices
+from .poses import ANGLE_PER_CODE, euler_hamilton, key_quaternions, part_rotations, root_motion, world_matrices
 from .rotations import (TINY, hamilton_from_stored, quaternions, relative_errors, relative_linear_errors,
                         rotation_matrices, stored_from_hamilton)
 
 MAX_GAP = 255         # a track's gaps are u8, at least 1 (CHARACTERS.md 3)
 CODES_PER_TURN = 65535
-PROBES = 4            # ends tried per round: doublings, kinks (twice as many narrowing)
-DENSE = 4             # keys at most this far apart: batch the first probes of the next starts,
-MAX_AHEAD = 256       # up to this many
 OFF_PLANE = 1e-6      # a quaternion this far off its neighbours' plane breaks it (float32 input: 1e-7)
 
 
@@ -50,7 +47,7 @@ def codes_from_quaternions(quaternions) -> np.ndarray:
 
 
 def fit_tracks(rotations, key_size: int, tolerance: float, parents=None, translations=None,
-               locations=None) -> list:
+               locations=None, still=None) -> list:
     """[Track] one per part: the fewest keys that replay `rotations` (F, P, 4) within `tolerance`.
 
     Without a body, each part's rotation (`relative_linear_errors`). With `parents` (P,) and
@@ -59,13 +56,16 @@ def fit_tracks(rotations, key_size: int, tolerance: float, parents=None, transla
     as root_motion_from takes them (default: at the origin, height 0): parts fitted parents
     first, each to its world rotation and its children's origins (`_fit_body`). A tolerance
     finer than the keys can hold gives a key on every frame (replay_report says how far it is off).
+    `still` (P,) bool, with a body: parts the engine keeps at rest whatever their keys (an
+    overlay's unused parts): their tracks hold rest keys, and the parts below them make up for them.
     """
     rotations = _unit(rotations)
     if parents is None:
         return [_Part(rotations[:, p], key_size, _Local(rotation_matrices(rotations[:, p]), tolerance)).fit()
                 for p in range(rotations.shape[1])]
+    still = np.zeros(rotations.shape[1], bool) if still is None else np.asarray(still, bool)
     return _fit_body(rotations, key_size, tolerance, np.asarray(parents, np.int64),
-                     np.asarray(translations, np.float64), _placement(locations, len(rotations)))
+                     np.asarray(translations, np.float64), _placement(locations, len(rotations)), still)
 
 
 def root_motion_from(locations) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +137,7 @@ def _placement(locations, frames):
     return locations * [1.0, 0.0, 1.0], locations[:, 1]
 
 
-def _fit_body(rotations, key_size, tolerance, parents, translations, placement):
+def _fit_body(rotations, key_size, tolerance, parents, translations, placement, still):
     """Parts in order, parents first, each fitted to its world matrix given its parent's replay.
 
     A part's world rotation is its parent's replayed one times its own: fitting the part to
@@ -151,14 +151,39 @@ def _fit_body(rotations, key_size, tolerance, parents, translations, placement):
     replayed, origin_errors, tracks = np.empty_like(turns), np.zeros(turns.shape[:-1]), []
     for part, parent in enumerate(parents):
         above = np.broadcast_to(np.eye(3), turns[:, part].shape) if parent < 0 else replayed[:, parent]
+        if still[part]:     # turns as its parent does: the parent's check held its descendants' origins
+            tracks.append(_rest_track(len(turns), key_size))
+            replayed[:, part] = above
+            continue
         target = stored_from_hamilton(quaternions(np.swapaxes(above, 1, 2) @ turns[:, part]))
-        children = np.flatnonzero(parents == part)
-        check = _World(above, turns[:, part], tolerance, origin_errors[:, part], translations[children],
-                       budgets[:, children])
+        below, links = _held(part, parents, translations, still)
+        check = _World(above, turns[:, part], tolerance, origin_errors[:, part], links, budgets[:, below])
         tracks.append(_Part(target, key_size, check).fit())
         replayed[:, part] = above @ rotation_matrices(part_rotations(_Played(len(turns), key_size, tracks[-1:]))[:, 0])
-        origin_errors[:, children] = check.origin_errors(replayed[:, part])
+        origin_errors[:, below] = check.origin_errors(replayed[:, part])
     return tracks
+
+
+def _held(part, parents, translations, still):
+    """The parts whose origins a part's rotation moves directly: its children, and through a
+    still child (turning as the part does) that child's, and so on; with each one's offset
+    from the part's origin in the part's frame (the translations summed down)."""
+    below, links, reach = [], [], [(part, np.zeros(3))]
+    while reach:
+        at, offset = reach.pop()
+        for child in np.flatnonzero(parents == at):
+            below.append(child)
+            links.append(offset + translations[child])
+            if still[child]:
+                reach.append((child, links[-1]))
+    return np.array(below, np.int64), np.array(links, np.float64).reshape(-1, 3)
+
+
+def _rest_track(frames, key_size):
+    """Keys of no turn on the first and last frames."""
+    ends = np.unique([0, frames - 1])
+    rest = np.zeros((len(ends), 3), np.uint16) if key_size == 6 else np.tile(np.float32([0, 0, 0, 1]), (len(ends), 1))
+    return Track(ends, rest)
 
 
 def _origin_budgets(parents, translations, origins, tolerance):
@@ -268,7 +293,8 @@ class _Part:
     def first_probes(self, starts, fit_lengths):
         """{start: (ends, passes)} for the first probes of each start, in one batch: 2, 4, 8 and
         16 frames on, and the next kinks."""
-        ends = [np.union1d(_doubled(start, start + 1, self._top(start)), self._next_kinks(start)) for start in starts]
+        ends = [np.union1d(doubled_ends(start, start + 1, self._top(start)), self._next_kinks(start))
+                for start in starts]
         counts = [len(e) for e in ends]
         ok = self._passes(np.repeat(starts, counts), np.concatenate(ends), fit_lengths)
         return dict(zip(starts.tolist(), zip(ends, np.split(ok, np.cumsum(counts)[:-1]))))
@@ -277,21 +303,9 @@ class _Part:
         """(the furthest end that passes, the furthest kink that passes or -1), from the first
         probes' `ends` and whether they pass: doubling while probes pass, then narrowing between
         the furthest passing and the nearest failing end."""
-        top = self._top(start)
-        reach, fails, kink = start + 1, top + 1, -1   # furthest passing end, nearest failing end above it
-        while True:
-            if ok.any():
-                reach = max(reach, int(ends[ok].max()))
-                kink = max([kink] + [int(e) for e in np.intersect1d(ends[ok], self.kinks)])
-            fails = min([fails] + [int(e) for e in ends[~ok] if e > reach])
-            if fails > top:
-                ends = _doubled(start, reach, top)
-            else:
-                ends = np.unique(np.linspace(reach, fails, 2 * PROBES + 2).round().astype(np.int64))
-            ends = ends[(ends > reach) & (ends < fails)]
-            if not ends.size:
-                return reach, kink
-            ok = self._passes(np.full(len(ends), start), ends, fit_lengths)
+        reach, passed = furthest_passing(start, self._top(start), ends, ok,
+                                         lambda probes: self._passes(np.full(len(probes), start), probes, fit_lengths))
+        return reach, int(max(np.intersect1d(passed, self.kinks), default=-1))
 
     def _top(self, start):
         """The furthest a key from `start` may go."""
@@ -344,17 +358,8 @@ def _euler_keys(codes):
     """Hamilton w, x, y, z of qx(a0) . qy(a1) . qz(a2) (MUrXYZrEulerToQuat, as poses.key_quaternions)
     for codes (2 solutions, 3 axes, 2 roundings, n): each (2, 2, 2, 2, n), a solution and the
     rounding of each axis, all 8 combinations."""
-    half = codes * (ANGLE_PER_CODE / 2.0)
-    (cx, cy, cz), (sx, sy, sz) = np.moveaxis(np.cos(half), 1, 0), np.moveaxis(np.sin(half), 1, 0)
-    cx, sx, cy, sy = cx[:, :, None, None], sx[:, :, None, None], cy[:, None, :, None], sy[:, None, :, None]
-    cz, sz = cz[:, None, None], sz[:, None, None]
-    return (cx * cy * cz - sx * sy * sz, sx * cy * cz + cx * sy * sz,
-            cx * sy * cz - sx * cy * sz, cx * cy * sz + sx * sy * cz)
-
-
-def _doubled(start, reach, top):
-    """Ends reaching 2, 4, ... 2 ** PROBES times as far from `start` as `reach`, up to `top`."""
-    return np.unique(np.minimum(start + (reach - start) * 2 ** np.arange(1, PROBES + 1), top))
+    x, y, z = np.moveaxis(codes, 1, 0)
+    return euler_hamilton(x[:, :, None, None], y[:, None, :, None], z[:, None, None])
 
 
 def _kinks(quaternions, matrices):

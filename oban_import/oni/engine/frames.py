@@ -25,12 +25,12 @@ def sample_many(frame_counts: np.ndarray, key_counts: np.ndarray, key_frames: np
                 table: np.ndarray) -> np.ndarray:
     """sample_keys for frames 0 .. F - 1 of several animations at once, one after another,
     the i-th with frame_counts[i] frames and key_counts[i] keys: (N, 7) position and unit
-    quaternion.
+    quaternion (or (N, 4), the quaternion alone, from a (K, 4) table).
 
     `key_frames` (K,) and `table` (K, 7) are the frames and key_table() of all their keys
     in order; the table may also be that after a linear map of the positions and a linear
     isometry of the quaternions (a change of axes), which the blend commutes with. The
-    result is laid out channel by channel (the transpose of a (7, N) array).
+    result is laid out channel by channel (the transpose of a (C, N) array).
     """
     first_keys = run_starts(key_counts)
     last_keys = first_keys + key_counts - 1
@@ -61,7 +61,7 @@ def key_table(keys: np.ndarray) -> np.ndarray:
 
 
 def _blend(table, key_frames, frames, before, key_ends):
-    """The engine's blend of key_table() rows at `frames`, `before` being each frame's key
+    """The engine's blend of key_table() rows (or of quaternions alone) at `frames`, `before` being each frame's key
     at or before it (or its animation's first key), `key_ends` the ends of every
     animation's keys.
 
@@ -78,18 +78,18 @@ def _blend(table, key_frames, frames, before, key_ends):
     np.maximum(t, 0.0, out=t)
 
     # from each key to the next one, rotation on the shorter arc; an animation's last key holds
-    rotations = table[:, 3:]
+    rotations = table[:, -4:]
     flip = np.where(np.einsum("ij,ij->i", rotations[:-1], rotations[1:]) < 0.0, -1.0, 1.0)
-    steps = np.zeros((7, len(table)))    # channel by channel: each of them one run in memory
+    steps = np.zeros((table.shape[1], len(table)))    # channel by channel: each of them one run in memory
     steps[:, :-1] = table[1:].T
-    steps[3:, :-1] *= flip
+    steps[-4:, :-1] *= flip
     steps[:, :-1] -= table[:-1].T
     steps[:, ends] = 0.0
-    values = np.empty((7, len(frames)))
+    values = np.empty((table.shape[1], len(frames)))
     np.take(steps, before, axis=1, out=values, mode="clip")
     values *= t
     values += np.take(np.ascontiguousarray(table.T), before, axis=1, mode="clip")
-    w, x, y, z = quaternion = values[3:]
+    w, x, y, z = quaternion = values[-4:]
     quaternion /= np.sqrt(w * w + x * x + y * y + z * z)
     return values.T
 

@@ -7,10 +7,12 @@ body.translations. Quaternions are the engine's stored (x, y, z, w) (docs/engine
 are 4x4 for column vectors (p' = M.p), in Oni's axes and units.
 """
 
+import functools
+
 import numpy as np
 
 from .frames import run_starts, sample_many
-from .rotations import multiply, rotation_matrices
+from .rotations import rotation_matrices
 
 OVERLAY = 0x2000                        # TRAM flag (CHARACTERS.md 2)
 ANGLE_PER_CODE = 2.0 * np.pi / 65535.0  # a 6-byte key's u16 code -> radians, in [0, 2pi) (CHARACTERS.md 3)
@@ -25,14 +27,31 @@ def key_quaternions(values, key_size: int) -> np.ndarray:
         return np.array(values, np.float64).reshape(-1, 4)
     if key_size != 6:
         raise ValueError(f"key size {key_size}: only 6- and 16-byte keys are read")
-    half = np.asarray(values, np.float64).reshape(-1, 3).T * (ANGLE_PER_CODE / 2.0)
-    (cos_x, cos_y, cos_z), (sin_x, sin_y, sin_z) = np.cos(half), np.sin(half)
-    zero = np.zeros_like(cos_x)
-    turn_x = np.stack([cos_x, sin_x, zero, zero])   # Hamilton w x y z, one row a component
-    turn_y = np.stack([cos_y, zero, sin_y, zero])
-    turn_z = np.stack([cos_z, zero, zero, sin_z])
-    w, x, y, z = multiply(multiply(turn_x, turn_y, axis=0), turn_z, axis=0)
+    codes = np.asarray(values).reshape(-1, 3).astype(np.intp).T
+    cos, sin = _half_turns()
+    w, x, y, z = _euler_product(*(table[axis] for axis in codes for table in (cos, sin)))
     return np.stack([x, y, z, -w], axis=-1)
+
+
+def euler_hamilton(code_x, code_y, code_z) -> tuple:
+    """Hamilton w, x, y, z of qx(a0).qy(a1).qz(a2), a = code . 2pi / 65535, for arrays of codes
+    (any numbers) that broadcast together."""
+    half = ANGLE_PER_CODE / 2.0
+    return _euler_product(*(f(half * np.asarray(code, np.float64)) for code in (code_x, code_y, code_z)
+                            for f in (np.cos, np.sin)))
+
+
+@functools.cache
+def _half_turns():
+    """cos and sin of half of every u16 code's angle: what a 6-byte key's decoding looks up."""
+    half = ANGLE_PER_CODE / 2.0 * np.arange(65536, dtype=np.float64)
+    return np.cos(half), np.sin(half)
+
+
+def _euler_product(cx, sx, cy, sy, cz, sz):
+    """The Hamilton product qx.qy.qz from the cosines and sines of the half angles, written out."""
+    cycz, sysz, cysz, sycz = cy * cz, sy * sz, cy * sz, sy * cz
+    return cx * cycz - sx * sysz, sx * cycz + cx * sysz, cx * sycz - sx * cysz, cx * cysz + sx * sycz
 
 
 def part_rotations(tram) -> np.ndarray:
@@ -43,10 +62,9 @@ def part_rotations(tram) -> np.ndarray:
     key_counts = np.array([len(track.frames) for track in tracks], np.int64)
     key_frames = np.concatenate([track.frames for track in tracks]).astype(np.int64)
     _check_key_frames(key_frames, key_counts, frames)
-    table = np.zeros((len(key_frames), 7))   # frames.py's key table: no position, then x y z w
-    table[:, 3:] = key_quaternions(np.concatenate([track.values for track in tracks]), tram.key_size)
+    table = key_quaternions(np.concatenate([track.values for track in tracks]), tram.key_size)
     sampled = sample_many(np.full(len(tracks), frames), key_counts, key_frames, table)
-    rotations = np.ascontiguousarray(sampled.T[3:].reshape(4, len(tracks), frames).T)
+    rotations = np.ascontiguousarray(sampled.T.reshape(4, len(tracks), frames).T)
     if tram.flags & OVERLAY:
         rotations[:, ~part_mask(tram.used_parts | tram.replaced_parts, len(tracks))] = STORED_IDENTITY
     return rotations

@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ...core.errors import ObanError
-from .container import M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG, \
-    TRTA_TAG, TXMP_TAG
+from .container import (M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG,
+                        TRTA_TAG, TXMP_TAG)
 from .meshes import parse_links
 from .tram import MAX_PARTS
 

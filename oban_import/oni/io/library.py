@@ -1,6 +1,6 @@
 """Reading placed objects, meshes and textures (read_objects, read_mesh_file,
 read_texture_file) into oni/objects.py's data classes, and characters and their animations
-(read_character, read_characters, read_tram_file, read_trams; docs/characters.md 5) into
+(read_character, read_characters, read_tram_file, read_trams; docs/characters.md 5, 9) into
 characters.py's and tram.py's: the instances one read needs,
 across files (docs/objects.md 1, 2, 8): links followed and checked, placeholders found
 among the loose .oni files of the same folder, each mesh, texture and animation built
@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 from ...core.errors import ObanError
-from ...core.files import open_regular
+from ...core.files import Closes, open_regular
 from . import meshes, textures
 from .characters import Character, bare_body, character_at
 from .container import (ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, ONCC_TAG, TRAM_TAG, TRBS_TAG, TXMP_TAG,
@@ -25,9 +25,10 @@ from .meshes import parse_m3ga
 from .oban import Animation, check, parse_record
 from .objects import Level, Mesh, PlacedObject, Texture, parse_oboa
 from .tram import Tram, read_tram
+from .tram_xml import read_tram_xml
 
 
-class Library:
+class Library(Closes):
     """Open containers by path (the first one given, then any a placeholder leads to)."""
 
     def __init__(self, path: str):
@@ -52,12 +53,6 @@ class Library:
             container.close()
             container.f.close()
         self.containers.clear()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def follow(self, c: Container, value: int, tag: bytes, owner: int, field: str):
         """(container, index) a link leads to, across a placeholder; None for no link, or for
@@ -174,7 +169,7 @@ def _animation(c, index):
 def read_objects(path: str) -> Level:
     """Every placed object of a level .dat or an OBOA .oni, with meshes, textures and animations."""
     path = os.fspath(path)
-    with _reading(path), Library(path) as library:
+    with _library(path) as library:
         c = library.main
         arrays = [int(i) for i in c.indices(OBOA_TAG) if not c.is_placeholder(int(i))]
         if not arrays:
@@ -226,7 +221,7 @@ def read_objects(path: str) -> Level:
 def read_mesh_file(path: str) -> Mesh:
     """The M3GM of a loose .oni (its texture found beside it, or Mesh.texture None)."""
     path = os.fspath(path)
-    with _reading(path), Library(path) as library:
+    with _library(path) as library:
         index = _main(library.main, M3GM_TAG, "mesh (M3GM)")
         mesh = library.mesh(library.main, index)
         if mesh is None:
@@ -237,22 +232,31 @@ def read_mesh_file(path: str) -> Mesh:
 def read_texture_file(path: str) -> Texture:
     """The TXMP of a loose .oni, its pixels from the file's raw table."""
     path = os.fspath(path)
-    with _reading(path), Library(path) as library:
+    with _library(path) as library:
         return library.texture(library.main, _main(library.main, TXMP_TAG, "texture (TXMP)"))
 
 
 def read_tram_file(path: str) -> Tram:
     """The TRAM of a loose .oni (the first one of a level .dat), its raw data from the file's raw
-    table (or the level's .raw)."""
+    table (or the level's .raw); or of OniSplit's XML of one (.xml), as OniSplit's -create makes it
+    (docs/characters.md 9)."""
     path = os.fspath(path)
-    with _reading(path), Library(path) as library:
+    if os.path.splitext(path)[1].lower() == ".xml":
+        with _reading(path):
+            f, size = open_regular(path)
+            with f:
+                return read_tram_xml(f, path, size)[0]
+    with _library(path) as library:
         return library.tram(library.main, _main(library.main, TRAM_TAG, "animation (TRAM)"))
 
 
 def read_trams(path: str) -> list[Tram]:
-    """Every TRAM of a level .dat (+ .raw) or a .oni, in descriptor order."""
+    """Every TRAM of a level .dat (+ .raw) or a .oni, in descriptor order; the one of
+    OniSplit's XML of a TRAM."""
     path = os.fspath(path)
-    with _reading(path), Library(path) as library:
+    if os.path.splitext(path)[1].lower() == ".xml":
+        return [read_tram_file(path)]
+    with _library(path) as library:
         c = library.main
         return [library.tram(c, int(i)) for i in c.indices(TRAM_TAG) if not c.is_placeholder(int(i))]
 
@@ -261,7 +265,7 @@ def read_character(path: str) -> Character:
     """The character of an ONCC .oni (its body, textures and animations found beside it), the
     first ONCC of a level .dat, or a bare body from a TRBS .oni (no ONCC in the file)."""
     path = os.fspath(path)
-    with _reading(path), Library(path) as library:
+    with _library(path) as library:
         c = library.main
         oncc, trbs = _first(c, ONCC_TAG), _first(c, TRBS_TAG)
         if oncc is not None:
@@ -274,7 +278,7 @@ def read_character(path: str) -> Character:
 def read_characters(path: str) -> list[Character]:
     """Every ONCC of a level .dat (+ .raw) or a .oni, each with its body and animations."""
     path = os.fspath(path)
-    with _reading(path), Library(path) as library:
+    with _library(path) as library:
         c = library.main
         found = [character_at(library, c, int(i)) for i in c.indices(ONCC_TAG) if not c.is_placeholder(int(i))]
         if not found:
@@ -291,6 +295,13 @@ def _main(c, tag, what):
     if index is None:
         raise ObanError(c.path, f"holds no {what}")
     return index
+
+
+@contextlib.contextmanager
+def _library(path):
+    """A Library of the file at `path`, closed after; OSError while reading -> ObanError."""
+    with _reading(path), Library(path) as library:
+        yield library
 
 
 @contextlib.contextmanager

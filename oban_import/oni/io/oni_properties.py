@@ -66,10 +66,16 @@ def properties(animation: Animation) -> dict:
 
 
 def import_properties(scale: float, axes, first_frame: int, start_frame: int = 0) -> dict:
-    """How an object was imported (IMPORT_SCALE, ...), for its export."""
-    described = {IMPORT_SCALE: float(scale), IMPORT_AXES: np.asarray(axes, np.float64).ravel().tolist(),
-                 FIRST_FRAME: int(first_frame)}
-    return described | ({START_FRAME: int(start_frame)} if start_frame else {})
+    """How an object was imported (IMPORT_SCALE, ...), for its export (one dict for many objects:
+    read it, do not change it)."""
+    return _import_properties(float(scale), tuple(np.asarray(axes, np.float64).ravel().tolist()), int(first_frame),
+                              int(start_frame))
+
+
+@functools.lru_cache(maxsize=16)   # an import's objects share it
+def _import_properties(scale, axes, first_frame, start_frame):
+    described = {IMPORT_SCALE: scale, IMPORT_AXES: list(axes), FIRST_FRAME: first_frame}
+    return described | ({START_FRAME: start_frame} if start_frame else {})
 
 
 def stored_data(animation: Animation, keys: np.ndarray | None = None) -> dict:

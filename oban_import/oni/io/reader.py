@@ -9,11 +9,13 @@ from .container import (M3GM_TAG, OBAN_TAG, OBOA_TAG, ONCC_TAG, TRAC_TAG, TRAM_T
                         TRIA_TAG, TRMA_TAG, TRTA_TAG, TXMP_TAG, Container, looks_like_container, read_container)
 from .oban import MAX_RECORD, Animation, check_all, read_raw_many
 from .onisplit_xml import looks_like_xml, read_xml
+from .tram_xml import looks_like_tram_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 CONTENTS = (("objects", {OBOA_TAG}), ("characters", {ONCC_TAG}), ("bodies", {TRBS_TAG}), ("animations", {TRAM_TAG}),
             ("obans", {OBAN_TAG}), ("character parts", {TRAC_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG, TRTA_TAG}))
-RAW_AT_ONCE = 64   # raw files read before they are parsed together: at most 128 MB of records held
+RAW_AT_ONCE = 64     # raw files read before they are parsed together: at most 128 MB of records held
+XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element
 
 
 def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
@@ -101,10 +103,15 @@ def contents(path: str) -> frozenset:
     """What an Oni container holds besides OBANs (docs/objects.md, docs/characters.md), by
     the tags of its instances with data: 'objects' (an object setup array: a level, an OBOA
     .oni), 'characters' (character classes, ONCC), 'bodies' (body sets, TRBS), 'animations'
-    (TRAMs), 'obans', 'character parts' (a collection, textures or a body's pieces), or else 'mesh' or 'texture' (a loose .oni of one M3GM or TXMP); empty for
-    anything else (also for files that are not Oni containers, and without
-    opening anything but .oni and .dat files, which only those can be)."""
-    if os.path.splitext(os.fspath(path))[1].lower() not in (".oni", ".dat"):
+    (TRAMs), 'obans', 'character parts' (a collection, textures or a body's pieces), or else
+    'mesh' or 'texture' (a loose .oni of one M3GM or TXMP); 'animations' for OniSplit's XML
+    of a TRAM; empty for anything else (also for files that are not Oni containers, and
+    without opening anything but .oni, .dat and .xml files, which only those can be)."""
+    extension = os.path.splitext(os.fspath(path))[1].lower()
+    if extension == ".xml":
+        return frozenset({"animations"}) if looks_like_tram_xml(read_head(os.fspath(path), XML_HEAD)[0]) \
+            else frozenset()
+    if extension not in (".oni", ".dat"):
         return frozenset()
     f, size = open_regular(os.fspath(path))
     with f:

@@ -45,7 +45,7 @@ def tram_properties(tram: Tram) -> dict:
                   PREFIX + "final_rotation": float(tram.final_rotation),
                   PREFIX + "direct_animations": list(tram.direct_animations),
                   PREFIX + "impact": tram.impact_name, PREFIX + "extent_info": _record(tram.extent_info),
-                  PREFIX + "positions": np.asarray(tram.positions).view("<i2").astype(np.int64).tolist()}
+                  PREFIX + "positions": np.asarray(tram.positions).view("<i2").astype(np.int32)}
     if bytes(tram.impact) != tram.impact_name.encode("latin-1").ljust(16, b"\0"):
         described[PREFIX + "impact_bytes"] = bytes(tram.impact)
     described |= {PREFIX + name: [_record(r) for r in getattr(tram, name)] for name in RECORDS}
@@ -95,9 +95,10 @@ def tram_from_properties(described, markers, part_names: list, tracks=None, heig
 
 
 def _motion(tram):
-    """The motion as read: the tracks flat (frames, values, each part's key count), heights, velocities."""
-    return {PREFIX + "key_counts": [len(t.frames) for t in tram.tracks],
-            PREFIX + "key_frames": np.concatenate([t.frames for t in tram.tracks]).astype(np.int64).tolist(),
+    """The motion as read: the tracks flat (frames, values, each part's key count), heights,
+    velocities (numpy arrays: Blender keeps them as arrays without a list in between)."""
+    return {PREFIX + "key_counts": np.array([len(t.frames) for t in tram.tracks], np.int32),
+            PREFIX + "key_frames": np.concatenate([t.frames for t in tram.tracks]).astype(np.int32),
             PREFIX + "key_values": np.concatenate([np.asarray(t.values, np.float64).ravel() for t in tram.tracks]),
             PREFIX + "heights": np.asarray(tram.heights, np.float64),
             PREFIX + "velocities": np.asarray(tram.velocities, np.float64).ravel()}

@@ -8,8 +8,8 @@ stored (a count past its field, a track that misses the last frame, ...) is a Va
 import numpy as np
 
 from .container import DESCRIPTOR_DTYPE, HEADER_DTYPE, PC_CHECKSUM, PLACEHOLDER, SIGNATURE, TRAM_TAG, UNNAMED
-from .tram import EXTENT_DTYPE, ENGINE_ONLY_KEY_SIZES, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ALIGN, RAW_ARRAYS, \
-    RECORD_DTYPE, Tram
+from .tram import (ENGINE_ONLY_KEY_SIZES, EXTENT_DTYPE, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ALIGN, RAW_ARRAYS,
+                   RECORD_DTYPE, Tram)
 
 LINK_FLAG = 1
 U8_COUNTS = {"attacks": "attack_count", "self_damage": "self_damage_count", "motion_blur": "motion_blur_count",
@@ -33,7 +33,7 @@ def tram_instance_bytes(tram: Tram, raw: bytearray, direct_links=(0, 0)) -> byte
     """The TRAM's 0x180 bytes of instance data; its raw arrays are appended to `raw` (each at a
     32-byte boundary, in OniSplit's order: the pointers' order, then the extents) and the
     pointers point into it. `direct_links` are the link values of the two direct animations."""
-    frames, key_size = _checked(tram)
+    frames, key_size = checked(tram)
     record = np.zeros((), RECORD_DTYPE)
     for name, dtype, _ in RAW_ARRAYS:
         data = rotation_bytes(tram.tracks, key_size) if name == "rotations" else _array_bytes(tram, name, dtype)
@@ -106,7 +106,7 @@ def instance_file_bytes(instances: list, raw: bytes) -> bytes:
     return bytes(out)
 
 
-def _checked(tram):
+def checked(tram):
     """(frames, key size) of a Tram that can be stored; ValueError saying why not."""
     frames, key_size = int(tram.frames), int(tram.key_size)
     if not 1 <= frames <= 0xFFFF:

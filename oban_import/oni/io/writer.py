@@ -5,6 +5,7 @@ import numpy as np
 
 from .container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, PC_CHECKSUM, SIGNATURE
 from .oban import FLAGS, KNOWN_FLAGS, Animation, record_bytes
+from .xml_guard import float_texts
 
 
 def raw_file_bytes(animation: Animation) -> bytes:
@@ -46,7 +47,7 @@ def xml_bytes(animation: Animation) -> bytes:
     """
     keys = animation.keys
     count = len(keys)
-    texts = _float_texts(np.concatenate([animation.start_matrix, animation.base_matrix,
+    texts = float_texts(np.concatenate([animation.start_matrix, animation.base_matrix,
                                          keys["rotation"].ravel(), keys["position"].ravel()]))
     start, base = " ".join(texts[:12]), " ".join(texts[12:24])
     rotations = [" ".join(texts[24 + 4 * i:28 + 4 * i]) for i in range(count)]
@@ -75,13 +76,3 @@ def _flags_element(flags):
     if flags & ~KNOWN_FLAGS:
         return f"<Flags>{flags}</Flags>"
     return f"<Flags>{' '.join(flag.xml for flag in FLAGS if flags & flag.bit)}</Flags>"
-
-
-def _float_texts(values):
-    """float32 values -> texts that read back (text -> double -> float32) to the same bits."""
-    values = np.asarray(values, np.float32)
-    texts = [str(v) for v in values]
-    back = np.array([float(text) for text in texts]).astype(np.float32)
-    for i in np.flatnonzero(back.view(np.uint32) != values.view(np.uint32)):
-        texts[i] = repr(float(values[i]))
-    return texts

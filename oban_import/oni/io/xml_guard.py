@@ -11,6 +11,8 @@ bounded. Numbers are read as OniSplit's XmlConvert reads them (.NET 4): text -> 
 import re
 from xml.parsers import expat
 
+import numpy as np
+
 from ...core.errors import ObanError
 
 MAX_FILE_SIZE = 256 << 20
@@ -160,3 +162,21 @@ class GuardedXml:
         if value is None or not low <= value <= high:
             self.fail(f"<{name}> {quote(text.strip())} is out of range ({low} to {high})", self.text_line)
         return value
+
+
+def float_texts(values):
+    """float32 values -> texts that read back (text -> double -> float32) to the same bits."""
+    values = np.asarray(values, np.float32)
+    texts = [_shortest(v) for v in values]
+    back = np.array([float(text) for text in texts]).astype(np.float32)
+    for i in np.flatnonzero(back.view(np.uint32) != values.view(np.uint32)):
+        texts[i] = repr(float(values[i]))
+    return texts
+
+
+def _shortest(value):
+    """The shortest text of a float32, positional from 1e-4 to 1e16 ('30000000.0'), else
+    scientific ('1e-05'): what numpy 1's str() gives, whatever numpy this is."""
+    if value == 0 or 1e-4 <= abs(value) < 1e16 or not np.isfinite(value):
+        return np.format_float_positional(value, unique=True, trim="0")
+    return np.format_float_scientific(value, unique=True, trim="-")

@@ -5,7 +5,7 @@ import os
 import numpy as np
 
 from ...core.errors import ObanError
-from ...core.files import open_regular, read_bytes
+from ...core.files import Closes, open_regular
 from .prt import Bitmap, PrtFile
 
 SHADOW_ALPHA = 128      # docs/outpost2.md 2: a shadow pixel is black at 50 % alpha
@@ -39,7 +39,7 @@ def prt_of_bitmaps(path: str) -> str | None:
     return os.path.join(os.path.dirname(path), owners[0]) if owners else None
 
 
-class ArtBitmaps:
+class ArtBitmaps(Closes):
     """The open op2_art.bmp of a PrtFile; `rgba(i)` reads bitmap i only. Use as a context
     manager, or call close()."""
 
@@ -61,12 +61,6 @@ class ArtBitmaps:
 
     def close(self):
         self.file.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def stored(self, index: int) -> np.ndarray:
         """Bitmap `index`'s stored rows, (height, stride) uint8, top row first."""
@@ -119,13 +113,3 @@ class ArtBitmaps:
             self._palettes[index] = table
         return self._palettes[index]
 
-
-def read_bmp_file(path) -> tuple:
-    """(header bytes before the pixel data, pixel data bytes) of a whole .bmp, for writing it back."""
-    data = read_bytes(path)
-    if len(data) < 14 or data[:2] != b"BM":
-        raise ObanError(path, "byte 0: not a BMP file (needs a 14-byte header starting 'BM')")
-    start = int.from_bytes(data[10:14], "little")
-    if start > len(data):
-        raise ObanError(path, f"byte 10: pixel data start {start} lies past the end of the file ({len(data)} bytes)")
-    return data[:start], data[start:]

@@ -230,3 +230,33 @@ def test_the_command_lines_import_a_character(tmp_path, command):
 def test_the_level_and_the_loose_files_give_the_same_animations():
     trams = {t.name: t for t in read_trams(os.path.join(SAMPLES, "level", "level3_Final.dat"))}
     assert sorted(trams) == sorted(t.name for t in read_character(ONCC).animations)
+
+
+def world_spans(objects):
+    """(min x, max x) of each object's meshes (its own and its children's), in world space."""
+    bpy.context.view_layer.update()
+    spans = []
+    for obj in objects:
+        xs = [(np.array(part.matrix_world) @ np.append(corner, 1.0))[0] for part in (obj, *obj.children_recursive)
+              if part.type == "MESH" for corner in part.bound_box]
+        spans.append((min(xs), max(xs)))
+    return spans
+
+
+@pytest.mark.parametrize("side_by_side", [True, False])
+def test_characters_and_loose_meshes_of_one_import_stand_side_by_side(tmp_path, side_by_side):
+    _, folder = generated_scene(tmp_path)
+    for path in glob.glob(os.path.join(SAMPLES, "oni", "*")) + [os.path.join(DATA, "objects", "oni",
+                                                                              "M3GMobj02_part1.oni")]:
+        shutil.copy(path, folder)
+    names = ["ONCCchar0.oni", "ONCChero.oni", "M3GMobj02_part1.oni"]
+    assert bpy.ops.import_anim.oban(directory=folder, files=[{"name": n} for n in names],
+                                    character_animations="NONE", side_by_side=side_by_side) == {"FINISHED"}
+    placed = [bpy.data.objects[name] for name in ("char0", "hero", "obj02_part1")]
+    spans = world_spans(placed)
+    if side_by_side:   # in file order along X, apart, the first where it stands
+        assert placed[0].location.x == 0.0
+        assert all(right < left for (_, right), (left, _) in zip(spans, spans[1:])), spans
+    else:
+        assert all(obj.location.x == 0.0 for obj in placed)
+        assert spans[1][0] < spans[0][1] and spans[2][0] < spans[1][1]      # overlapping

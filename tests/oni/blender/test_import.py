@@ -11,7 +11,7 @@ import pytest
 from oban_generate import object_transforms, random_animation
 from oni_scene import DATA, expected_world, generated_files, import_files, world_error
 
-from oban_import.ui.options import SCALE
+from oban_import.ui.options import CHARACTER_EXPORT, ONI_EXPORT, ONI_IMPORT, SCALE
 
 from oban_import.blender import compat
 from oban_import.oni.io.reader import read_file
@@ -202,9 +202,9 @@ def test_a_base_that_loc_rot_scale_cannot_hold_is_reported_with_its_error(tmp_pa
 
 
 def test_menu_entries_and_drag_and_drop_handler():
-    import_draw = [f.__name__ for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()]
-    export_draw = [f.__name__ for f in bpy.types.TOPBAR_MT_file_export._dyn_ui_initialize()]
-    assert "menu_import" in import_draw and "menu_export" in export_draw
+    import_draw = [getattr(f, "dialog", None) for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()]
+    export_draw = [getattr(f, "dialog", None) for f in bpy.types.TOPBAR_MT_file_export._dyn_ui_initialize()]
+    assert ONI_IMPORT in import_draw and ONI_EXPORT in export_draw and CHARACTER_EXPORT in export_draw
     assert "UNDO" in bpy.types.IMPORT_ANIM_OT_oban.bl_options
     if bpy.app.version >= (4, 1, 0):  # FileHandler exists from 4.1
         handler = bpy.types.OBAN_FH_import

@@ -8,11 +8,12 @@ import bpy
 import numpy as np
 import objects_fixtures
 import pytest
+from blender_materials import image_node, is_alpha_blended
 from oni_scene import engine_matrices
 from paths import DATA
 
 from oban_import.blender import compat
-from oban_import.oni.blender.materials import CLAMPED, image_node
+from oban_import.oni.blender.materials import CLAMPED
 from oban_import.oni.blender.meshes import converted_normals
 from oban_import.oni.blender.placed import import_level
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
@@ -146,7 +147,7 @@ def check_texture(texture):
     node = image_node(material)
     assert node.image is image
     assert node.extension == (CLAMPED if texture.flags & 0x0C else "REPEAT")
-    assert compat.is_alpha_blended(material) == texture.has_alpha
+    assert is_alpha_blended(material) == texture.has_alpha
     assert material[TEXTURE_ADDITIVE] == bool(texture.flags & 0x400)
     assert material[TEXTURE_ENVMAP] == bool(texture.flags & 0x200)
 

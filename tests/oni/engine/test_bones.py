@@ -46,17 +46,24 @@ def rest_matrices(rng, heads, tilt):
     return matrices
 
 
+def curves(rows, counts):
+    """The (times, values) of each curve laid end to end in `rows`."""
+    return np.split(rows, np.cumsum(counts)[:-1])
+
+
 def blender_pose(keys, rest, tram):
     """Armature-space pose matrices (F, P, 4, 4) as Blender evaluates the keys: each F-curve
     LINEAR between its keys (held at the ends), the quaternion normalised, no key: the rest."""
     frames, count = tram.frames, len(rest)
     local = np.tile(np.eye(4), (frames, count, 1, 1))
     f = np.arange(frames)
-    for part, key_frames, values in zip(keys.parts, keys.frames, keys.rotations):
-        q = np.stack([np.interp(f, key_frames, values[:, c]) for c in range(4)], axis=1)
+    rotation = curves(keys.rotations, keys.counts)
+    for i, part in enumerate(keys.parts):
+        q = np.stack([np.interp(f, *rotation[4 * i + c].T) for c in range(4)], axis=1)
         local[:, part, :3, :3] = quaternion_matrices(q / np.linalg.norm(q, axis=1)[:, None])
     if keys.root_location is not None:
-        local[:, 0, :3, 3] = keys.root_location
+        local[:, 0, :3, 3] = np.stack([np.interp(f, *curve.T) for curve in curves(keys.root_location, [frames] * 3)],
+                                      axis=1)
     pose = np.empty_like(local)
     for part, parent in enumerate(PARENTS):
         offset = rest[part] if parent < 0 else np.linalg.inv(rest[parent]) @ rest[part]
@@ -90,21 +97,26 @@ def test_the_bones_give_the_engine_matrices_at_every_frame(every_frame, key_size
     tram = random_tram(rng, key_size=key_size)
     heads = bones.rest_heads(PARENTS, translations, axes, scale)
     rest = rest_matrices(rng, heads, tilt)
-    keys = bones.bone_keys(tram, rest[:, :3, :3], axes, scale, every_frame=every_frame)
-    if not every_frame:   # one key per key of the file, on the frames of the file
-        assert [len(f) for f in keys.frames] == [len(t.frames) for t in tram.tracks]
+    others = [random_tram(rng, frames=f, key_size=k, flags=o, used=0b101) for f, k, o in
+              ((1, 6, 0), (17, 16, poses.OVERLAY), (300, 6, 0))]
+    every = bones.bone_keys([others[0], tram] + others[1:], rest[:, :3, :3], axes, scale, every_frame=every_frame)
     unturned = np.eye(4)[None].repeat(len(rest), 0)
     unturned[:, :3, :3] = np.swapaxes(rest[:, :3, :3], 1, 2)   # a part's frame is its bone's turned back by R_b
-    parts = blender_pose(keys, rest, tram) @ unturned
-    rotation, translation = worst(parts, engine_in_blender(tram, translations, axes, scale))
-    assert rotation < 1e-9 and translation < 1e-9, (rotation, translation)
+    for one, keys in zip([others[0], tram] + others[1:], every):    # worked out together, each its own
+        if not every_frame:   # one key per key of the file, on the frames of the file
+            assert keys.counts.tolist() == [len(one.tracks[p].frames) for p in keys.parts for _ in range(4)]
+            assert [c[:, 0].tolist() for c in curves(keys.rotations, keys.counts)[::4]] == \
+                [one.tracks[p].frames.tolist() for p in keys.parts]
+        parts = blender_pose(keys, rest, one) @ unturned     # an overlay: the parts it does not key at rest
+        rotation, translation = worst(parts, engine_in_blender(one, translations, axes, scale))
+        assert rotation < 2e-6 and translation < 2e-6, (rotation, translation)   # float32, as F-curves keep them
 
 
 def test_an_overlay_keys_only_its_parts_and_no_root_motion():
     rng = np.random.default_rng(3)
     used, replaced = 0b1011, 0b100000000
     tram = random_tram(rng, key_size=16, flags=poses.OVERLAY, used=used, replaced=replaced)
-    keys = bones.bone_keys(tram, np.tile(np.eye(3), (len(PARENTS), 1, 1)), DEFAULT_AXES, 1.0)
+    (keys,) = bones.bone_keys([tram], np.tile(np.eye(3), (len(PARENTS), 1, 1)), DEFAULT_AXES, 1.0)
     assert keys.parts.tolist() == [0, 1, 3, 8] and keys.root_location is None
 
 

@@ -194,6 +194,26 @@ def test_a_random_body_holds_the_tolerance_in_the_world():
         assert replay_report(tram, wanted, parents, translations, locations).worst_error <= 3e-3
 
 
+@pytest.mark.parametrize("key_size", [6, 16])
+def test_an_overlays_still_parts_rest_and_the_parts_below_make_up_for_them(key_size):
+    """The engine plays an overlay's unused parts at rest: fitted as still, they get rest keys
+    and the used parts below them make up for their parents' errors."""
+    rng = np.random.default_rng(12)
+    parents = [-1, 0, 1, 2, 3, 0, 5, 6]
+    translations = rng.uniform(-8, 8, (len(parents), 3))
+    still = np.array([True, False, True, True, False, True, False, False])
+    t = np.linspace(0, 2 * np.pi, 120)[:, None, None]
+    wanted = euler(rng.uniform(0.2, 1.0, (len(parents), 3)) * np.sin(t * rng.uniform(0.5, 2, (len(parents), 3))))
+    wanted[:, still] = [0.0, 0.0, 0.0, 1.0]
+    tracks = fit_tracks(wanted, key_size, 1e-3, parents, translations, still=still)
+    assert_storable(tracks, 120, key_size)
+    tram = written(tracks, key_size)
+    tram.flags, tram.used_parts = 0x2000, int(sum(1 << p for p in np.flatnonzero(~still)))
+    assert replay_report(tram, wanted, parents, translations).worst_error <= 1e-3
+    assert all(len(tracks[p].frames) == 2 and not key_quaternions(tracks[p].values, key_size)[:, :3].any()
+               for p in np.flatnonzero(still))
+
+
 # --- 6-byte quantisation ---------------------------------------------------------------------------
 
 def decoded_errors(wanted, codes):

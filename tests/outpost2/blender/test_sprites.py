@@ -9,6 +9,7 @@ from pathlib import Path
 import bpy
 import numpy as np
 import pytest
+from blender_materials import is_alpha_blended
 from op2_generate import write_pair
 from op2_reference import loop_composite, loop_draw, loop_rgba
 from paths import EXAMPLES
@@ -131,7 +132,7 @@ def test_images_are_shared_packed_and_sampled_closest(tmp_path):
         material = plane.active_material
         texture = next(n for n in material.node_tree.nodes if n.bl_idname == "ShaderNodeTexImage")
         assert texture.interpolation == "Closest"
-        assert compat.is_alpha_blended(material)
+        assert is_alpha_blended(material)
         assert plane.parent.name.startswith("anim_")
         keys = [k for fc in compat.action_fcurves(plane.animation_data.action, plane) for k in fc.keyframe_points]
         assert keys and {k.interpolation for k in keys} == {"CONSTANT"}

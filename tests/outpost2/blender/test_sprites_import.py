@@ -9,7 +9,7 @@ from commands import COMMANDS, ROOT, run
 
 from oban_import.blender import compat
 from oban_import.outpost2.io.op2_properties import INDEX
-from oban_import.ui.options import IMPORT_OPTIONS, SPRITE_OPTIONS, groups
+from oban_import.ui.options import IMPORT_OPTIONS, SPRITE_IMPORT, SPRITE_OPTIONS, groups
 
 pytestmark = pytest.mark.usefixtures("addon")
 PRT = os.path.join(ROOT, "examples", "op2_art.prt")
@@ -29,8 +29,8 @@ def test_the_example_through_the_operator():
 
 
 def test_menu_and_drag_and_drop():
-    names = [f.__name__ for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()]
-    assert "menu_import_sprites" in names and "UNDO" in bpy.types.IMPORT_ANIM_OT_op2_sprites.bl_options
+    entries = [getattr(f, "dialog", None) for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()]
+    assert SPRITE_IMPORT in entries and "UNDO" in bpy.types.IMPORT_ANIM_OT_op2_sprites.bl_options
     if compat.HAS_FILE_HANDLER:
         assert bpy.types.OP2_FH_import.bl_file_extensions == ".prt"
         assert bpy.types.OP2_FH_import.bl_import_operator == "import_anim.op2_sprites"

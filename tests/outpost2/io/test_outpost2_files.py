@@ -13,7 +13,7 @@ from op2_reference import loop_rgba
 
 from oban_import.core.errors import ObanError
 from oban_import.outpost2.engine.draw import draw_frame
-from oban_import.outpost2.io.bmp import ArtBitmaps, find_bmp, read_bmp_file
+from oban_import.outpost2.io.bmp import ArtBitmaps, find_bmp
 from oban_import.outpost2.io.prt import SUBFRAME_DTYPE, parse_prt, read_prt
 from oban_import.outpost2.io.writer import bmp_bytes, prt_bytes
 from oban_import.ui.listing import sprite_rows
@@ -26,7 +26,9 @@ def test_read_write_gives_the_same_bytes(pair):
     prt = read_prt(prt_path)
     assert prt_bytes(prt) == data
     assert prt_bytes(made) == data
-    header, pixels = read_bmp_file(bmp_path)
+    data = bmp_path.read_bytes()
+    start = int.from_bytes(data[10:14], "little")   # where the pixel data begins (docs/outpost2.md 2)
+    header, pixels = data[:start], data[start:]
     assert bmp_bytes(pixels, header) == bmp_path.read_bytes()
 
 

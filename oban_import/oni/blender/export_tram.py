@@ -1,0 +1,286 @@
+"""Characters back to the game (docs/characters.md, "Export"): each action of a character
+armature as a TRAM, `.oni` or OniSplit XML.
+
+Every part's matrix is sampled on every frame (the bones' evaluated pose, turned back by
+their rest rotations, in the engine's axes and units), each part's rotation is taken from
+its parent's, and the root's motion from the pelvis, from where it stands on frame 0 (the
+game puts a character where it is: a TRAM moves it from there). An imported animation left unchanged
+is written back as it was read, bit for bit; any other is fitted as keys with durations
+(engine/fit_tram.py), with the metadata of the action's markers and properties. The file is
+read back and replayed by the engine's math against the sampled matrices before it stays.
+"""
+
+
+import bpy
+import numpy as np
+
+from ...blender.compat import action_fcurves
+from ...core.errors import ObanError
+from ...core.files import output_path, write_checked
+from ...core.report import Made, Report
+from ..engine import poses
+from ..engine.fit_tram import fit_tracks, root_motion_from
+from ..engine.rotations import matrix_quaternions, relative_errors, split_rotation_scale, stored_from_hamilton
+from ..io.characters import PART_NAMES
+from ..io.library import read_tram_file
+from ..io.oni_properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE
+from ..io.tram import OVERLAY, Tram
+from ..io.tram_properties import NAME, PREFIX, tram_from_properties, tram_properties
+from ..io.tram_writer import tram_oni_bytes
+from ..io.tram_xml import tram_xml_bytes
+from .characters import PARENTS, PARTS, TRANSLATIONS
+
+FILES = {"oni": ("TRAM{name}.oni", tram_oni_bytes), "xml": ("TRAM{name}.xml", tram_xml_bytes)}
+UNCHANGED = 1e-5       # relative: an imported animation whose motion is within this is written as read
+RIGID = 1e-4           # a bone's local matrix off a rotation (scale, shear), or off its rest offset, by more: refused
+MAX_FRAMES = 0xFFFF
+
+
+def character_armatures(objects):
+    """The armatures among `objects` that are characters: one a character import made, or any
+    with a bone named after the root part (Pelvis): its bones must then be the body's parts."""
+    return [obj for obj in objects if obj.type == "ARMATURE" and (PARTS in obj or PART_NAMES[0] in obj.data.bones)]
+
+
+def actions_of(armature, choice):
+    """The assigned action, or ("ALL") every action that moves the armature's bones."""
+    assigned = armature.animation_data.action if armature.animation_data else None
+    if choice != "ALL":
+        return [assigned] if assigned is not None else []
+    bones = {f'pose.bones["{bone.name}"]' for bone in armature.data.bones}
+    return [action for action in bpy.data.actions
+            if any(curve.data_path.rpartition(".")[0] in bones for curve in action_fcurves(action))]
+
+
+def export_characters(context, armatures, directory, settings) -> Report:
+    """Each chosen action of each armature as a TRAM file: Made(path, the TRAM read back, the
+    armature, its worst relative error, "unchanged import" where written as read). An action
+    that cannot be written writes nothing; its error is in `errors`."""
+    report = Report(unit="actions")
+    for armature in armatures:
+        try:
+            body = _Body(armature, settings)
+        except ObanError as error:
+            report.errors.append(str(error))
+            continue
+        actions = actions_of(armature, settings.character_actions)
+        report.files += len(actions)
+        if not actions:
+            report.errors.append(f"armature '{armature.name}': no action to export")
+        for action in actions:
+            try:
+                report.made.append(_export(context, body, action, directory, settings))
+            except ObanError as error:
+                report.errors.append(str(error))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+class _Body:
+    """What an armature is to an export: its parts (names, parents, TRTA translations), the
+    bones' rest rotations, and its scale and axes (as imported, else the settings')."""
+
+    def __init__(self, armature, settings):
+        self.armature, self.names = armature, list(armature.get(PARTS, PART_NAMES))
+        self.parents = _parents(armature, self.names)
+        bones = [armature.data.bones[name] for name in self.names]
+        self.scale = float(armature.get(IMPORT_SCALE, settings.global_scale))
+        self.axes = (np.array(armature[IMPORT_AXES], np.float64).reshape(3, 3) if IMPORT_AXES in armature
+                     else np.asarray(settings.axes, np.float64))
+        self.rest = np.array([b.matrix_local for b in bones], np.float64)
+        heads = self.rest[:, :3, 3]
+        offsets = heads - np.where(self.parents[:, None] >= 0, heads[self.parents], 0.0)
+        self.translations = (np.array(armature[TRANSLATIONS], np.float64).reshape(-1, 3)
+                             if TRANSLATIONS in armature else offsets @ self.axes / self.scale)
+        self.first_frame = armature.get(FIRST_FRAME)
+
+    def engine(self, pose):
+        """(F, P, 4, 4) engine part matrices from Blender pose matrices (F, P, 4, 4): each bone's
+        turned back by its rest rotation, [sA]^-1 . Wb . [sA]."""
+        unturned = np.tile(np.eye(4), (len(self.names), 1, 1))
+        unturned[:, :3, :3] = np.swapaxes(self.rest[:, :3, :3], 1, 2)
+        c = np.eye(4)
+        c[:3, :3] = self.scale * self.axes
+        return np.linalg.inv(c) @ (pose @ unturned) @ c
+
+
+def _export(context, body, action, directory, settings):
+    label = f"action '{action.name}' of '{body.armature.name}'"
+    first, count = _frame_range(body, action)
+    if not 1 <= count <= MAX_FRAMES:
+        raise ObanError(label, f"{count} frames; a TRAM holds 1 to {MAX_FRAMES}")
+    world = body.engine(_sample(context, body, action, first, count, label))
+    world[..., [0, 2], 3] -= world[0, 0, [0, 2], 3] - body.translations[0, [0, 2]]   # frame 0 over the origin
+    rotations, locations = _local_motion(world, body, label, first)
+    markers = [(m.name, int(round(m.frame)) - first) for m in action.pose_markers]
+    stored = _stored(action, markers, body)
+    unchanged = stored is not None and stored.frames == count and \
+        _error(poses.animation_matrices(body, stored), world) < UNCHANGED
+    tram = stored if unchanged else _fitted(action, markers, body, rotations, locations, settings.character_tolerance)
+    return _write(tram, body, world, directory, settings, label, unchanged)
+
+
+def _parents(armature, names):
+    """Each part's parent index, as the armature's bones have them; ObanError where they are not
+    the body's parts: a part with no bone, or a bone under another parent than the body's
+    (an import's) or under a bone that is no part."""
+    label = f"armature '{armature.name}'"
+    bones = armature.data.bones
+    missing = [name for name in names if name not in bones]
+    if missing:
+        raise ObanError(label, f"its bones are not the body's parts: no bone {', '.join(map(repr, missing))}")
+    parents = [bones[name].parent for name in names]
+    found = [names.index(p.name) if p is not None and p.name in names else -1 for p in parents]
+    wanted = list(armature.get(PARENTS, [-1] + found[1:]))      # built by hand: the root alone has none
+    for part, (parent, got, want) in enumerate(zip(parents, found, wanted)):
+        if parent is not None and got < 0:
+            raise ObanError(label, f"bone {names[part]!r} is under {parent.name!r}, which is not a part")
+        if part and got < 0:
+            raise ObanError(label, f"bone {names[part]!r} has no parent; only the root part, {names[0]!r}, "
+                                   f"may have none")
+        if got >= part:   # the engine's order: every part after its parent
+            raise ObanError(label, f"bone {names[part]!r} is under {parent.name!r}, a part after it")
+        if got != want:
+            where = f"under {names[want]!r}" if want >= 0 else "the root"
+            now = f"is under {parent.name!r}" if parent is not None else "has no parent"
+            raise ObanError(label, f"bone {names[part]!r} {now}; in the body it is {where}")
+    return np.array(found, np.int64)
+
+
+def _frame_range(body, action):
+    """(first scene frame, frame count): the action's manual frame range where it has one; an
+    imported animation's own (longer where keys were added after its end); else from the
+    first key to the last."""
+    if action.use_frame_range:
+        start, end = round(action.frame_start), round(action.frame_end)
+        return start, end - start + 1
+    ends = [curve.keyframe_points[i].co[0] for curve in action_fcurves(action) if len(curve.keyframe_points)
+            for i in (0, -1)]
+    start, end = (round(min(ends)), round(max(ends))) if ends else (1, 1)
+    if NAME in action and body.first_frame is not None:
+        first = int(body.first_frame)
+        return first, max(int(action[PREFIX + "frames"]), end - first + 1)
+    return start, end - start + 1
+
+
+def _sample(context, body, action, first, count, label):
+    """(F, P, 4, 4) the bones' evaluated pose matrices (armature space) on each frame, with
+    `action` assigned over a pose at rest (bones it does not key stay at rest)."""
+    armature, scene = body.armature, context.scene
+    data = armature.animation_data or armature.animation_data_create()
+    assigned, current = data.action, scene.frame_current
+    slot = getattr(data, "action_slot", None)
+    order = [armature.pose.bones.find(name) for name in body.names]
+    every = np.empty((count, len(armature.pose.bones) * 16), np.float32)
+    try:
+        for bone in armature.pose.bones:
+            bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
+        data.action = action
+        if hasattr(data, "action_slot") and action.slots:
+            data.action_slot = action.slots[0]
+        for f in range(count):     # Blender evaluates one frame at a time
+            scene.frame_set(first + f)
+            armature.evaluated_get(context.evaluated_depsgraph_get()).pose.bones.foreach_get("matrix", every[f])
+    finally:
+        data.action = assigned
+        if slot is not None:
+            data.action_slot = slot
+        scene.frame_set(current)
+    pose = np.swapaxes(every.reshape(count, -1, 4, 4)[:, order], 2, 3).astype(np.float64)   # stored by columns
+    if not np.isfinite(pose).all():
+        raise ObanError(label, "a bone's matrix is not finite")
+    return pose
+
+
+def _local_motion(world, body, label, first):
+    """Each part's rotation (F, P, 4, stored quaternions) from its parent's matrix, and the root's
+    (x, height, z) at every frame; ObanError where a bone scales, shears or leaves its parent."""
+    parents = body.parents
+    frame_of = np.repeat(np.arange(len(world)), len(parents))
+    root = np.tile(np.eye(4), (len(world), 1, 1))
+    root[:, :3, 3] = world[:, 0, :3, 3] - body.translations[0]          # C[f] = T(location + height)
+    above = np.where(parents[None, :, None, None] >= 0, world[:, np.maximum(parents, 0)], root[:, None])
+    local = np.linalg.inv(above) @ world                                  # T(TRTA[p]) . R(q[p])
+    rotation, scale, errors = split_rotation_scale(local[..., :3, :3].reshape(-1, 3, 3), per_matrix=True)
+    bad = (errors > RIGID) | (np.abs(scale - 1.0).max(axis=1) > RIGID)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ObanError(label, f"bone '{body.names[i % len(parents)]}' scales or shears at frame "
+                               f"{first + frame_of[i]}; a TRAM only turns parts")
+    drift = np.abs(local[..., :3, 3] - body.translations).max(axis=2)
+    drift[:, 0] = 0.0                                                     # the root moves: its root motion
+    size = np.maximum(np.abs(body.translations).max(axis=1), 1.0)
+    if (drift > RIGID * size).any():
+        frame, part = np.argwhere(drift > RIGID * size)[0]
+        raise ObanError(label, f"bone '{body.names[part]}' moves away from its parent at frame {first + frame}; "
+                               f"a TRAM only turns parts")
+    quaternions = stored_from_hamilton(matrix_quaternions(rotation)).reshape(len(world), len(parents), 4)
+    locations = root[:, :3, 3]
+    return quaternions, locations
+
+
+def _stored(action, markers, body):
+    """The TRAM an unedited import would write: its description and stored motion, or None."""
+    if NAME not in action:
+        return None
+    try:
+        return tram_from_properties(action, markers, body.names)
+    except (KeyError, ValueError):
+        return None
+
+
+def _fitted(action, markers, body, rotations, locations, tolerance):
+    """A TRAM fitted to the motion, with the metadata the action's properties and markers give
+    (an authored action: its name, frames, 6-byte keys, the rest 0)."""
+    if not any(len(curve.keyframe_points) for curve in action_fcurves(action)):
+        raise ObanError(f"action '{action.name}'", "has no keys")
+    frames = len(rotations)
+    flags = int(action.get(PREFIX + "flags", 0)) & 0xFFFFFFFF
+    key_size = 16 if flags & OVERLAY else int(action.get(PREFIX + "key_size", 6))
+    moved = poses.part_mask((int(action.get(PREFIX + "used_parts", 0)) | int(action.get(PREFIX + "replaced_parts", 0)))
+                            & 0xFFFFFFFF, len(body.names))
+    still = ~moved if flags & OVERLAY else None      # the engine plays an overlay's other parts at rest
+    tracks = fit_tracks(rotations, key_size, tolerance, body.parents, body.translations, locations, still)
+    heights, velocities = root_motion_from(locations)
+    if flags & OVERLAY:
+        heights, velocities = np.zeros(frames, np.float32), np.zeros((frames, 2), np.float32)
+    base = Tram(name=str(action.get(NAME, action.name)), frames=frames, key_size=key_size, flags=flags,
+                used_parts=0, replaced_parts=0, heights=heights, velocities=velocities, tracks=tracks)
+    described = tram_properties(base) | {key: value for key, value in action.items() if key.startswith(PREFIX)}
+    described |= {PREFIX + "frames": frames, PREFIX + "key_size": key_size}
+    if len(described[PREFIX + "positions"]) not in (0, 4 * frames):
+        described[PREFIX + "positions"] = []          # the AI's reach per frame: of another length, dropped
+    try:
+        return tram_from_properties(described, markers, body.names, tracks, heights, velocities)
+    except ValueError as error:
+        raise ObanError(f"action '{action.name}'", str(error)) from None
+
+
+def _error(got, wanted):
+    return float(relative_errors(got.reshape(-1, 4, 4), wanted.reshape(-1, 4, 4)).max())
+
+
+def _write(tram, body, world, directory, settings, label, unchanged):
+    """Write atomically what, read back and replayed, gives the sampled part matrices within
+    the tolerance at every frame; refuse it (ObanError, no file) otherwise."""
+    pattern, to_bytes = FILES[settings.character_format]
+    path = output_path(directory, pattern.format(name=tram.name))
+    try:
+        data = to_bytes(tram)
+    except ValueError as error:
+        raise ObanError(label, f"cannot be written: {error}") from None
+
+    def check(temporary):
+        back = read_tram_file(temporary)
+        replayed = poses.animation_matrices(body, back)
+        errors = relative_errors(replayed.reshape(-1, 4, 4), world.reshape(-1, 4, 4)).reshape(world.shape[:2])
+        frame, part = np.unravel_index(int(errors.argmax()), errors.shape)
+        if errors[frame, part] > settings.character_tolerance and not unchanged:
+            raise ObanError(label, f"frame {frame}, bone '{body.names[part]}': the file would replay it off by "
+                                   f"{errors[frame, part]:.3g}, more than the tolerance "
+                                   f"{settings.character_tolerance:g}; nothing written")
+        return back, float(errors.max())
+
+    back, worst = write_checked(path, data, check)
+    back.name = tram.name
+    return Made(path, back, body.armature, worst, "unchanged import" if unchanged else "")

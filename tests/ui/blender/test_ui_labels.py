@@ -1,0 +1,95 @@
+"""No option label is cut in the file browser's sidebar: Debian's Blender 3.4 in a real
+window (Xvfb), each dialog opened as the File menu opens it, each label measured with the
+interface's own font and size against the room its column leaves.
+
+The sidebar splits each row (property split): a checkbox's text takes the right column, a
+field's label the left one. Measured in 3.4 at its default width (249 px at the default
+scale): a checkbox's text of 100 px shows whole and one of 105 px is cut with '...'; so the
+right column leaves 40 % of the region to its text, the left one 36 %."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from paths import ROOT
+
+SCRIPT = r"""
+import json, os, sys
+sys.path.insert(0, ROOT)
+import bpy, blf
+import oban_import
+from oban_import.ui.options import DIALOGS, ORIENTATION
+oban_import.register()
+found = {}
+opened = []
+
+
+def sidebar():
+    for window in bpy.context.window_manager.windows:
+        for area in window.screen.areas:
+            if area.type == "FILE_BROWSER":
+                return next(region for region in area.regions if region.type == "TOOL_PROPS")
+
+
+def step():
+    try:
+        if opened:   # the last dialog opened: measure it, close its window
+            dialog = opened[-1]
+            region = sidebar()
+            scale = bpy.context.preferences.system.ui_scale
+            points = bpy.context.preferences.ui_styles[0].widget_label.points
+            blf.size(0, points, int(72 * scale))
+            found[dialog.idname] = {"width": region.width, "labels": {
+                option.label: [blf.dimensions(0, option.label)[0], option.kind == "bool"]
+                for option in dialog.options if option.name not in ORIENTATION}}
+            bpy.ops.wm.window_close({"window": bpy.context.window_manager.windows[-1]})
+        if len(opened) == len(DIALOGS):
+            raise StopIteration
+        dialog = DIALOGS[len(opened)]
+        opened.append(dialog)
+        module, name = dialog.idname.split(".")
+        window = bpy.context.window_manager.windows[0]
+        getattr(getattr(bpy.ops, module), name)({"window": window, "screen": window.screen}, "INVOKE_DEFAULT")
+        return 1.0
+    except StopIteration:
+        pass
+    except Exception:
+        import traceback
+        found["error"] = traceback.format_exc()
+    with open(OUT, "w") as f:
+        json.dump(found, f)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+bpy.app.timers.register(step, first_interval=1.0)
+"""
+
+
+@pytest.mark.window
+def test_no_label_is_cut_in_blender_3_4s_sidebar(tmp_path):
+    from oban_import.ui.options import DIALOGS
+
+    out = tmp_path / "found.json"
+    script = tmp_path / "labels.py"
+    script.write_text(f"ROOT = {ROOT!r}\nOUT = {str(out)!r}\n" + SCRIPT)
+    env = dict(os.environ)
+    for name in ("BLENDER_USER_CONFIG", "BLENDER_USER_SCRIPTS", "BLENDER_USER_RESOURCES", "XDG_CACHE_HOME", "HOME"):
+        env[name] = str(tmp_path / name.lower())
+    assert shutil.which("xvfb-run") and shutil.which("blender"), "tools/setup.sh installs xvfb and blender"
+    done = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "blender", "--factory-startup",
+                           "-noaudio", "--python", str(script)], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert out.exists(), done.stdout + done.stderr
+    found = json.loads(out.read_text())
+    assert "error" not in found, found["error"]
+    assert sorted(found) == sorted(d.idname for d in DIALOGS)
+    cut = []
+    for idname, sidebar in found.items():
+        assert sidebar["width"] > 200, sidebar   # the default sidebar, not a squeezed one
+        for label, (width, checkbox) in sidebar["labels"].items():
+            if width > (0.40 if checkbox else 0.36) * sidebar["width"]:
+                cut.append((idname, label, round(width)))
+    assert not cut, cut
