@@ -64,7 +64,7 @@ class _Parser(argparse.ArgumentParser):
 
 def add_options(parser, options):
     """One flag per option that has one (a bool's --no-... flag turns it off; any other bool
-    flag comes with its --no- twin); the others keep their defaults."""
+    flag comes with its --no- twin); the others keep their defaults. Returns the parser."""
     for option in options:
         if not option.flag:
             parser.set_defaults(**{option.name: option.default})
@@ -83,6 +83,7 @@ def add_options(parser, options):
             metavar = "{" + ",".join(shown) + "}" if shown else option.flag.lstrip("-").upper().replace("-", "_")
             parser.add_argument(option.flag, dest=option.name, default=option.default, choices=choices, type=kind,
                                 metavar=metavar, help=option.description + default)
+    return parser
 
 
 def _cli_spelling(option, value):
@@ -97,8 +98,7 @@ def parser():
     p.add_argument("inputs", nargs="+", metavar="IN", help="input files (globs are expanded)")
     p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write (required unless --list)")
     p.add_argument("--list", action="store_true", help="print what each file holds; import nothing")
-    add_options(p, IMPORT_OPTIONS)
-    return p
+    return add_options(p, IMPORT_OPTIONS)
 
 
 def main(argv):
@@ -160,8 +160,7 @@ def sprites_parser():
                 epilog=f"example: {PROG} op2_art.prt -o sprites.blend --animations 0-40,500")
     p.add_argument("inputs", nargs="+", metavar="IN.prt", help="op2_art.prt files, each with its .bmp beside it")
     p.add_argument("-o", "--output", metavar="OUT.blend", help="the .blend to write")
-    add_options(p, SPRITE_OPTIONS)
-    return p
+    return add_options(p, SPRITE_OPTIONS)
 
 
 def sprites_main(argv):
@@ -203,9 +202,8 @@ def export_parser():
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
     p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects or armatures (default: every "
                                                                 "animated object and character armature)")
-    add_options(p, EXPORT_OPTIONS)
-    add_options(p, [o for o in CHARACTER_EXPORT_OPTIONS if o.flag and o.flag not in {e.flag for e in EXPORT_OPTIONS}])
-    return p
+    return add_options(add_options(p, EXPORT_OPTIONS),
+                       [o for o in CHARACTER_EXPORT_OPTIONS if o.flag and o.flag not in {e.flag for e in EXPORT_OPTIONS}])
 
 
 def export_main(argv):

@@ -202,11 +202,10 @@ def _local_motion(world, body, label, first):
     above = np.where(parents[None, :, None, None] >= 0, world[:, np.maximum(parents, 0)], root[:, None])
     local = np.linalg.inv(above) @ world                                  # T(TRTA[p]) . R(q[p])
     rotation, scale, errors = split_rotation_scale(local[..., :3, :3].reshape(-1, 3, 3), per_matrix=True)
-    bad = (errors > RIGID) | (np.abs(scale - 1.0).max(axis=1) > RIGID)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ObanError(label, f"bone '{body.names[i % len(parents)]}' scales or shears at frame "
-                               f"{first + frame_of[i]}; a TRAM only turns parts")
+    bad = np.flatnonzero((errors > RIGID) | (np.abs(scale - 1.0).max(axis=1) > RIGID))
+    if len(bad):      # the first frame, then the first bone
+        raise ObanError(label, f"bone '{body.names[bad[0] % len(parents)]}' scales or shears at frame "
+                               f"{first + frame_of[bad[0]]}; a TRAM only turns parts")
     drift = np.abs(local[..., :3, 3] - body.translations).max(axis=2)
     drift[:, 0] = 0.0                                                     # the root moves: its root motion
     size = np.maximum(np.abs(body.translations).max(axis=1), 1.0)

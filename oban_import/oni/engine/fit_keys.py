@@ -212,12 +212,21 @@ def doubled_ends(start, reach, last):
 def _kinks(wanted):
     """Frames where the motion bends much more than at one of its neighbours (keys of its
     own, likely), and the last frame."""
-    last = len(wanted) - 1
-    if last < 2:
-        return np.array([last])
-    bend = relative_errors((wanted[:-2] + wanted[2:]) / 2, wanted[1:-1])
-    neighbours = np.pad(bend, 1, mode="edge")
-    return np.append(1 + np.flatnonzero(bend > 2 * np.minimum(neighbours[:-2], neighbours[2:])), last)
+    return kinks(len(wanted), lambda: stands_out(relative_errors((wanted[:-2] + wanted[2:]) / 2, wanted[1:-1])))
+
+
+def kinks(count, breaks):
+    """The frames among `count` where the motion breaks (breaks(): a bool for each of frames 1
+    to count - 2, asked only where there are such frames), and the last frame."""
+    if count < 3:
+        return np.array([count - 1])
+    return np.append(1 + np.flatnonzero(breaks()), count - 1)
+
+
+def stands_out(values):
+    """Where a value is more than twice the smaller of its neighbours'."""
+    neighbours = np.pad(values, 1, mode="edge")
+    return values > 2 * np.minimum(neighbours[:-2], neighbours[2:])
 
 
 @dataclass

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io.tram import Track
-from .fit_keys import DENSE, MAX_AHEAD, PROBES, doubled_ends, furthest_passing, key_lengths, length_ratios
+from .fit_keys import (DENSE, MAX_AHEAD, PROBES, doubled_ends, furthest_passing, key_lengths, kinks, length_ratios,
+                       stands_out)
 from .frames import run_starts, sample_many
 from .poses import ANGLE_PER_CODE, euler_hamilton, key_quaternions, part_rotations, root_motion, world_matrices
 from .rotations import (TINY, hamilton_from_stored, quaternions, relative_errors, relative_linear_errors,
@@ -367,20 +368,13 @@ def _kinks(quaternions, matrices):
     likely), and the last frame. Two breaks: the rotation bends (its matrix off the mean of its
     neighbours'), or the quaternion leaves the plane (through 0) of the two before it, which the
     nlerp between two keys never leaves (by more than OFF_PLANE)."""
-    last = len(matrices) - 1
-    if last < 2:
-        return np.array([last])
-    bend = relative_linear_errors((matrices[:-2] + matrices[2:]) / 2, matrices[1:-1])
-    before, at, after = quaternions[:-2], quaternions[1:-1], quaternions[2:]
-    at = at * np.where(np.einsum("ij,ij->i", before, at) < 0, -1.0, 1.0)[:, None]
-    across = at - np.einsum("ij,ij->i", at, before)[:, None] * before
-    across /= np.maximum(np.linalg.norm(across, axis=1, keepdims=True), TINY)
-    leave = after - np.einsum("ij,ij->i", after, before)[:, None] * before
-    leave = np.linalg.norm(leave - np.einsum("ij,ij->i", leave, across)[:, None] * across, axis=1)
-    return np.append(1 + np.flatnonzero(_stands_out(bend) | (_stands_out(leave) & (leave > OFF_PLANE))), last)
-
-
-def _stands_out(values):
-    """Where a value is more than twice the smaller of its neighbours'."""
-    neighbours = np.pad(values, 1, mode="edge")
-    return values > 2 * np.minimum(neighbours[:-2], neighbours[2:])
+    def breaks():
+        bend = relative_linear_errors((matrices[:-2] + matrices[2:]) / 2, matrices[1:-1])
+        before, at, after = quaternions[:-2], quaternions[1:-1], quaternions[2:]
+        at = at * np.where(np.einsum("ij,ij->i", before, at) < 0, -1.0, 1.0)[:, None]
+        across = at - np.einsum("ij,ij->i", at, before)[:, None] * before
+        across /= np.maximum(np.linalg.norm(across, axis=1, keepdims=True), TINY)
+        leave = after - np.einsum("ij,ij->i", after, before)[:, None] * before
+        leave = np.linalg.norm(leave - np.einsum("ij,ij->i", leave, across)[:, None] * across, axis=1)
+        return stands_out(bend) | (stands_out(leave) & (leave > OFF_PLANE))
+    return kinks(len(matrices), breaks)

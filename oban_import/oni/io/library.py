@@ -220,18 +220,15 @@ def read_objects(path: str) -> Level:
 
 def read_mesh_file(path: str) -> Mesh:
     """The M3GM of a loose .oni (its texture found beside it, or Mesh.texture None)."""
-    path = os.fspath(path)
     with _library(path) as library:
-        index = _main(library.main, M3GM_TAG, "mesh (M3GM)")
-        mesh = library.mesh(library.main, index)
+        mesh = library.mesh(library.main, _main(library.main, M3GM_TAG, "mesh (M3GM)"))
         if mesh is None:
-            raise ObanError(path, "; ".join(library.warnings))
+            raise ObanError(library.main.path, "; ".join(library.warnings))
         return mesh
 
 
 def read_texture_file(path: str) -> Texture:
     """The TXMP of a loose .oni, its pixels from the file's raw table."""
-    path = os.fspath(path)
     with _library(path) as library:
         return library.texture(library.main, _main(library.main, TXMP_TAG, "texture (TXMP)"))
 
@@ -300,6 +297,7 @@ def _main(c, tag, what):
 @contextlib.contextmanager
 def _library(path):
     """A Library of the file at `path`, closed after; OSError while reading -> ObanError."""
+    path = os.fspath(path)
     with _reading(path), Library(path) as library:
         yield library
 
