@@ -7,13 +7,9 @@ field's label the left one. Measured in 3.4 at its default width (249 px at the 
 scale): a checkbox's text of 100 px shows whole and one of 105 px is cut with '...'; so the
 right column leaves 40 % of the region to its text, the left one 36 %."""
 
-import json
-import os
-import shutil
-import subprocess
-
 import pytest
 from paths import ROOT
+from window import run_in_window
 
 SCRIPT = r"""
 import json, os, sys
@@ -72,19 +68,7 @@ bpy.app.timers.register(step, first_interval=1.0)
 def test_no_label_is_cut_in_blender_3_4s_sidebar(tmp_path):
     from oban_import.ui.options import DIALOGS
 
-    out = tmp_path / "found.json"
-    script = tmp_path / "labels.py"
-    script.write_text(f"ROOT = {ROOT!r}\nOUT = {str(out)!r}\n" + SCRIPT)
-    env = dict(os.environ)
-    for name in ("BLENDER_USER_CONFIG", "BLENDER_USER_SCRIPTS", "BLENDER_USER_RESOURCES", "XDG_CACHE_HOME", "HOME"):
-        env[name] = str(tmp_path / name.lower())
-    assert shutil.which("xvfb-run") and shutil.which("blender"), "tools/setup.sh installs xvfb and blender"
-    done = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "blender", "--factory-startup",
-                           "-noaudio", "--python", str(script)], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert out.exists(), done.stdout + done.stderr
-    found = json.loads(out.read_text())
-    assert "error" not in found, found["error"]
+    found = run_in_window(tmp_path, SCRIPT, ROOT=ROOT)
     assert sorted(found) == sorted(d.idname for d in DIALOGS)
     cut = []
     for idname, sidebar in found.items():

@@ -3,13 +3,11 @@
 Undo needs a window, which neither the bpy module nor `blender -b` has, so this
 drives the binary with its UI and reads what a script inside it found."""
 
-import json
 import os
-import shutil
-import subprocess
 
 import pytest
 from paths import ROOT
+from window import run_in_window
 
 SAMPLE = os.path.join(ROOT, "tests", "data", "raw", "00011-fan_loop.OBAN")
 
@@ -51,19 +49,7 @@ bpy.app.timers.register(run, first_interval=1.0)
 
 @pytest.mark.window
 def test_undo_removes_an_import_and_redo_brings_it_back(tmp_path):
-    out = tmp_path / "found.json"
-    script = tmp_path / "undo.py"
-    script.write_text(f"ROOT = {ROOT!r}\nSAMPLE = {SAMPLE!r}\nOUT = {str(out)!r}\n" + SCRIPT)
-    env = dict(os.environ)
-    for name in ("BLENDER_USER_CONFIG", "BLENDER_USER_SCRIPTS", "BLENDER_USER_RESOURCES", "XDG_CACHE_HOME", "HOME"):
-        env[name] = str(tmp_path / name.lower())
-    assert shutil.which("xvfb-run") and shutil.which("blender"), "tools/setup.sh installs xvfb and blender"
-    done = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "blender", "--factory-startup",
-                           "-noaudio", "--python", str(script)], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert out.exists(), done.stdout + done.stderr
-    found = json.loads(out.read_text())
-    assert "error" not in found, found["error"]
+    found = run_in_window(tmp_path, SCRIPT, ROOT=ROOT, SAMPLE=SAMPLE)
     assert found["result"] == ["FINISHED"]
     startup = ["Camera", "Cube", "Light"]
     assert found["before"] == [3, 0, startup]
