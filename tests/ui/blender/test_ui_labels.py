@@ -12,12 +12,8 @@ from paths import ROOT
 from window import run_in_window
 
 SCRIPT = r"""
-import json, os, sys
-sys.path.insert(0, ROOT)
-import bpy, blf
-import oban_import
+import blf
 from oban_import.ui.options import DIALOGS, ORIENTATION
-oban_import.register()
 found = {}
 opened = []
 
@@ -42,22 +38,15 @@ def step():
                 for option in dialog.options if option.name not in ORIENTATION}}
             bpy.ops.wm.window_close({"window": bpy.context.window_manager.windows[-1]})
         if len(opened) == len(DIALOGS):
-            raise StopIteration
+            leave(found)
         dialog = DIALOGS[len(opened)]
         opened.append(dialog)
         module, name = dialog.idname.split(".")
         window = bpy.context.window_manager.windows[0]
         getattr(getattr(bpy.ops, module), name)({"window": window, "screen": window.screen}, "INVOKE_DEFAULT")
         return 1.0
-    except StopIteration:
-        pass
     except Exception:
-        import traceback
-        found["error"] = traceback.format_exc()
-    with open(OUT, "w") as f:
-        json.dump(found, f)
-    sys.stdout.flush()
-    os._exit(0)
+        leave(found, failed=True)
 
 
 bpy.app.timers.register(step, first_interval=1.0)

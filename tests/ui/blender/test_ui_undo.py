@@ -12,12 +12,6 @@ from window import run_in_window
 SAMPLE = os.path.join(ROOT, "tests", "data", "raw", "00011-fan_loop.OBAN")
 
 SCRIPT = r"""
-import json, os, sys
-sys.path.insert(0, ROOT)
-import bpy
-import oban_import
-oban_import.register()
-
 def counts():
     return [len(bpy.data.objects), len(bpy.data.actions), sorted(o.name for o in bpy.data.objects)]
 
@@ -35,13 +29,8 @@ def run():
             bpy.ops.ed.redo()
             found["redone"] = counts()
     except Exception:
-        import traceback
-        found["error"] = traceback.format_exc()
-    finally:  # whatever happened, report it and leave: Blender with a window never quits by itself
-        with open(OUT, "w") as f:
-            json.dump(found, f)
-        sys.stdout.flush()
-        os._exit(0)
+        leave(found, failed=True)
+    leave(found)
 
 bpy.app.timers.register(run, first_interval=1.0)
 """
