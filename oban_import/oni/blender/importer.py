@@ -154,7 +154,7 @@ class _FileImport:
             else:
                 collection.objects.link(obj)
                 built = motion.build(context, animation, obj, settings, new.motion, new.action, new.described,
-                                     made=self._new)
+                                     made=self._new, collection=collection)
             self.built.made.append(Made(self.path, animation, obj, built.error, built.note))
             self.built.last_frame = max(self.built.last_frame, built.last_frame)
             self.built.warnings += motion.warnings(self.path, animation.name, animation.warnings, built)

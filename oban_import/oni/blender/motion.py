@@ -64,12 +64,13 @@ def _euler_reason(settings):
     return f"the rotation mode is Euler {settings.rotation_mode}, whose angles do not blend as the engine's quaternions"
 
 
-def build(context, animation, obj, settings, motion=None, action=None, described=None, made=None):
+def build(context, animation, obj, settings, motion=None, action=None, described=None, made=None, collection=None):
     """Animate `obj` with `animation`: a new object with its `motion` (motions_of), or (None)
     an object the user selected, which keeps its placement for Localized animations and
     its parent. `action`: a new, empty one made for it beforehand, else one is made.
     `described`: its custom properties (oni.properties.descriptions), else made here.
-    A pivot made for it is added to `made` as (pivot, None) as soon as it exists."""
+    A pivot made for it goes to `collection` (default: obj's collections, a slow look at
+    every collection) and is added to `made` as (pivot, None) as soon as it exists."""
     shown, period = actions.ticks(animation, settings)
     if motion is None:
         motion = _placed_motion(context, animation, obj, shown, settings)
@@ -80,7 +81,7 @@ def build(context, animation, obj, settings, motion=None, action=None, described
     pivot = None
     if isinstance(motion, to_blender.KeyTransforms):
         if motion.child is not None:
-            pivot = _pivot(obj, animation, motion.child, settings)
+            pivot = _pivot(obj, animation, motion.child, settings, [collection] if collection else obj.users_collection)
             if made is not None:
                 made.append((pivot, None))
         action = actions.animate_keys(pivot or obj, animation, motion, settings, action)
@@ -92,12 +93,12 @@ def build(context, animation, obj, settings, motion=None, action=None, described
     return Built(obj, motion.error, settings.frame_start + len(shown) - 1, note, pivot)
 
 
-def _pivot(obj, animation, child, settings):
-    """A new Empty in obj's place (its collections, parent and parent inverse), named after the
-    animation and marked as its pivot; obj becomes its child, `child` (4x4) its local matrix,
-    its own location, rotation and scale the identity."""
+def _pivot(obj, animation, child, settings, collections):
+    """A new Empty in obj's place (in `collections`, with obj's parent and parent inverse),
+    named after the animation and marked as its pivot; obj becomes its child, `child` (4x4)
+    its local matrix, its own location, rotation and scale the identity."""
     pivot = new_empty(f"{animation.name} pivot", settings.global_scale)
-    for collection in obj.users_collection:
+    for collection in collections:
         collection.objects.link(pivot)
     if obj.parent is not None:
         pivot.parent, pivot.matrix_parent_inverse = obj.parent, obj.matrix_parent_inverse.copy()

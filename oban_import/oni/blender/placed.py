@@ -34,7 +34,7 @@ def import_level(context, level: Level, path: str, settings, collection=None, sh
         origins = _origins(level.objects, settings)
         for index, (placed, origin) in enumerate(zip(level.objects, origins)):
             obj = _new_object(collection, placed, shared, settings)
-            built = _stand(context, placed, obj, settings, transforms.get(id(placed)), origin)
+            built = _stand(context, placed, obj, settings, transforms.get(id(placed)), origin, collection)
             obj.id_properties_ensure().update(object_properties(placed))
             result.made.append(Made(path, placed, obj, built.error, built.note))
             result.warnings += [f"{path}: '{placed.name}': {w}" for w in placed.warnings]
@@ -64,7 +64,7 @@ def _origins(objects, settings) -> list:
     return list(zip(matrices, errors.tolist()))
 
 
-def _stand(context, placed: PlacedObject, obj, settings, transforms, origin):
+def _stand(context, placed: PlacedObject, obj, settings, transforms, origin, collection):
     """Where the engine puts the object: its `origin` (matrix, error), or its animation's
     M(f), Localized ones behind their origin."""
     matrix, error = origin
@@ -74,7 +74,7 @@ def _stand(context, placed: PlacedObject, obj, settings, transforms, origin):
         return motion.Built(obj, error, settings.frame_start)
     if placed.animation.has(LOCALIZED):
         transforms = to_blender.in_front(matrix, transforms)
-    return motion.build(context, placed.animation, obj, settings, transforms)
+    return motion.build(context, placed.animation, obj, settings, transforms, collection=collection)
 
 
 def _new_object(collection, placed, shared, settings):

@@ -99,7 +99,7 @@ def _motion(tram):
     velocities (numpy arrays: Blender keeps them as arrays without a list in between)."""
     return {PREFIX + "key_counts": np.array([len(t.frames) for t in tram.tracks], np.int32),
             PREFIX + "key_frames": np.concatenate([t.frames for t in tram.tracks]).astype(np.int32),
-            PREFIX + "key_values": np.concatenate([np.asarray(t.values, np.float64).ravel() for t in tram.tracks]),
+            PREFIX + "key_values": np.concatenate([t.values for t in tram.tracks]).astype(np.float64).ravel(),
             PREFIX + "heights": np.asarray(tram.heights, np.float64),
             PREFIX + "velocities": np.asarray(tram.velocities, np.float64).ravel()}
 
