@@ -38,7 +38,8 @@ def new_collection(scene, paths):
     if len(paths) == 1:
         name = os.path.splitext(os.path.basename(paths[0]))[0]
     else:
-        folder = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in paths]) if paths else ""
+        folders = {os.path.dirname(p) for p in paths}   # a batch's few folders, made absolute once each
+        folder = os.path.commonpath([os.path.abspath(f) for f in folders]) if paths else ""
         name = os.path.basename(folder) or "import"
     collection = bpy.data.collections.new(name)
     scene.collection.children.link(collection)
