@@ -46,9 +46,9 @@ process, each on a freshly reset empty scene:
 Before the rounds it prints what File Keys fell back on in one such import: the pivots it
 made (objects named '* pivot': an object that cannot hold its base under its keys; they
 are made in the file keys row too) and the animations baked on every frame instead. The
-corpus has none of either: its bases, like the CD's, are not translated. --translated S
-keeps the generator's translation on a share S of the bases (issue 26's corpus: 0.18, 190
-animations of 1,067), whose File Keys import then makes as many pivots.
+corpus has none of either: its bases are scales, some rotated, none translated. --translated
+S keeps the generator's translation on a share S of the bases (issue 26's CD-size corpus:
+0.18, 190 animations of 1,067), whose File Keys import then makes as many pivots.
 
 The rows run alternately (the order flips every round) so noise hits them alike; the
 table shows each row's best round (what the issues ask for: on this shared machine a
@@ -167,7 +167,7 @@ def make_corpus(directory, count, total_frames, loops, doors, seed, translated=0
         name = f"Bench_{i:04d}"
         animation = generate.random_animation(rng, name=name, frames=frames, key_count=key_count, flags=flags)
         if not moved[i]:
-            animation.base_matrix[9:] = 0.0  # the CD's bases are scales, some rotated, none translated
+            animation.base_matrix[9:] = 0.0  # a scale, maybe rotated, not translated
         file_name = f"{i:05d}-{name}.OBAN"
         with open(os.path.join(directory, file_name), "wb") as f:
             f.write(raw_file_bytes(animation))
