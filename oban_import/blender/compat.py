@@ -64,6 +64,25 @@ def new_object_action(obj, name, channels, action=None):
     return action, fcurves
 
 
+def copy_object_action(obj, template, name):
+    """A copy of `template` (an action new_object_action made for `obj`) called `name`, its
+    F-curves, keys and groups copied by Blender in one call, assigned to `obj` (4.4+: with
+    its slot). Returns (action, [fcurves]) in the order they are stored (stored_fcurves)."""
+    action = template.copy()
+    action.name = name
+    share_object_action(obj, action)
+    return action, stored_fcurves(action)
+
+
+def stored_fcurves(action):
+    """The F-curves of an action new_object_action made, in the order it keeps them (a group's
+    together: not always the order they were made in)."""
+    if SLOTTED_ACTIONS:   # through strip.channelbag(slot), not strip.channelbags[0]: each key's
+        # pointer then carries a shorter chain of owners, and keys are written twice as fast
+        return list(action.layers[0].strips[0].channelbag(action.slots[0]).fcurves)
+    return list(action.fcurves)
+
+
 def action_fcurves(action, obj=None):
     """All F-curves of `action`, any version. When slotted and `obj` is given
     (an object animated by `action`), only the F-curves of obj's slot."""

@@ -74,7 +74,7 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
     if not trams:
         return []
     turns, root_turn = _bone_turns(rest_rotations, axes, scale)
-    chosen = [_keyed_parts(tram) for tram in trams]
+    chosen = [keyed_parts(tram) for tram in trams]
     tracks = [tram.tracks[p] for tram, parts in zip(trams, chosen) for p in parts.tolist()]
     key_counts = np.array([len(track.frames) for track in tracks], np.int64)
     key_frames = np.concatenate([track.frames for track in tracks]).astype(np.int64)
@@ -109,7 +109,8 @@ def _bone_turns(rest_rotations, axes, scale):
     return (np.linalg.det(axes) * axes).T @ rest, scale * axes.T @ rest[0]
 
 
-def _keyed_parts(tram):
+def keyed_parts(tram):
+    """(n,) the parts a TRAM keys: an overlay's used and replaced ones, else all."""
     parts = np.arange(len(tram.tracks))
     if tram.flags & poses.OVERLAY:
         parts = parts[poses.part_mask(tram.used_parts | tram.replaced_parts, len(tram.tracks))]

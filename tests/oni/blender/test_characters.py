@@ -193,6 +193,27 @@ def test_a_tram_on_its_own_finds_the_body_beside_it_or_says_what_to_select(tmp_p
     assert [a.name for a in bpy.data.actions] == ["char0_walk00"] and armature.animation_data.action.name == "char0_walk00"
 
 
+def test_each_animation_has_an_action_of_its_own_and_no_template_stays(tmp_path):
+    """Animations keying the same bones are made as copies of one template action: none stays,
+    and each action is its own (its keys, its slot, its fake user)."""
+    _, folder = generated_scene(tmp_path)
+    path = os.path.join(folder, "ONCChero.oni")
+    assert bpy.ops.import_anim.oban(filepath=path, keys="FILE") == {"FINISHED"}
+    names = sorted(tram.name for tram in read_character(path).animations)
+    assert len(names) >= 8 and sorted(action.name for action in bpy.data.actions) == names
+    armature = bpy.data.objects["hero"]
+    for name in names:
+        action = bpy.data.actions[name]
+        assert action.use_fake_user and action.users == 1 + (armature.animation_data.action == action)
+        if hasattr(action, "slots"):
+            assert [slot.identifier for slot in action.slots] == ["OBhero"]
+    lasts = [action_fcurves(bpy.data.actions[name])[0].keyframe_points[-1] for name in names]
+    before = [key.co[1] for key in lasts]
+    lasts[0].co[1] = before[0] + 1.0                  # an edit stays in its own action
+    after = [key.co[1] for key in lasts]
+    assert after[0] == pytest.approx(before[0] + 1.0, abs=1e-6) and after[1:] == before[1:]
+
+
 @pytest.mark.parametrize("choice, expected", [("ALL", 6), ("MATCHING", 2), ("NONE", 0)])
 def test_the_collection_option(choice, expected):
     assert bpy.ops.import_anim.oban(filepath=ONCC, character_animations=choice, name_filter="*_w*") == {"FINISHED"}
@@ -201,16 +222,16 @@ def test_the_collection_option(choice, expected):
 
 def test_a_failing_character_leaves_nothing(tmp_path, monkeypatch):
     from oban_import.oni.blender import characters
-    real = characters._action
+    real = characters._Actions.new
     calls = []
 
     def failing(*args):
         calls.append(1)
-        if len(calls) == 3:
+        if len(calls) == 3:   # the template action its two first animations are copies of made
             raise RuntimeError("boom")
         return real(*args)
 
-    monkeypatch.setattr(characters, "_action", failing)
+    monkeypatch.setattr(characters._Actions, "new", failing)
     with pytest.raises(RuntimeError, match="boom"):
         bpy.ops.import_anim.oban(filepath=ONCC)
     assert [len(c) for c in (bpy.data.objects, bpy.data.meshes, bpy.data.actions, bpy.data.armatures,
