@@ -180,14 +180,14 @@ def collection(library, c, value: int, owner: int, parts: int) -> list:
         if (id(c), owner) in chain:
             raise ObanError(c.path, f"{c.label(owner)}: the chain of parent collections loops back to it")
         chain.add((id(c), owner))
-        for n, entry in enumerate(counted_items(c, owner, TRAC_TAG)):
-            found = library.follow(c, int(entry["animation"]), TRAM_TAG, owner, f"animation {n}")
-            tram = library.tram(*found) if found else None
-            if tram is None or id(tram) in seen:
+        found = [library.follow(c, int(entry["animation"]), TRAM_TAG, owner, f"animation {n}")
+                 for n, entry in enumerate(counted_items(c, owner, TRAC_TAG))]
+        found = [target for target in found if target is not None]
+        for (tc, index), tram in zip(found, library.trams(found)):
+            if id(tram) in seen:
                 continue
             if tram.parts != parts:
-                raise ObanError(found[0].path, f"{found[0].label(found[1])}: {tram.parts} parts, its character's "
-                                               f"body has {parts}")
+                raise ObanError(tc.path, f"{tc.label(index)}: {tram.parts} parts, its character's body has {parts}")
             seen.add(id(tram))
             animations.append(tram)
         value = parse_links(c.instance(owner, TRAC_TAG)[0], TRAC_PARENT_AT, 1, c.path, c.label(owner))[0]

@@ -76,6 +76,10 @@ class Container:
         self.check_range(self.data_start, data_size, "data table")
         self.names = self.read_at(int(header["name_offset"]), int(header["name_size"]), "name table")
         self.starts, self.ends = _record_ranges(path, self.descriptors, data_size)
+        # per descriptor as Python values: asked for many times, and a numpy field read is slow
+        self._tags = self.descriptors["tag"].tolist()
+        self._unnamed = (self.descriptors["flags"] & UNNAMED != 0).tolist()
+        self._name_offsets = self.descriptors["name_offset"].tolist()
         self.raw_file = None  # a level's .raw, opened on first use (raw())
 
     def check_range(self, offset: int, length: int, what: str) -> None:
@@ -97,13 +101,13 @@ class Container:
         return self.ends[index] == self.starts[index]
 
     def is_unnamed(self, index: int) -> bool:
-        return bool(self.descriptors[index]["flags"] & UNNAMED)
+        return self._unnamed[index]
 
     def full_name(self, index: int) -> str:
         """The name table's name, tag included ('OBANdoor'); '' for an unnamed instance."""
         if self.is_unnamed(index):
             return ""
-        offset = int(self.descriptors[index]["name_offset"])
+        offset = self._name_offsets[index]
         if offset >= len(self.names):
             raise ObanError(self.path, f"descriptor {index}: name offset {offset} is outside the name table")
         end = self.names.find(b"\0", offset, offset + MAX_NAME + 1)
@@ -119,12 +123,12 @@ class Container:
 
     def label(self, index: int) -> str:
         """How messages name an instance: 'instance 12 (M3GMbox)' or 'instance 12 (unnamed PNTA)'."""
-        tag = bytes(self.descriptors[index]["tag"])[::-1].decode("latin-1")
+        tag = self._tags[index][::-1].decode("latin-1")
         name = self.full_name(index) if not self.is_unnamed(index) else ""
         return f"instance {index} ({name or 'unnamed ' + tag})"
 
     def tag_of(self, index: int) -> bytes:
-        return bytes(self.descriptors[index]["tag"])
+        return self._tags[index]
 
     def instance(self, index: int, tag: bytes) -> tuple[bytes, int]:
         """(an instance's data past its 8-byte record header, its file offset); checks the tag."""

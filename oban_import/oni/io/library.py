@@ -11,6 +11,7 @@ Any other fault raises ObanError naming the file and the instance: the whole rea
 """
 
 import contextlib
+import io
 import os
 
 import numpy as np
@@ -24,8 +25,10 @@ from .container import (ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, ONCC_T
 from .meshes import parse_m3ga
 from .oban import Animation, check, parse_record
 from .objects import Level, Mesh, PlacedObject, Texture, parse_oboa
-from .tram import Tram, read_tram
+from .tram import Tram, read_tram, read_tram_instances
 from .tram_xml import read_tram_xml
+
+IN_MEMORY = 1 << 20   # bytes: a file this small is read whole (a loose .oni; not a level)
 
 
 class Library(Closes):
@@ -41,6 +44,9 @@ class Library(Closes):
         key = os.path.abspath(path)
         if key not in self.containers:
             f, size = open_regular(path)
+            if size <= IN_MEMORY:   # one read, not one a piece
+                with f:
+                    f = io.BytesIO(f.read())
             try:
                 self.containers[key] = Container(f, path, size)
             except BaseException:
@@ -96,6 +102,14 @@ class Library(Closes):
 
     def tram(self, c: Container, index: int) -> Tram:
         return self._cached(c, index, read_tram)
+
+    def trams(self, instances) -> list[Tram]:
+        """The TRAM at each (container, index), those not read yet read together (they warn of nothing)."""
+        new = list({(id(c), index): (c, index) for c, index in instances
+                    if (id(c), index) not in self.cache}.values())
+        for (c, index), tram in zip(new, read_tram_instances(new)):
+            self.cache[(id(c), index)] = tram, []
+        return [self.tram(c, index) for c, index in instances]
 
     def mesh(self, c: Container, index: int) -> Mesh | None:
         """The M3GM at `index`, its texture resolved; None (and a warning) if an array is missing."""
@@ -255,7 +269,7 @@ def read_trams(path: str) -> list[Tram]:
         return [read_tram_file(path)]
     with _library(path) as library:
         c = library.main
-        return [library.tram(c, int(i)) for i in c.indices(TRAM_TAG) if not c.is_placeholder(int(i))]
+        return library.trams([(c, int(i)) for i in c.indices(TRAM_TAG) if not c.is_placeholder(int(i))])
 
 
 def read_character(path: str) -> Character:

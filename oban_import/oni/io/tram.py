@@ -163,30 +163,73 @@ def read_tram(c, index: int) -> Tram:
     """The TRAM at descriptor `index` of container `c` (container.Container), every count, offset
     and track checked (docs/characters.md 2-3, 8); ObanError naming the file, the instance and
     the fault."""
+    return read_tram_instances([(c, index)])[0]
+
+
+def read_tram_instances(instances) -> list[Tram]:
+    """read_tram of each (container, index), in order: the tracks of all of them decoded
+    together, numpy's cost per call paid once for the lot rather than once a TRAM."""
+    stored = [_stored(c, index) for c, index in instances]
+    return [_tram(s, tracks) for s, tracks in zip(stored, _all_tracks(stored))]
+
+
+@dataclass
+class _Stored:               # a TRAM's record and raw data as read, before its tracks are decoded
+    c: object
+    index: int
+    label: str
+    record: np.void
+    fields: dict             # the record's fields as Python values
+    frames: int
+    key_size: int
+    arrays: dict             # the raw arrays but the rotations, by name
+    offsets: np.ndarray      # (parts,) int64: each track's start in `blob`
+    blob: np.ndarray         # uint8: the rotation data, from its offsets on
+
+
+def _stored(c, index):
     data, _ = c.instance(index, TRAM_TAG)
     label = c.label(index)
     if len(data) < RECORD_DTYPE.itemsize:
         raise ObanError(c.path, f"{label}: {len(data)} bytes, too short for a TRAM (0x180)")
     record = np.frombuffer(data, RECORD_DTYPE, count=1)[0]
-    frames, parts, key_size = _checked_sizes(record, c.path, label)
-    arrays = {name: _raw_array(c, label, record, name, dtype, count)
+    fields = dict(zip(RECORD_DTYPE.names, record.item()))   # Python values, faster to look up
+    frames, parts, key_size = _checked_sizes(fields, c.path, label)
+    arrays = {name: _raw_array(c, label, fields, name, dtype, count)
               for name, dtype, count in RAW_ARRAYS if dtype is not None}
-    arrays["extents"] = _raw_array(c, label, record, "extents", EXTENT_DTYPE, "extent_count")
-    if not record["rotations_at"]:
+    arrays["extents"] = _raw_array(c, label, fields, "extents", EXTENT_DTYPE, "extent_count")
+    at = fields["rotations_at"]
+    if not at:
         raise ObanError(c.path, f"{label}: no rotation data (raw pointer 0)")
-    tracks = _tracks(c, label, int(record["rotations_at"]), parts, frames, key_size)
-    _check_finite(c.path, label, arrays, tracks, key_size)
-    name = c.full_name(index)
+    offsets = np.frombuffer(c.raw(at, 2 * parts, f"{label}'s rotation offsets"), "<u2").astype(np.int64)
+    if offsets.min() != 2 * parts:
+        raise ObanError(c.path, f"{label}: its part count ({parts}) differs from its rotation data, whose first "
+                                f"track starts at byte {offsets.min()}, not after {parts} offsets")
+    longest = frames * (key_size + 1) - 1   # a key on every frame
+    length = min(int(offsets.max()) + longest, c.raw_size(f"{label}'s rotations") - at)
+    blob = np.frombuffer(c.raw(at, length, f"{label}'s rotations"), np.uint8)
+    return _Stored(c, index, label, record, fields, frames, key_size, arrays, offsets, blob)
+
+
+def _tram(s, tracks):
+    """The Tram of a _Stored and its tracks (None: one of them is at fault, which _track says)."""
+    c, record = s.c, s.record
+    if tracks is None:
+        tracks = [_track(s.blob, int(start), s.frames, s.key_size, c.path, f"{s.label}: part {part}'s track")
+                  for part, start in enumerate(s.offsets)]
+    _check_finite(c.path, s.label, s.arrays, tracks, s.key_size)
+    name = c.full_name(s.index)
     return Tram(
-        name=name[4:] if name.startswith("TRAM") else name, frames=frames, key_size=key_size,
-        heights=arrays.pop("heights"), velocities=arrays.pop("velocities"), tracks=tracks, **arrays,
+        name=name[4:] if name.startswith("TRAM") else name, frames=s.frames, key_size=s.key_size,
+        heights=s.arrays.pop("heights"), velocities=s.arrays.pop("velocities"), tracks=tracks, **s.arrays,
         extent_info=np.array(record["extent_info"]), impact=bytes(record["impact"]),
-        direct_animations=tuple(_direct_name(c, index, int(v), n) for n, v in enumerate(record["direct_animations"])),
-        final_rotation=record["final_rotation"].copy(), **{key: int(record[key]) for key in PLAIN_FIELDS})
+        direct_animations=tuple(_direct_name(c, s.index, int(v), n)
+                                for n, v in enumerate(record["direct_animations"])),
+        final_rotation=record["final_rotation"].copy(), **{key: s.fields[key] for key in PLAIN_FIELDS})
 
 
-def _checked_sizes(record, path, label):
-    frames, parts, key_size = int(record["frames"]), int(record["parts"]), int(record["key_size"])
+def _checked_sizes(fields, path, label):
+    frames, parts, key_size = fields["frames"], fields["parts"], fields["key_size"]
     if frames < 1:
         raise ObanError(path, f"{label}: 0 frames (at least 1 needed)")
     if key_size in ENGINE_ONLY_KEY_SIZES:
@@ -199,10 +242,10 @@ def _checked_sizes(record, path, label):
     return frames, parts, key_size
 
 
-def _raw_array(c, label, record, name, dtype, count_field):
+def _raw_array(c, label, fields, name, dtype, count_field):
     """A raw array at its pointer; its count from `count_field` (None: one record if the pointer is set)."""
-    at = int(record[name + "_at"])
-    count = (1 if at else 0) if count_field is None else int(record[count_field])
+    at = fields[name + "_at"]
+    count = (1 if at else 0) if count_field is None else fields[count_field]
     if count == 0 or (at == 0 and name == "positions"):   # position points may be absent
         return np.zeros(0, dtype)
     what = name.replace("_", " ")
@@ -211,55 +254,79 @@ def _raw_array(c, label, record, name, dtype, count_field):
     return np.frombuffer(c.raw(at, count * dtype.itemsize, f"{label}'s {what}"), dtype, count).copy()
 
 
-def _tracks(c, label, at, parts, frames, key_size):
-    """The parts' tracks (docs/characters.md 3): u16 offsets from the rotation data's start, each
-    track a key then (u8 gap, key) pairs until the gaps reach F - 1."""
-    offsets = np.frombuffer(c.raw(at, 2 * parts, f"{label}'s rotation offsets"), "<u2").astype(np.int64)
-    if offsets.min() != 2 * parts:
-        raise ObanError(c.path, f"{label}: its part count ({parts}) differs from its rotation data, whose first "
-                                f"track starts at byte {offsets.min()}, not after {parts} offsets")
-    longest = frames * (key_size + 1) - 1
-    length = min(int(offsets.max()) + longest, c.raw_size(f"{label}'s rotations") - at)
-    blob = np.frombuffer(c.raw(at, length, f"{label}'s rotations"), np.uint8)
-    tracks = _sound_tracks(blob, offsets, frames, key_size)
-    if tracks is None:   # one of them is at fault: read them one by one, which says which and how
-        tracks = [_track(blob, int(start), frames, key_size, c.path, f"{label}: part {part}'s track")
-                  for part, start in enumerate(offsets)]
-    return tracks
+TRACK_CELLS = 1 << 21   # track-frames decoded together at most (a few arrays of 4 bytes each)
 
 
-def _sound_tracks(blob, offsets, frames, key_size):
-    """Every part's track at once (as _track reads one), or None where any is at fault. Index
-    arrays are int32 and bytes are gathered a column at a time: the memory a read needs stays
-    a few times the bytes it reads."""
-    stride, offsets = key_size + 1, offsets.astype(np.int32)
-    if frames > 1:
-        at = offsets[:, None] + (key_size + stride * np.arange(frames - 1, dtype=np.int32))   # every gap it may have
-        gaps = np.where(at < len(blob), blob[np.minimum(at, len(blob) - 1)], 0)
-        del at
+def _all_tracks(stored):
+    """Each _Stored's tracks (docs/characters.md 3: u16 offsets from the rotation data's start,
+    each track a key then (u8 gap, key) pairs until the gaps reach F - 1), or None for one
+    with a track at fault: by key size, shortest first, in runs of at most TRACK_CELLS."""
+    found = [None] * len(stored)
+    order = sorted(range(len(stored)), key=lambda i: (stored[i].key_size, stored[i].frames))
+    run, rows = [], 0
+    for i in order:
+        s = stored[i]
+        if run and (s.key_size != stored[run[0]].key_size or (rows + len(s.offsets)) * s.frames > TRACK_CELLS):
+            found = _put(found, run, _sound_tracks([stored[j] for j in run]))
+            run, rows = [], 0
+        run.append(i)
+        rows += len(s.offsets)
+    return _put(found, run, _sound_tracks([stored[j] for j in run])) if run else found
+
+
+def _put(found, at, values):
+    for i, value in zip(at, values):
+        found[i] = value
+    return found
+
+
+def _sound_tracks(stored):
+    """The tracks of TRAMs of one key size (a list of Tracks each, or None where one of its
+    tracks is at fault), every track at once: their blobs end to end, a row a track, padded
+    to the longest. Index arrays are int32 and bytes are gathered a column at a time."""
+    key_size = stored[0].key_size
+    stride = key_size + 1
+    bases = np.cumsum([0] + [len(s.blob) for s in stored])
+    blob = np.concatenate([s.blob for s in stored]) if len(stored) > 1 else stored[0].blob
+    parts = np.array([len(s.offsets) for s in stored])
+    offsets = (np.concatenate([s.offsets for s in stored]) + np.repeat(bases[:-1], parts)).astype(np.int32)
+    ends = np.repeat(bases[1:], parts)                                       # each row's blob end
+    gap_counts = np.repeat([s.frames - 1 for s in stored], parts)           # F - 1
+    width = int(gap_counts.max())
+    bad = np.zeros(len(offsets), bool)
+    reached = np.zeros((len(offsets), width), np.int32)
+    counts = np.ones(len(offsets), np.int64)
+    if width:
+        at = offsets[:, None] + (key_size + stride * np.arange(width, dtype=np.int32))   # every gap it may have
+        inside = (np.arange(width) < gap_counts[:, None]) & (at < ends[:, None])
+        gaps = np.where(inside, blob[np.minimum(at, len(blob) - 1)], 0)
+        del at, inside
         reached = np.cumsum(gaps, axis=1, dtype=np.int32)
-        last = (reached < frames - 1).sum(axis=1)                               # the key that reaches F - 1
-        if (last == frames - 1).any():
-            return None
-        if (reached[np.arange(len(offsets)), last] != frames - 1).any() or \
-                ((gaps == 0) & (np.arange(frames - 1) <= last[:, None])).any():
-            return None
-        counts = last + 2
-    else:
-        reached, counts = np.zeros((len(offsets), 0), np.int32), np.ones(len(offsets), np.int64)
-    if (offsets + counts * stride - 1 > len(blob)).any():
-        return None
+        last = ((reached < gap_counts[:, None]) & (np.arange(width) < gap_counts[:, None])).sum(axis=1)
+        moving = gap_counts > 0
+        bad = moving & (last == gap_counts)                                 # never reaches F - 1
+        last = np.minimum(last, width - 1)
+        bad |= moving & (reached[np.arange(len(last)), last] != gap_counts)   # passes it
+        bad |= moving & ((gaps == 0) & (np.arange(width) <= last[:, None])).any(axis=1)
+        counts = np.where(moving, last + 2, 1)
+    bad |= offsets + counts * stride - 1 > ends
+    counts[bad] = 0
     firsts = np.cumsum(counts) - counts
     key_at = (np.repeat(offsets - stride * firsts, counts) + stride * np.arange(counts.sum())).astype(np.int32)
     keys = np.empty((len(key_at), key_size), np.uint8)
     for byte in range(key_size):
         keys[:, byte] = blob[key_at + byte]
     values = keys.view("<u2" if key_size == 6 else "<f4")
-    frames_of = np.zeros((len(offsets), frames), np.int64)     # each part's key frames: 0, then the gaps summed
+    frames_of = np.zeros((len(offsets), width + 1), np.int64)     # each track's key frames: 0, then the gaps summed
     frames_of[:, 1:] = reached
-    key_frames = frames_of[np.arange(frames) < counts[:, None]]
-    ends = (firsts + counts).tolist()
-    return [Track(frames=key_frames[first:end], values=values[first:end]) for first, end in zip(firsts.tolist(), ends)]
+    key_frames = frames_of[np.arange(width + 1) < counts[:, None]]
+    bounds = np.append(firsts, len(values)).tolist()
+    rows = np.cumsum(np.append(0, parts)).tolist()
+    bad_tram = np.logical_or.reduceat(bad, rows[:-1]).tolist()
+    return [None if bad_tram[t] else
+            [Track(frames=key_frames[bounds[r]:bounds[r + 1]], values=values[bounds[r]:bounds[r + 1]])
+             for r in range(rows[t], rows[t + 1])]
+            for t in range(len(stored))]
 
 
 def _track(blob, start, frames, key_size, path, where):

@@ -496,8 +496,9 @@ def test_wrong_tag_says_an_oban(tmp_path):
 
 
 def test_reading_seeks_instead_of_copying(tmp_path, monkeypatch):
-    """A level is read piecewise: no single read is larger than its largest instance
-    (here an OBAN of many keys) or a texture's first level."""
+    """A level (beyond library.IN_MEMORY, as every game level is) is read piecewise: no single
+    read is larger than its largest instance (here an OBAN of many keys) or a texture's first
+    level."""
     scene = gen.standard_scene(np.random.default_rng(2))
     path = gen.write_level(*scene, str(tmp_path))
     sizes = []
@@ -522,7 +523,9 @@ def test_reading_seeks_instead_of_copying(tmp_path, monkeypatch):
             self.f.close()
 
     import oban_import.core.files as files
+    import oban_import.oni.io.library as library
     monkeypatch.setattr(files, "open", lambda *a, **k: Spy(real(*a, **k)), raising=False)
+    monkeypatch.setattr(library, "IN_MEMORY", os.path.getsize(path) - 1)
     level = read_objects(path)
     assert len(level.objects) == len(scene[0].objects) and sizes
     largest = max(max(len(it[2]) + 8 for it in gen.scene_instances(*scene).items),

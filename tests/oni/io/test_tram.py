@@ -18,9 +18,10 @@ import pytest
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
+from oban_import.oni.io import tram as tram_module
 from oban_import.oni.io.characters import PART_NAMES
 from oban_import.oni.io.container import HEADER_DTYPE
-from oban_import.oni.io.library import read_tram_file, read_trams
+from oban_import.oni.io.library import Library, read_tram_file, read_trams
 from oban_import.oni.io.tram import RECORD_DTYPE, Track, Tram
 from oban_import.oni.io.tram_writer import tram_oni_bytes
 
@@ -298,6 +299,39 @@ def test_generated_round_trip(tmp_path, name):
     assert cg.tram_differences(back, tram) == []
     assert tram_oni_bytes(back) == data
     assert_tracks_equal_reference(back, data)
+
+
+@pytest.mark.parametrize("cells", [tram_module.TRACK_CELLS, 64])
+def test_trams_read_together_equal_the_reference_walker(tmp_path, monkeypatch, cells):
+    """Every generated TRAM read at once (a character's collection is: their tracks decoded
+    together, by key size, in runs of at most TRACK_CELLS track-frames; 64 makes a run of
+    each) gives each one's tracks as the reference walker reads that file alone."""
+    monkeypatch.setattr(tram_module, "TRACK_CELLS", cells)
+    monkeypatch.setattr(tram_module, "_track", None)   # where a TRAM is at fault: none is here
+    files = {}
+    for name, tram in GENERATED.items():
+        files[name] = tmp_path / f"TRAM{name}.oni"
+        files[name].write_bytes(tram_oni_bytes(tram))
+    with Library(str(files[next(iter(files))])) as library:
+        instances = [(library.open(str(path)), 0) for path in files.values()]
+        read = library.trams(instances)
+    assert [tram.name for tram in read] == list(files)
+    for tram, path in zip(read, files.values()):
+        assert_tracks_equal_reference(tram, path.read_bytes())
+
+
+def test_a_faulty_tram_read_with_others_is_named(tmp_path):
+    """Among TRAMs read together, the one with a track at fault is refused as it is alone."""
+    paths = [tmp_path / f"TRAM{name}.oni" for name in ("a", "bad", "c")]
+    for path in paths:
+        tram = plain_tram(frames=9)
+        data = tram_oni_bytes(tram)
+        path.write_bytes(raw_patched(data, "rotations_at", gap_at(tram, 5, 0), b"\x00") if "bad" in path.name
+                         else data)
+    with Library(str(paths[0])) as library, pytest.raises(ObanError) as error:
+        library.trams([(library.open(str(path)), 0) for path in paths])
+    message = str(error.value)
+    assert message.startswith(str(paths[1])) and "part 5's track: key 1 has a gap of 0 frames" in message
 
 
 def test_generated_cases_cover_the_brief():
