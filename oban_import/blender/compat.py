@@ -120,10 +120,15 @@ def fill_fcurves(fcurves, frames, columns, interpolation='LINEAR'):
         keyframes.foreach_set('interpolation', modes)
 
 
+# foreach_set takes a memoryview from 4.2 (not on 3.4): slicing one costs less than slicing an
+# array, which a character's 50,000 F-curves feel (fill_fcurve_runs: 15 % of its time)
+MEMORYVIEW_KEYS = bpy.app.version >= (4, 2, 0)
+
+
 def fill_fcurve_runs(fcurves, rows, counts, interpolation='LINEAR'):
     """Bulk-write keys into F-curves that have none yet: curve i gets the next counts[i]
     (frame, value) rows of `rows` ((K, 2) float32, C-contiguous), as fill_fcurves does."""
-    flat = rows.reshape(-1)
+    flat = memoryview(rows.reshape(-1)) if MEMORYVIEW_KEYS else rows.reshape(-1)
     byte, modes = _interpolation_byte(interpolation), {}   # bytes (3.4 takes no memoryview), one per length
     at = 0
     for fcurve, count in zip(fcurves, counts):

@@ -1,6 +1,7 @@
 """oban_import.blender.compat on every supported Blender (bpy 4.2/4.5/5.0, blender 3.4)."""
 
 import bpy
+import numpy as np
 import pytest
 from mathutils import Matrix, Quaternion, Vector
 
@@ -141,3 +142,38 @@ def test_cli_command_registration():
     finally:
         compat.unregister_cli_command(handle)
     compat.unregister_cli_command(None)
+
+
+@pytest.mark.parametrize("memoryview_keys", [False, True])
+def test_runs_of_keys_each_on_its_curve(empty, monkeypatch, memoryview_keys):
+    """fill_fcurve_runs: curve i takes the next counts[i] rows, as they are, LINEAR, handles on
+    the keys (through array slices, and through memoryview slices where Blender takes them)."""
+    if memoryview_keys and bpy.app.version < (4, 2, 0):
+        memoryview_keys = False          # 3.4: only the array slices it runs
+    monkeypatch.setattr(compat, "MEMORYVIEW_KEYS", memoryview_keys)
+    _, fcurves = compat.new_object_action(empty, "Runs", CHANNELS[:4])
+    counts = [1, 3, 2, 5]
+    rows = np.array([(f, channel_value(c, f)) for c, n in enumerate(counts) for f in range(n)], np.float32)
+    compat.fill_fcurve_runs(fcurves, rows, counts)
+    got = [(fc.data_path, fc.array_index, [tuple(p.co) for p in fc.keyframe_points],
+            {p.interpolation for p in fc.keyframe_points}) for fc in fcurves]
+    assert got == [(path, i, [(f, channel_value(c, f)) for f in range(n)], {'LINEAR'})
+                   for c, ((path, i, _), n) in enumerate(zip(CHANNELS, counts))]
+    assert all(tuple(p.handle_left) == tuple(p.co) == tuple(p.handle_right)
+               for fc in fcurves for p in fc.keyframe_points)
+
+
+def test_a_copied_action_is_the_objects_with_its_own_curves(animated):
+    """copy_object_action: a new action of the same F-curves and keys, assigned (with its
+    slot), its F-curves its own, listed as stored_fcurves lists the template's."""
+    obj, template, fcurves = animated
+    copy, copied = compat.copy_object_action(obj, template, "Copy")
+    assert copy.name == "Copy" and copy != template and obj.animation_data.action == copy
+    if compat.SLOTTED_ACTIONS:
+        assert obj.animation_data.action_slot == copy.slots[0]
+    stored = compat.stored_fcurves(template)
+    assert set(stored) == set(fcurves)
+    assert [(fc.data_path, fc.array_index) for fc in copied] == [(fc.data_path, fc.array_index) for fc in stored]
+    assert not {fc.as_pointer() for fc in copied} & {fc.as_pointer() for fc in stored}
+    copied[0].keyframe_points[0].co[1] = 99.0
+    assert fcurves[0].keyframe_points[0].co[1] == channel_value(0, 0)
