@@ -82,9 +82,7 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
                             turns[np.repeat(np.concatenate(chosen), key_counts)])
     if every_frame:
         frame_counts = np.repeat([int(tram.frames) for tram in trams], [len(parts) for parts in chosen])
-        values = sample_many(frame_counts, key_counts, key_frames, turned)
-        sizes = frame_counts
-        times = np.arange(len(values)) - np.repeat(run_starts(sizes), sizes)
+        values, sizes, times = sample_many(frame_counts, key_counts, key_frames, turned), frame_counts, None
     else:
         values, sizes, times = turned, key_counts, key_frames
     values = continuous(values, run_starts(sizes))
