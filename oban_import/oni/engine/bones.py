@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io.tram import flat_tracks
 from . import poses
 from .frames import run_starts, sample_many
 from .rotations import continuous, matrix_quaternions, quaternion_matrices
@@ -75,11 +76,10 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
         return []
     turns, root_turn = _bone_turns(rest_rotations, axes, scale)
     chosen = [keyed_parts(tram) for tram in trams]
-    tracks = [tram.tracks[p] for tram, parts in zip(trams, chosen) for p in parts.tolist()]
-    key_counts = np.array([len(track.frames) for track in tracks], np.int64)
-    key_frames = np.concatenate([track.frames for track in tracks]).astype(np.int64)
-    turned = _in_bone_terms(_stored_keys(trams, chosen, tracks, key_counts),
-                            turns[np.repeat(np.concatenate(chosen), key_counts)])
+    keyed = [_keyed_keys(tram, parts) for tram, parts in zip(trams, chosen)]
+    key_counts = np.concatenate([counts for counts, _, _ in keyed])
+    key_frames = np.concatenate([frames for _, frames, _ in keyed])
+    turned = _in_bone_terms(_stored_keys(trams, keyed), turns[np.repeat(np.concatenate(chosen), key_counts)])
     if every_frame:
         frame_counts = np.repeat([int(tram.frames) for tram in trams], [len(parts) for parts in chosen])
         values, sizes, times = sample_many(frame_counts, key_counts, key_frames, turned), frame_counts, None
@@ -115,14 +115,24 @@ def keyed_parts(tram):
     return parts
 
 
-def _stored_keys(trams, chosen, tracks, key_counts):
-    """(K, 4) stored quaternions of every track's keys, in order (each key size decoded once)."""
-    track_sizes = np.repeat([int(tram.key_size) for tram in trams], [len(parts) for parts in chosen])
-    key_sizes = np.repeat(track_sizes, key_counts)
+def _keyed_keys(tram, parts):
+    """(counts, frames, values) of the keys of these parts of a TRAM, part after part."""
+    counts, frames, values = flat_tracks(tram.tracks)
+    if len(parts) == len(counts):
+        return counts, frames, values
+    kept = np.repeat(np.isin(np.arange(len(counts)), parts), counts)
+    return counts[parts], frames[kept], values[kept]
+
+
+def _stored_keys(trams, keyed):
+    """(K, 4) stored quaternions of the keys of every TRAM's keyed parts, in order (each key
+    size decoded once)."""
+    sizes = [int(tram.key_size) for tram in trams]
+    key_sizes = np.repeat(sizes, [len(frames) for _, frames, _ in keyed])
     stored = np.empty((len(key_sizes), 4))
-    for size in np.unique(track_sizes).tolist():
-        values = [track.values for track, s in zip(tracks, track_sizes.tolist()) if s == size]
-        stored[key_sizes == size] = poses.key_quaternions(np.concatenate(values), size)
+    for size in set(sizes):
+        chunks = [values for (_, _, values), s in zip(keyed, sizes) if s == size]
+        stored[key_sizes == size] = poses.key_quaternions(np.concatenate(chunks), size)
     return stored
 
 

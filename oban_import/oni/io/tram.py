@@ -6,6 +6,7 @@ bytes, floats stay float32), so that tram_writer.py can write the same bytes bac
 offsets are checked against the instance and the raw data before anything is allocated.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,6 +83,38 @@ PLAIN_FIELDS = ("flags", "used_parts", "replaced_parts", "move_direction", "voca
 class Track:                 # one body part's rotation keys
     frames: np.ndarray       # (k,) int64: each key's frame; 0 first, F-1 last (the gaps summed)
     values: np.ndarray       # 6-byte keys: (k, 3) uint16 codes as stored; 16-byte keys: (k, 4) float32 x y z w
+
+
+class Tracks(Sequence):
+    """A TRAM's tracks as the reader decodes them: every part's keys end to end, as one
+    array each (what the bone keys and the properties take whole); a part's Track is a view
+    of them, made when asked for."""
+
+    def __init__(self, counts, frames, values):
+        self.counts = counts     # (P,) int64: each part's key count
+        self.frames = frames     # (K,) int64: every key's frame, part after part
+        self.values = values     # (K, 3) uint16 or (K, 4) float32: every key as stored
+        self._ends = np.cumsum(counts).tolist()
+
+    def __len__(self):
+        return len(self.counts)
+
+    def __getitem__(self, part):
+        if isinstance(part, slice):
+            return [self[p] for p in range(len(self))[part]]
+        part = range(len(self))[part]
+        start, end = self._ends[part - 1] if part else 0, self._ends[part]
+        return Track(frames=self.frames[start:end], values=self.values[start:end])
+
+
+def flat_tracks(tracks) -> tuple:
+    """(counts (P,) int64, frames (K,) int64, values (K, 3 or 4)) of tracks end to end: as the
+    reader keeps them (Tracks), else joined."""
+    if isinstance(tracks, Tracks):
+        return tracks.counts, tracks.frames, tracks.values
+    return (np.array([len(track.frames) for track in tracks], np.int64),
+            np.concatenate([track.frames for track in tracks]).astype(np.int64),
+            np.concatenate([track.values for track in tracks]))
 
 
 def _none(dtype):
@@ -324,8 +357,8 @@ def _sound_tracks(stored):
     rows = np.cumsum(np.append(0, parts)).tolist()
     bad_tram = np.logical_or.reduceat(bad, rows[:-1]).tolist()
     return [None if bad_tram[t] else
-            [Track(frames=key_frames[bounds[r]:bounds[r + 1]], values=values[bounds[r]:bounds[r + 1]])
-             for r in range(rows[t], rows[t + 1])]
+            Tracks(counts[rows[t]:rows[t + 1]], key_frames[bounds[rows[t]]:bounds[rows[t + 1]]],
+                   values[bounds[rows[t]]:bounds[rows[t + 1]]])
             for t in range(len(stored))]
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from ...core.id_properties import signed32, unsigned32
 from .tram import (ATTACK_DTYPE, EXTENT_DTYPE, EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, MOTION_BLUR_DTYPE, PARTICLE_DTYPE,
                    PLAIN_FIELDS, POSITION_DTYPE, SELF_DAMAGE_DTYPE, SHORTCUT_DTYPE, SOUND_DTYPE, THROW_DTYPE, Track,
-                   Tram)
+                   Tram, flat_tracks)
 
 PREFIX = "tram_"
 NAME = PREFIX + "name"
@@ -97,9 +97,9 @@ def tram_from_properties(described, markers, part_names: list, tracks=None, heig
 def _motion(tram):
     """The motion as read: the tracks flat (frames, values, each part's key count), heights,
     velocities (numpy arrays: Blender keeps them as arrays without a list in between)."""
-    return {PREFIX + "key_counts": np.array([len(t.frames) for t in tram.tracks], np.int32),
-            PREFIX + "key_frames": np.concatenate([t.frames for t in tram.tracks]).astype(np.int32),
-            PREFIX + "key_values": np.concatenate([t.values for t in tram.tracks]).astype(np.float64).ravel(),
+    counts, frames, values = flat_tracks(tram.tracks)
+    return {PREFIX + "key_counts": counts.astype(np.int32), PREFIX + "key_frames": frames.astype(np.int32),
+            PREFIX + "key_values": values.astype(np.float64).ravel(),
             PREFIX + "heights": np.asarray(tram.heights, np.float64),
             PREFIX + "velocities": np.asarray(tram.velocities, np.float64).ravel()}
 

@@ -320,6 +320,25 @@ def test_trams_read_together_equal_the_reference_walker(tmp_path, monkeypatch, c
         assert_tracks_equal_reference(tram, path.read_bytes())
 
 
+def test_the_tracks_as_read_are_flat_and_give_each_part_as_the_written_ones(tmp_path):
+    """A read TRAM keeps its tracks end to end (flat_tracks takes them whole); a part's Track,
+    by index (negative too), slice or iteration, is the written one."""
+    written = GENERATED[sorted(GENERATED)[0]]
+    path = tmp_path / "TRAMone.oni"
+    path.write_bytes(tram_oni_bytes(written))
+    read = read_tram_file(str(path))
+    assert isinstance(read.tracks, tram_module.Tracks) and len(read.tracks) == len(written.tracks)
+    counts, frames, values = tram_module.flat_tracks(read.tracks)
+    assert counts is read.tracks.counts and frames is read.tracks.frames and values is read.tracks.values
+    joined = tram_module.flat_tracks(written.tracks)              # a list of Tracks, joined
+    assert all(np.array_equal(a, b) for a, b in zip((counts, frames, values), joined))
+    for got, want in zip([*read.tracks, read.tracks[-1], *read.tracks[1:3]],
+                         [*written.tracks, written.tracks[-1], *written.tracks[1:3]], strict=True):
+        assert np.array_equal(got.frames, want.frames) and np.array_equal(got.values, want.values)
+    with pytest.raises(IndexError):
+        read.tracks[len(written.tracks)]
+
+
 def test_a_faulty_tram_read_with_others_is_named(tmp_path):
     """Among TRAMs read together, the one with a track at fault is refused as it is alone."""
     paths = [tmp_path / f"TRAM{name}.oni" for name in ("a", "bad", "c")]
