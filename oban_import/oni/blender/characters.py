@@ -208,7 +208,9 @@ class _Actions:
             template, order = self.templates[shape]
             action, stored = compat.copy_object_action(self.armature, template, tram.name)
             fcurves = [stored[i] for i in order]
-        compat.fill_fcurve_runs(fcurves, keys.rotations, keys.counts.tolist())
+        rotations = 4 * len(keys.parts)   # part by part, w x y z; the keys come w, x, y, z of every part
+        compat.fill_fcurve_runs([fcurves[i] for c in range(4) for i in range(c, rotations, 4)], keys.rotations,
+                                keys.counts)
         if keys.root_location is not None:
             compat.fill_fcurve_runs(fcurves[-3:], keys.root_location, [tram.frames] * 3)
         action.id_properties_ensure().update(tram_properties(tram))

@@ -26,11 +26,11 @@ CHILD_OF_CHAIN = 0.5   # a bone with no child: this share of its parent's length
 
 @dataclass
 class BoneKeys:
-    """One TRAM on an armature, in Blender's terms: its F-curves' keys, curve after curve, as
-    (scene frame, value) float32 rows, the F-curves' own type."""
+    """One TRAM on an armature, in Blender's terms: its F-curves' keys as (scene frame, value)
+    float32 rows, curve after curve, the F-curves' own type."""
     parts: np.ndarray         # (n,) the parts keyed (an overlay's used | replaced, else all)
-    counts: np.ndarray        # (4n,) keys of each rotation curve: part by part, w x y z
-    rotations: np.ndarray     # (sum counts, 2) float32 rows; each part's signs continuous
+    counts: list              # (4n) keys of each rotation curve: every part's w, then x, y, z
+    rotations: np.ndarray     # (sum counts, 2) float32 rows in that order; each part's signs continuous
     root_location: np.ndarray | None   # (3F, 2) float32: the root bone's x, y, z curves, a key every
                                        # frame; None: no root motion
 
@@ -71,9 +71,12 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
     root motion (docs/characters.md).
 
     The keys are turned into Blender's terms before the blend: the map is an isometry of the
-    quaternions, which the blend (shorter arc, lerp, normalise) commutes with."""
+    quaternions, which the blend (shorter arc, lerp, normalise) commutes with. The TRAMs are
+    worked on by key size (each size decoded in one go), and given back in their order."""
     if not trams:
         return []
+    order = sorted(range(len(trams)), key=lambda i: int(trams[i].key_size))
+    trams = [trams[i] for i in order]
     turns, root_turn = _bone_turns(rest_rotations, axes, scale)
     chosen = [keyed_parts(tram) for tram in trams]
     keyed = [_keyed_keys(tram, parts) for tram, parts in zip(trams, chosen)]
@@ -82,20 +85,22 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
     turned = _in_bone_terms(_stored_keys(trams, keyed), turns[np.repeat(np.concatenate(chosen), key_counts)])
     if every_frame:
         frame_counts = np.repeat([int(tram.frames) for tram in trams], [len(parts) for parts in chosen])
-        values, sizes, times = sample_many(frame_counts, key_counts, key_frames, turned), frame_counts, None
+        values, sizes = sample_many(frame_counts, key_counts, key_frames, turned), frame_counts
     else:
-        values, sizes, times = turned, key_counts, key_frames
+        values, sizes = turned, key_counts
     values = continuous(values, run_starts(sizes))
-    firsts = run_starts([len(parts) for parts in chosen]).tolist()
-    per_tram = [sizes[first:first + len(parts)] for first, parts in zip(firsts, chosen)]
-    ends = np.cumsum([int(s.sum()) for s in per_tram])
-    if every_frame:   # a TRAM's tracks all as long: its curves are a transpose of its values
-        blocks = [_every_frame_rows(block, len(parts), start)
-                  for block, parts in zip(np.split(values, ends[:-1]), chosen)]
+    part_firsts, sizes = run_starts([len(parts) for parts in chosen]).tolist(), sizes.tolist()
+    per_tram = [sizes[first:first + len(parts)] for first, parts in zip(part_firsts, chosen)]
+    bounds = np.cumsum([0] + [sum(s) for s in per_tram]).tolist()
+    if every_frame:
+        rows = [_every_frame_rows(values[a:b], len(parts), start) for a, b, parts in zip(bounds, bounds[1:], chosen)]
     else:
-        blocks = np.split(_curve_rows(times + start, values, sizes), 4 * ends[:-1])
-    return [BoneKeys(parts, np.repeat(track_sizes, 4), block, _root_location(tram, root_turn, start))
-            for tram, parts, track_sizes, block in zip(trams, chosen, per_tram, blocks)]
+        times = key_frames + start
+        rows = [_key_rows(times[a:b], values[a:b]) for a, b in zip(bounds, bounds[1:])]
+    roots = _root_locations(trams, root_turn, start)
+    made = [BoneKeys(parts, track_sizes * 4, block, root)
+            for parts, track_sizes, block, root in zip(chosen, per_tram, rows, roots)]
+    return [made[i] for i in np.argsort(order).tolist()]
 
 
 def _bone_turns(rest_rotations, axes, scale):
@@ -125,37 +130,30 @@ def _keyed_keys(tram, parts):
 
 
 def _stored_keys(trams, keyed):
-    """(K, 4) stored quaternions of the keys of every TRAM's keyed parts, in order (each key
-    size decoded once)."""
+    """(K, 4) stored quaternions of the keys of every TRAM's keyed parts, in order (the TRAMs
+    grouped by key size: each size decoded at once)."""
     sizes = [int(tram.key_size) for tram in trams]
-    key_sizes = np.repeat(sizes, [len(frames) for _, frames, _ in keyed])
-    stored = np.empty((len(key_sizes), 4))
-    for size in set(sizes):
-        chunks = [values for (_, _, values), s in zip(keyed, sizes) if s == size]
-        stored[key_sizes == size] = poses.key_quaternions(np.concatenate(chunks), size)
-    return stored
+    return np.concatenate([poses.key_quaternions(np.concatenate([values for (_, _, values), s in zip(keyed, sizes)
+                                                                 if s == size]), size)
+                           for size in sorted(set(sizes))])
 
 
-def _curve_rows(times, values, sizes):
-    """(4N, 2) float32 (time, value) rows, track after track and within each its w x y z
-    curves, from (N, 4) values of tracks of these sizes laid end to end."""
-    starts = np.repeat(run_starts(sizes), sizes)
-    at = 4 * starts + (np.arange(len(values)) - starts)          # the row of each value's w
-    sized = np.repeat(sizes, sizes)
-    rows = np.empty((4 * len(values), 2), np.float32)
-    for component in range(4):
-        rows[at, 0] = times
-        rows[at, 1] = values[:, component]
-        at += sized
-    return rows
+def _key_rows(times, values):
+    """(4n, 2) float32 rows of one TRAM's keys (n times, (n, 4) values, part after part): the
+    w curves of every part, then the x, y and z curves."""
+    rows = np.empty((4, len(times), 2), np.float32)
+    rows[..., 0] = times
+    rows[..., 1] = values.T
+    return rows.reshape(-1, 2)
 
 
 def _every_frame_rows(values, parts, start):
-    """(4 . parts . F, 2) float32 rows of one TRAM's (parts . F, 4) values, a key every frame."""
+    """(4 . parts . F, 2) float32 rows of one TRAM's (parts . F, 4) values, a key every frame:
+    the w curves of every part, then the x, y and z curves."""
     frames = len(values) // max(parts, 1)
-    rows = np.empty((parts, 4, frames, 2), np.float32)
+    rows = np.empty((4, parts, frames, 2), np.float32)
     rows[..., 0] = np.arange(start, start + frames)
-    rows[..., 1] = values.reshape(parts, frames, 4).transpose(0, 2, 1)
+    rows[..., 1] = values.reshape(parts, frames, 4).transpose(2, 0, 1)
     return rows.reshape(-1, 2)
 
 
@@ -168,14 +166,31 @@ def _in_bone_terms(stored, turns):
     return out
 
 
-def _root_location(tram, turn, start):
-    """(3F, 2) float32 the root bone's location curves, x, y, z, a key every frame: R_b^-1 . s.A
-    (summed velocities + (0, height, 0)). None for an overlay."""
-    if tram.flags & poses.OVERLAY:
-        return None
-    location, heights = poses.root_motion(tram)
-    location[:, 1] += heights
+def _root_locations(trams, turn, start):
+    """Each TRAM's root location curves, (3F, 2) float32 rows x, y, z, a key every frame:
+    R_b^-1 . s.A (summed velocities + (0, height, 0)), as poses.root_motion sums them; None for
+    an overlay. All at once: the velocities in rows of the longest TRAM's length, zeros after
+    each one's end, summed along them."""
+    moving = [tram for tram in trams if not tram.flags & poses.OVERLAY]
+    if not moving:
+        return [None] * len(trams)
+    frames = np.array([int(tram.frames) for tram in moving])
+    inside = np.arange(frames.max()) < frames[:, None]
+    steps = np.zeros(inside.shape + (2,))
+    steps[inside] = np.concatenate([np.asarray(tram.velocities, np.float64).reshape(-1, 2) for tram in moving])
+    location = np.zeros(inside.shape + (3,))
+    location[:, 1:, ::2] = np.cumsum(steps[:, :-1], axis=1)
+    location = location[inside]
+    location[:, 1] += np.concatenate([np.asarray(tram.heights, np.float64) for tram in moving])
+    turned = location @ turn                                   # R_b^T . s.A . v for each row v
+    bounds = np.cumsum(np.append(0, frames)).tolist()
+    found = iter(zip(bounds, bounds[1:]))
+    return [None if tram.flags & poses.OVERLAY else _location_rows(turned[slice(*next(found))], start)
+            for tram in trams]
+
+
+def _location_rows(location, start):
     rows = np.empty((3, len(location), 2), np.float32)
-    rows[:, :, 0] = np.arange(start, start + len(location))
-    rows[:, :, 1] = (location @ turn).T                        # R_b^T . s.A . v for each row v
+    rows[..., 0] = np.arange(start, start + len(location))
+    rows[..., 1] = location.T
     return rows.reshape(-1, 2)

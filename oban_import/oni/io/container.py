@@ -8,6 +8,7 @@ the name table, then only the instances asked for, never the whole data table.
 """
 
 import os
+import struct
 
 import numpy as np
 
@@ -35,6 +36,8 @@ HEADER_DTYPE = np.dtype([
     ("padding", "V8"),
 ])
 assert HEADER_DTYPE.itemsize == 64
+HEADER_STRUCT = struct.Struct("<Q4sQ9I8x")   # the same fields as Python values, read at every open
+assert HEADER_STRUCT.size == HEADER_DTYPE.itemsize
 DESCRIPTOR_DTYPE = np.dtype([
     ("tag", "S4"),            # reversed: b"NABO" is OBAN
     ("data_offset", "<u4"),   # relative to the data table, past the 8-byte record header
@@ -66,15 +69,15 @@ class Container:
     def __init__(self, f, path: str, size: int):
         self.f, self.path, self.size = f, path, size
         header = self.header = _read_header(f, path, size)
-        self.version = VERSIONS[bytes(header["version"])]
-        count = int(header["instance_count"])
+        self.version = VERSIONS[header["version"]]
+        count = header["instance_count"]
         self.descriptors = np.frombuffer(
             self.read_at(64, count * DESCRIPTOR_DTYPE.itemsize, f"{count} instance descriptors"), DESCRIPTOR_DTYPE)
-        self.data_start, data_size = int(header["data_offset"]), int(header["data_size"])
+        self.data_start, data_size = header["data_offset"], header["data_size"]
         if 0 < self.data_start + data_size - size < DATA_PADDING and self.data_start <= size:
             data_size = size - self.data_start  # the unwritten padding at the end of the file
         self.check_range(self.data_start, data_size, "data table")
-        self.names = self.read_at(int(header["name_offset"]), int(header["name_size"]), "name table")
+        self.names = self.read_at(header["name_offset"], header["name_size"], "name table")
         self.starts, self.ends = _record_ranges(path, self.descriptors, data_size)
         # per descriptor as Python values: asked for many times, and a numpy field read is slow
         self._tags = self.descriptors["tag"].tolist()
@@ -157,7 +160,7 @@ class Container:
         """`length` bytes of raw data at `offset`: in a level's .raw beside it (VR31) or in the
         .oni's own raw table (VR32). ObanError (naming `what`) outside it or without a .raw."""
         if self.version == "VR32":
-            start, size = int(self.header["raw_offset"]), int(self.header["raw_size"])
+            start, size = self.header["raw_offset"], self.header["raw_size"]
             if offset + length > size:
                 raise ObanError(self.path, f"{what}: {length} bytes of raw data at {offset} lie outside the "
                                            f"raw table ({size} bytes)")
@@ -178,7 +181,7 @@ class Container:
         """The bytes of raw data raw pointers can reach: a .oni's raw table, a level's .raw
         (ObanError, naming `what`, when it is missing)."""
         if self.version == "VR32":
-            return int(self.header["raw_size"])
+            return self.header["raw_size"]
         if self.raw_file is None:
             self.raw_file = _open_raw(self.path, what)
         return self.raw_file[2]
@@ -235,14 +238,14 @@ def _read_header(f, path, size):
         if not raw:
             raise ObanError(path, "empty file")
         raise ObanError(path, f"truncated at byte {len(raw)}: an Oni file header needs 64 bytes")
-    header = np.frombuffer(raw, HEADER_DTYPE, count=1)[0]
-    checksum = int(header["checksum"])
+    header = dict(zip(HEADER_DTYPE.names, HEADER_STRUCT.unpack(raw)))
+    checksum = header["checksum"]
     if checksum not in CHECKSUMS:
         raise ObanError(path, f"not an Oni file (template checksum 0x{checksum:016x})")
-    if bytes(header["version"]) not in VERSIONS:
-        raise ObanError(path, f"unknown version {bytes(header['version'])[::-1]!r} (VR31 and VR32 are known)")
-    if int(header["signature"]) != SIGNATURE:
-        raise ObanError(path, f"bad header signature 0x{int(header['signature']):016x}")
+    if header["version"] not in VERSIONS:
+        raise ObanError(path, f"unknown version {header['version'][::-1]!r} (VR31 and VR32 are known)")
+    if header["signature"] != SIGNATURE:
+        raise ObanError(path, f"bad header signature 0x{header['signature']:016x}")
     return header
 
 
@@ -250,20 +253,21 @@ def _record_ranges(path, descriptors, data_size):
     """Start and end of each record inside the data table; placeholders get start == end."""
     offset = descriptors["data_offset"].astype(np.int64)
     length = descriptors["data_size"].astype(np.int64)
-    empty = (offset == 0) | ((descriptors["flags"] & PLACEHOLDER) != 0)
-    starts = np.where(empty, 0, offset - 8)
-    ends = np.where(empty, 0, starts + length)
-    bad = ~empty & ((offset < 8) | (length < 8) | (ends > data_size))
+    used = (offset != 0) & (descriptors["flags"] & PLACEHOLDER == 0)
+    starts = (offset - 8) * used
+    ends = (starts + length) * used
+    bad = used & ((np.minimum(offset, length) < 8) | (ends > data_size))
     if bad.any():
         i = int(np.argmax(bad))
         raise ObanError(path, f"descriptor {i} points outside the data table "
                               f"(offset {offset[i]}, size {length[i]}, table {data_size} bytes)")
-    order = np.argsort(starts[~empty], kind="stable")
-    index = np.flatnonzero(~empty)[order]
-    overlap = ends[index[:-1]] > starts[index[1:]]
-    if overlap.any():
-        j = int(np.argmax(overlap))
-        raise ObanError(path, f"descriptors {index[j]} and {index[j + 1]} overlap in the data table")
+    index = np.flatnonzero(used)
+    if len(index) > 1:
+        index = index[np.argsort(starts[index], kind="stable")]
+        overlap = ends[index[:-1]] > starts[index[1:]]
+        if overlap.any():
+            j = int(np.argmax(overlap))
+            raise ObanError(path, f"descriptors {index[j]} and {index[j + 1]} overlap in the data table")
     return starts, ends
 
 

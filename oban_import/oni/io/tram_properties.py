@@ -15,6 +15,8 @@ field, losslessly, as custom properties and pose markers, and back. Plain mappin
   bytes are written (a name's bytes after its end, or past what a marker holds, survive).
 """
 
+import functools
+import operator
 import re
 import types
 
@@ -39,16 +41,16 @@ PARTICLE_TEXT = re.compile(r"(?P<name>.*), (?P<part>[^,]+), to (?P<last>\d+)(?:,
 
 def tram_properties(tram: Tram) -> dict:
     """The custom properties of a TRAM's action: every field but the timed events."""
-    described = {PREFIX + key: signed32(getattr(tram, key)) if key in MASKS else int(getattr(tram, key))
-                 for key in PLAIN_FIELDS}
+    described = {PREFIX + key: signed32(value) if key in MASKS else int(value)
+                 for key, value in zip(PLAIN_FIELDS, _plain_fields(tram))}
     described |= {NAME: tram.name, PREFIX + "frames": tram.frames, PREFIX + "key_size": tram.key_size,
                   PREFIX + "final_rotation": float(tram.final_rotation),
                   PREFIX + "direct_animations": list(tram.direct_animations),
-                  PREFIX + "impact": tram.impact_name, PREFIX + "extent_info": _record(tram.extent_info),
+                  PREFIX + "impact": tram.impact_name, PREFIX + "extent_info": _records(tram.extent_info),
                   PREFIX + "positions": np.asarray(tram.positions).view("<i2").astype(np.int32)}
     if bytes(tram.impact) != tram.impact_name.encode("latin-1").ljust(16, b"\0"):
         described[PREFIX + "impact_bytes"] = bytes(tram.impact)
-    described |= {PREFIX + name: [_record(r) for r in getattr(tram, name)] for name in RECORDS}
+    described |= {PREFIX + name: _records(getattr(tram, name)) for name in RECORDS}
     described |= {PREFIX + name + "_bytes": np.ascontiguousarray(getattr(tram, name)).tobytes()
                   for name in (*RECORDS, *EVENTS, "extent_info")}
     return described | _motion(tram)
@@ -173,19 +175,35 @@ def _same_values(a, b) -> bool:
     return True
 
 
-def _record(record) -> dict:
-    """A numpy record -> a dict of plain values (sub-records nested, sub-arrays as lists; u32
-    as the int32 of the same bits, which an IDProperty holds)."""
-    out = {}
-    for name in record.dtype.names:
-        value, kind = record[name], record.dtype[name]
-        if kind.names:
-            out[name] = _record(value)
-        elif kind.base.kind == "u" and kind.base.itemsize == 4:
-            out[name] = np.asarray(value).astype(np.uint32).view(np.int32).tolist()
-        else:
-            out[name] = value.tolist()
-    return out
+_plain_fields = operator.attrgetter(*PLAIN_FIELDS)
+
+
+def _records(array):
+    """Numpy records (an array of them, or a 0-d one: a dict) -> dicts of plain values (sub-records
+    nested, sub-arrays as lists; u32 as the int32 of the same bits, which an IDProperty holds)."""
+    array = np.asarray(array)
+    if array.ndim and not len(array):
+        return []
+    signed = _signed(array.dtype)
+    values = array.view(signed).tolist()
+    return _named(signed, values) if array.ndim == 0 else [_named(signed, row) for row in values]
+
+
+@functools.cache
+def _signed(dtype):
+    """The same record layout with every u32 an int32."""
+    def field(kind):
+        base = _signed(kind.base) if kind.base.names else (
+            np.dtype("<i4") if kind.base.kind == "u" and kind.base.itemsize == 4 else kind.base)
+        return np.dtype((base, kind.shape)) if kind.shape else base
+    return np.dtype({"names": dtype.names, "formats": [field(dtype[name]) for name in dtype.names],
+                     "offsets": [dtype.fields[name][1] for name in dtype.names], "itemsize": dtype.itemsize})
+
+
+def _named(dtype, values) -> dict:
+    return {name: _named(dtype[name], value) if dtype[name].names else
+            value.tolist() if isinstance(value, np.ndarray) else value
+            for name, value in zip(dtype.names, values)}
 
 
 def _array(records, dtype) -> np.ndarray:

@@ -57,9 +57,9 @@ def blender_pose(keys, rest, tram):
     frames, count = tram.frames, len(rest)
     local = np.tile(np.eye(4), (frames, count, 1, 1))
     f = np.arange(frames)
-    rotation = curves(keys.rotations, keys.counts)
+    rotation, n = curves(keys.rotations, keys.counts), len(keys.parts)   # every part's w, then x, y, z
     for i, part in enumerate(keys.parts):
-        q = np.stack([np.interp(f, *rotation[4 * i + c].T) for c in range(4)], axis=1)
+        q = np.stack([np.interp(f, *rotation[c * n + i].T) for c in range(4)], axis=1)
         local[:, part, :3, :3] = quaternion_matrices(q / np.linalg.norm(q, axis=1)[:, None])
     if keys.root_location is not None:
         local[:, 0, :3, 3] = np.stack([np.interp(f, *curve.T) for curve in curves(keys.root_location, [frames] * 3)],
@@ -104,9 +104,9 @@ def test_the_bones_give_the_engine_matrices_at_every_frame(every_frame, key_size
     unturned[:, :3, :3] = np.swapaxes(rest[:, :3, :3], 1, 2)   # a part's frame is its bone's turned back by R_b
     for one, keys in zip([others[0], tram] + others[1:], every):    # worked out together, each its own
         if not every_frame:   # one key per key of the file, on the frames of the file
-            assert keys.counts.tolist() == [len(one.tracks[p].frames) for p in keys.parts for _ in range(4)]
-            assert [c[:, 0].tolist() for c in curves(keys.rotations, keys.counts)[::4]] == \
-                [one.tracks[p].frames.tolist() for p in keys.parts]
+            assert keys.counts == [len(one.tracks[p].frames) for _ in range(4) for p in keys.parts]
+            assert [c[:, 0].tolist() for c in curves(keys.rotations, keys.counts)] == \
+                [one.tracks[p].frames.tolist() for _ in range(4) for p in keys.parts]
         parts = blender_pose(keys, rest, one) @ unturned     # an overlay: the parts it does not key at rest
         rotation, translation = worst(parts, engine_in_blender(one, translations, axes, scale))
         assert rotation < 2e-6 and translation < 2e-6, (rotation, translation)   # float32, as F-curves keep them

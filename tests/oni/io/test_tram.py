@@ -537,8 +537,14 @@ def test_non_finite_heights_and_quaternions(tmp_path):
     data = raw_patched(tram_oni_bytes(plain_tram()), "heights_at", 4, np.float32(np.nan).tobytes())
     refused(tmp_path, data, "non-finite value in its heights")
     tram = plain_tram(key_size=16)
-    data = raw_patched(tram_oni_bytes(tram), "rotations_at", 2 * 19, np.float32(np.inf).tobytes())
-    refused(tmp_path, data, "non-finite value in part 0's quaternion keys")
+    data = tram_oni_bytes(tram)
+    refused(tmp_path, raw_patched(data, "rotations_at", 2 * 19, np.float32(np.inf).tobytes()),
+            "non-finite value in part 0's quaternion keys")
+    rotations = (int(np.frombuffer(data, HEADER_DTYPE, 1)[0]["raw_offset"])
+                 + int(np.frombuffer(data, RECORD_DTYPE, 1, record_at(data))[0]["rotations_at"]))
+    third = int(np.frombuffer(data, "<u2", 1, rotations + 4)[0])      # where part 2's track starts
+    refused(tmp_path, raw_patched(data, "rotations_at", third + 17 + 4, np.float32(np.nan).tobytes()),
+            "non-finite value in part 2's quaternion keys")     # its second key's y
 
 
 def test_a_level_without_its_raw_file(tmp_path):
