@@ -11,13 +11,12 @@ Any other fault raises ObanError naming the file and the instance: the whole rea
 """
 
 import contextlib
-import io
 import os
 
 import numpy as np
 
 from ...core.errors import ObanError
-from ...core.files import Closes, open_regular
+from ...core.files import Closes, open_regular, open_small_whole
 from . import meshes, textures
 from .characters import Character, bare_body, character_at
 from .container import (ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, ONCC_TAG, TRAM_TAG, TRBS_TAG, TXMP_TAG,
@@ -43,10 +42,7 @@ class Library(Closes):
     def open(self, path: str) -> Container:
         key = os.path.abspath(path)
         if key not in self.containers:
-            f, size = open_regular(path)
-            if size <= IN_MEMORY:   # one read, not one a piece
-                with f:
-                    f = io.BytesIO(f.read())
+            f, size = open_small_whole(path, IN_MEMORY)   # one read, not one a piece
             try:
                 self.containers[key] = Container(f, path, size)
             except BaseException:
