@@ -190,21 +190,21 @@ class _Actions:
     def __init__(self, armature, parts, trams, frame_start):
         self.armature, self.frame_start = armature, frame_start
         self.channels = _Channels(parts)
-        shapes = Counter(map(self._shape, trams))
+        shapes = Counter(self._shape(tram, bones.keyed_parts(tram)) for tram in trams)
         self.shared = {shape for shape, count in shapes.items() if count > 1}
         self.templates = {}
 
     @staticmethod
-    def _shape(tram):
-        return tram.has(OVERLAY), bones.keyed_parts(tram).tobytes()
+    def _shape(tram, parts):
+        return tram.has(OVERLAY), parts.tobytes()
 
     def new(self, tram, keys):
-        shape, channels = self._shape(tram), self.channels.of(keys)
+        shape = self._shape(tram, keys.parts)
         if shape not in self.shared:
-            action, fcurves = compat.new_object_action(self.armature, tram.name, channels)
+            action, fcurves = compat.new_object_action(self.armature, tram.name, self.channels.of(keys))
         else:
             if shape not in self.templates:
-                self.templates[shape] = self._template(channels)
+                self.templates[shape] = self._template(self.channels.of(keys))
             template, order = self.templates[shape]
             action, stored = compat.copy_object_action(self.armature, template, tram.name)
             fcurves = [stored[i] for i in order]
