@@ -322,45 +322,53 @@ def _put(found, at, values):
 
 def _sound_tracks(stored):
     """The tracks of TRAMs of one key size (a list of Tracks each, or None where one of its
-    tracks is at fault), every track at once: their blobs end to end, a row a track, padded
-    to the longest. Index arrays are int32 and bytes are gathered a column at a time."""
+    tracks is at fault), every track at once: their blobs end to end, walked for all the
+    tracks still short of their last frame in steps of 1, 2, 4, ... keys (a handful of steps;
+    the gap bytes read at most twice the keys there are, not F - 1 a track)."""
     key_size = stored[0].key_size
     stride = key_size + 1
     bases = np.cumsum([0] + [len(s.blob) for s in stored])
     blob = np.concatenate([s.blob for s in stored]) if len(stored) > 1 else stored[0].blob
     parts = np.array([len(s.offsets) for s in stored])
-    offsets = (np.concatenate([s.offsets for s in stored]) + np.repeat(bases[:-1], parts)).astype(np.int32)
-    ends = np.repeat(bases[1:], parts)                                       # each row's blob end
-    gap_counts = np.repeat([s.frames - 1 for s in stored], parts)           # F - 1
-    width = int(gap_counts.max())
-    bad = np.zeros(len(offsets), bool)
-    reached = np.zeros((len(offsets), width), np.int32)
-    counts = np.ones(len(offsets), np.int64)
-    if width:
-        at = offsets[:, None] + (key_size + stride * np.arange(width, dtype=np.int32))   # every gap it may have
-        inside = (np.arange(width) < gap_counts[:, None]) & (at < ends[:, None])
-        gaps = np.where(inside, blob[np.minimum(at, len(blob) - 1)], 0)
-        del at, inside
-        reached = np.cumsum(gaps, axis=1, dtype=np.int32)
-        last = ((reached < gap_counts[:, None]) & (np.arange(width) < gap_counts[:, None])).sum(axis=1)
-        moving = gap_counts > 0
-        bad = moving & (last == gap_counts)                                 # never reaches F - 1
-        last = np.minimum(last, width - 1)
-        bad |= moving & (reached[np.arange(len(last)), last] != gap_counts)   # passes it
-        bad |= moving & ((gaps == 0) & (np.arange(width) <= last[:, None])).any(axis=1)
-        counts = np.where(moving, last + 2, 1)
-    bad |= offsets + counts * stride - 1 > ends
+    offsets = np.concatenate([s.offsets for s in stored]) + np.repeat(bases[:-1], parts)
+    ends = np.repeat(bases[1:], parts)                                    # each track's blob end
+    last_frame = np.repeat([s.frames - 1 for s in stored], parts)
+    tracks = len(offsets)
+    reached, counts, bad = np.zeros(tracks, np.int32), np.ones(tracks, np.int64), np.zeros(tracks, bool)
+    taken_keys = []       # per step: the tracks walked, their keys before it, the keys taken, their frames
+    walking, width = np.flatnonzero(last_frame > 0), 1
+    gap_at = (offsets[walking] + key_size).astype(np.int32)
+    while len(walking):
+        at = gap_at[:, None] + np.arange(0, stride * width, stride, dtype=np.int32)
+        inside = at < ends[walking, None]
+        gaps = blob[np.where(inside, at, 0)] * inside                     # past the raw data: 0, a fault
+        now = reached[walking, None] + np.cumsum(gaps, axis=1, dtype=np.int32)
+        stop = (gaps == 0) | (now >= last_frame[walking, None])
+        ending = stop.any(axis=1)
+        taken = np.where(ending, stop.argmax(axis=1) + 1, width)
+        row = np.arange(len(walking))
+        final = now[row, taken - 1]
+        bad[walking[ending & ((gaps[row, taken - 1] == 0) | (final > last_frame[walking]))]] = True
+        taken_keys.append((walking, counts[walking], taken, now[np.arange(width) < taken[:, None]]))
+        reached[walking], counts[walking] = final, counts[walking] + taken
+        walking, gap_at, width = walking[~ending], gap_at[~ending] + stride * width, 2 * width
+    bad |= offsets + counts * stride - 1 > ends                           # its keys run past the raw data
     counts[bad] = 0
     firsts = np.cumsum(counts) - counts
-    key_at = (np.repeat(offsets - stride * firsts, counts) + stride * np.arange(counts.sum())).astype(np.int32)
-    keys = np.empty((len(key_at), key_size), np.uint8)
+    total = int(counts.sum())
+    key_frames = np.zeros(total + 1, np.int64)        # each track's first key at frame 0; the last: where
+    for walked, before, taken, frames in taken_keys:  # the keys of tracks at fault go
+        step = np.arange(len(frames)) - np.repeat(np.cumsum(taken) - taken, taken)   # a key's place in its step
+        place = np.repeat(firsts[walked] + before, taken) + step
+        key_frames[np.where(np.repeat(bad[walked], taken), total, place)] = frames
+    del taken_keys
+    key_frames = key_frames[:total]
+    key_at = (np.repeat(offsets - stride * firsts, counts) + stride * np.arange(total)).astype(np.int32)
+    keys = np.empty((total, key_size), np.uint8)
     for byte in range(key_size):
         keys[:, byte] = blob[key_at + byte]
     values = keys.view("<u2" if key_size == 6 else "<f4")
-    frames_of = np.zeros((len(offsets), width + 1), np.int64)     # each track's key frames: 0, then the gaps summed
-    frames_of[:, 1:] = reached
-    key_frames = frames_of[np.arange(width + 1) < counts[:, None]]
-    bounds = np.append(firsts, len(values)).tolist()
+    bounds = np.append(firsts, total).tolist()
     rows = np.cumsum(np.append(0, parts)).tolist()
     bad_tram = np.logical_or.reduceat(bad, rows[:-1]).tolist()
     return [None if bad_tram[t] else
