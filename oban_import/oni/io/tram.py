@@ -294,7 +294,7 @@ def _raw_array(c, label, fields, name, dtype, count_field):
     return np.frombuffer(c.raw(at, count * dtype.itemsize, f"{label}'s {what}"), dtype, count).copy()
 
 
-TRACK_CELLS = 1 << 21   # track-frames decoded together at most (a few arrays of 4 bytes each)
+TRACK_CELLS = 1 << 21   # track-frames walked together at most (what bounds a run's arrays)
 
 
 def _all_tracks(stored):
