@@ -131,11 +131,11 @@ def _keyed_keys(tram, parts):
 
 def _stored_keys(trams, keyed):
     """(K, 4) stored quaternions of the keys of every TRAM's keyed parts, in order (the TRAMs
-    grouped by key size: each size decoded at once)."""
-    sizes = [int(tram.key_size) for tram in trams]
-    return np.concatenate([poses.key_quaternions(np.concatenate([values for (_, _, values), s in zip(keyed, sizes)
-                                                                 if s == size]), size)
-                           for size in sorted(set(sizes))])
+    come grouped by key size: each size decoded at once)."""
+    by_size = {}
+    for tram, (_, _, values) in zip(trams, keyed):
+        by_size.setdefault(int(tram.key_size), []).append(values)
+    return np.concatenate([poses.key_quaternions(np.concatenate(chunks), size) for size, chunks in by_size.items()])
 
 
 def _key_rows(times, values):
@@ -168,20 +168,18 @@ def _in_bone_terms(stored, turns):
 
 def _root_locations(trams, turn, start):
     """Each TRAM's root location curves, (3F, 2) float32 rows x, y, z, a key every frame:
-    R_b^-1 . s.A (summed velocities + (0, height, 0)), as poses.root_motion sums them; None for
-    an overlay. All at once: the velocities in rows of the longest TRAM's length, zeros after
-    each one's end, summed along them."""
+    R_b^-1 . s.A (summed velocities + (0, height, 0)), as poses.root_motion sums them (to
+    float64 rounding: one running sum for all the TRAMs, less its value at each one's start);
+    None for an overlay."""
     moving = [tram for tram in trams if not tram.flags & poses.OVERLAY]
     if not moving:
         return [None] * len(trams)
     frames = np.array([int(tram.frames) for tram in moving])
-    inside = np.arange(frames.max()) < frames[:, None]
-    steps = np.zeros(inside.shape + (2,))
-    steps[inside] = np.concatenate([np.asarray(tram.velocities, np.float64).reshape(-1, 2) for tram in moving])
-    location = np.zeros(inside.shape + (3,))
-    location[:, 1:, ::2] = np.cumsum(steps[:, :-1], axis=1)
-    location = location[inside]
-    location[:, 1] += np.concatenate([np.asarray(tram.heights, np.float64) for tram in moving])
+    steps = np.concatenate([np.asarray(tram.velocities, np.float64).reshape(-1, 2) for tram in moving])
+    summed = np.cumsum(steps, axis=0) - steps                 # each frame: the steps before it
+    location = np.empty((len(steps), 3))
+    location[:, ::2] = summed - np.repeat(summed[run_starts(frames)], frames, axis=0)   # ... in its TRAM
+    location[:, 1] = np.concatenate([np.asarray(tram.heights, np.float64) for tram in moving])
     turned = location @ turn                                   # R_b^T . s.A . v for each row v
     bounds = np.cumsum(np.append(0, frames)).tolist()
     found = iter(zip(bounds, bounds[1:]))
