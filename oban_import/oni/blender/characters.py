@@ -176,7 +176,10 @@ class _Channels:
         self.root = [(paths[0] + LOCATION, i, parts[0]) for i in range(3)]
 
     def of(self, keys):
-        rotations = [channel for p in keys.parts.tolist() for channel in self.rotation[p]]
+        """In the order of the keys' rows (bones.BoneKeys): every keyed bone's w, then x, y, z,
+        then the root's location (a group keeps its own F-curves together whatever the order)."""
+        parts = keys.parts.tolist()
+        rotations = [self.rotation[p][i] for i in range(4) for p in parts]
         return rotations + self.root if keys.root_location is not None else rotations
 
 
@@ -208,9 +211,7 @@ class _Actions:
             template, order = self.templates[shape]
             action, stored = compat.copy_object_action(self.armature, template, tram.name)
             fcurves = [stored[i] for i in order]
-        rotations = 4 * len(keys.parts)   # part by part, w x y z; the keys come w, x, y, z of every part
-        compat.fill_fcurve_runs([fcurves[i] for c in range(4) for i in range(c, rotations, 4)], keys.rotations,
-                                keys.counts)
+        compat.fill_fcurve_runs(fcurves, keys.rotations, keys.counts)   # the rotations: the first 4n
         if keys.root_location is not None:
             compat.fill_fcurve_runs(fcurves[-3:], keys.root_location, [tram.frames] * 3)
         action.id_properties_ensure().update(tram_properties(tram))

@@ -37,7 +37,8 @@ HEADER_DTYPE = np.dtype([
 ])
 assert HEADER_DTYPE.itemsize == 64
 HEADER_STRUCT = struct.Struct("<Q4sQ9I8x")   # the same fields as Python values, read at every open
-assert HEADER_STRUCT.size == HEADER_DTYPE.itemsize
+HEADER_FIELDS = HEADER_DTYPE.names[:-1]      # what it unpacks: all but the padding
+assert HEADER_STRUCT.size == HEADER_DTYPE.itemsize and len(HEADER_STRUCT.unpack(bytes(64))) == len(HEADER_FIELDS)
 DESCRIPTOR_DTYPE = np.dtype([
     ("tag", "S4"),            # reversed: b"NABO" is OBAN
     ("data_offset", "<u4"),   # relative to the data table, past the 8-byte record header
@@ -238,7 +239,7 @@ def _read_header(f, path, size):
         if not raw:
             raise ObanError(path, "empty file")
         raise ObanError(path, f"truncated at byte {len(raw)}: an Oni file header needs 64 bytes")
-    header = dict(zip(HEADER_DTYPE.names, HEADER_STRUCT.unpack(raw)))
+    header = dict(zip(HEADER_FIELDS, HEADER_STRUCT.unpack(raw)))
     checksum = header["checksum"]
     if checksum not in CHECKSUMS:
         raise ObanError(path, f"not an Oni file (template checksum 0x{checksum:016x})")
