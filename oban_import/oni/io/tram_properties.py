@@ -8,7 +8,7 @@ field, losslessly, as custom properties and pose markers, and back. Plain mappin
 - Custom properties `tram_<field>` for everything else: the header's fields, the other raw
   arrays (lists of dicts, one a record; u32 fields as the int32 of the same bits), and the
   motion as read (the tracks, heights and velocities), so that an unedited animation is
-  written back bit for bit. Each array's bytes as read stay beside it (`tram_<name>_bytes`):
+  written back bit for bit. Each non-empty array's bytes as read stay beside it (`tram_<name>_bytes`):
   where its dicts still say the same values (a NaN the same as any NaN), the bytes are
   written, so a float's NaN payload or a pad's garbage survives; an edited one is rebuilt.
   The same for the events: where the markers are still those the bytes as read give, the
@@ -30,19 +30,23 @@ from .tram import (ATTACK_DTYPE, EXTENT_DTYPE, EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE
 PREFIX = "tram_"
 NAME = PREFIX + "name"
 MASKS = ("flags", "used_parts", "replaced_parts")        # u32: kept as the int32 of the same bits
+PLAIN_KEYS = tuple(PREFIX + key for key in PLAIN_FIELDS)
+MASK_KEYS = tuple(PREFIX + key for key in MASKS)
 RECORDS = {"attacks": ATTACK_DTYPE, "self_damage": SELF_DAMAGE_DTYPE, "motion_blur": MOTION_BLUR_DTYPE,
            "shortcuts": SHORTCUT_DTYPE, "throw": THROW_DTYPE, "extents": EXTENT_DTYPE}
 FOOTSTEP_TYPES = {0: "None", 1: "Left", 2: "Right", 3: "Both"}
 FOOTSTEP, SOUND, PARTICLE = "footstep", "sound", "particle"
 EVENTS = ("footsteps", "sounds", "particles")   # the arrays markers hold, in the order _events gives them
+BYTES_KEPT = (*RECORDS, *EVENTS, "extent_info")  # the arrays whose bytes as read are kept beside them
 MARKER_BYTES = 63                                # a pose marker's name: char[64], NUL included
 PARTICLE_TEXT = re.compile(r"(?P<name>.*), (?P<part>[^,]+), to (?P<last>\d+)(?:, pad (?P<pad>\d+))?")
 
 
 def tram_properties(tram: Tram) -> dict:
     """The custom properties of a TRAM's action: every field but the timed events."""
-    described = {PREFIX + key: signed32(value) if key in MASKS else int(value)
-                 for key, value in zip(PLAIN_FIELDS, _plain_fields(tram))}
+    described = dict(zip(PLAIN_KEYS, map(int, _plain_fields(tram))))
+    for key in MASK_KEYS:
+        described[key] = signed32(described[key])
     described |= {NAME: tram.name, PREFIX + "frames": tram.frames, PREFIX + "key_size": tram.key_size,
                   PREFIX + "final_rotation": float(tram.final_rotation),
                   PREFIX + "direct_animations": list(tram.direct_animations),
@@ -50,9 +54,12 @@ def tram_properties(tram: Tram) -> dict:
                   PREFIX + "positions": np.asarray(tram.positions).view("<i2").astype(np.int32)}
     if bytes(tram.impact) != tram.impact_name.encode("latin-1").ljust(16, b"\0"):
         described[PREFIX + "impact_bytes"] = bytes(tram.impact)
-    described |= {PREFIX + name: _records(getattr(tram, name)) for name in RECORDS}
-    described |= {PREFIX + name + "_bytes": np.ascontiguousarray(getattr(tram, name)).tobytes()
-                  for name in (*RECORDS, *EVENTS, "extent_info")}
+    for name in RECORDS:
+        described[PREFIX + name] = _records(getattr(tram, name))
+    for name in BYTES_KEPT:   # an empty array's bytes say nothing more than its dicts
+        array = getattr(tram, name)
+        if array.size:
+            described[PREFIX + name + "_bytes"] = array.tobytes()
     return described | _motion(tram)
 
 
@@ -182,11 +189,9 @@ def _records(array):
     """Numpy records (an array of them, or a 0-d one: a dict) -> dicts of plain values (sub-records
     nested, sub-arrays as lists; u32 as the int32 of the same bits, which an IDProperty holds)."""
     array = np.asarray(array)
-    if array.ndim and not len(array):
-        return []
-    signed = _signed(array.dtype)
-    values = array.view(signed).tolist()
-    return _named(signed, values) if array.ndim == 0 else [_named(signed, row) for row in values]
+    named = _namer(array.dtype)
+    values = array.view(_signed(array.dtype)).tolist()
+    return named(values) if array.ndim == 0 else [named(row) for row in values]
 
 
 @functools.cache
@@ -200,10 +205,22 @@ def _signed(dtype):
                      "offsets": [dtype.fields[name][1] for name in dtype.names], "itemsize": dtype.itemsize})
 
 
-def _named(dtype, values) -> dict:
-    return {name: _named(dtype[name], value) if dtype[name].names else
-            value.tolist() if isinstance(value, np.ndarray) else value
-            for name, value in zip(dtype.names, values)}
+@functools.cache
+def _namer(dtype):
+    """A record's values (as tolist() gives them) -> its dict: a sub-record's a dict too, a
+    sub-array's (an ndarray there) a list."""
+    names = dtype.names
+    records = [(name, _namer(dtype[name])) for name in names if dtype[name].names]
+    arrays = [name for name in names if dtype[name].shape]
+
+    def named(values):
+        record = dict(zip(names, values))
+        for name, inner in records:
+            record[name] = inner(record[name])
+        for name in arrays:
+            record[name] = record[name].tolist()
+        return record
+    return named
 
 
 def _array(records, dtype) -> np.ndarray:

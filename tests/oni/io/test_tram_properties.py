@@ -84,3 +84,17 @@ def test_every_generated_case_goes_back_bit_for_bit_with_idproperty_sized_values
         back = tram_from_properties(described, tram_markers(tram, names), names)
         assert cgen.tram_differences(back, tram) == [], tram.name
         assert tram_oni_bytes(back) == tram_oni_bytes(tram)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=os.path.basename)
+def test_an_arrays_bytes_as_read_are_kept_where_it_has_records(path):
+    """Beside a non-empty array its bytes; an empty one has none (they would say nothing more)."""
+    tram = read_tram_file(path)
+    described = tram_properties(tram)
+    for name in ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "extents", "footsteps", "sounds",
+                 "particles"):
+        array = getattr(tram, name)
+        assert (f"tram_{name}_bytes" in described) == bool(len(array)), name
+        if len(array):
+            assert described[f"tram_{name}_bytes"] == array.tobytes()
+    assert described["tram_extent_info_bytes"] == tram.extent_info.tobytes()
