@@ -32,6 +32,11 @@ Requirements (issue 27 item 10), on the best rounds' ratios of the same run:
 Each row's peak RSS rise is printed (VmHWM reset to the current RSS before each row through
 /proc/self/clear_refs), and the process's peak after the rounds. Exit code 0 when both hold,
 1 when one fails; --quick (a tenth of the animations, one round) is not judged.
+
+--budget then weighs the add-on's own Python work: each Keys mode imported again with its
+reading, bone keys and TRAM properties worked out before the clock starts (kept from a first
+import), beside its floor: what the import's Blender calls alone cost, what 1.5 x the floor
+leaves for the Python work, and what that work takes in the import (its best less this one's).
 """
 
 import argparse
@@ -149,6 +154,37 @@ class Floor:
         return time.perf_counter() - start
 
 
+def budget(path, names, floors, best, rounds):
+    """The import of each Keys mode with its reading, bone keys and TRAM properties kept from a
+    first one (what its Blender calls alone cost), beside its floor; what 1.5 x the floor leaves
+    for that Python work, against what it takes in the import (its best round less this one)."""
+    from oban_import.oni.blender import characters, importer
+    saved = importer.read_characters, characters.bones.bone_keys, characters.tram_properties
+    kept = {}
+
+    def keep(function, key):
+        return lambda *args: kept[key(*args)] if key(*args) in kept else kept.setdefault(key(*args), function(*args))
+    importer.read_characters = keep(saved[0], lambda path: path)
+    characters.bones.bone_keys = keep(saved[1], lambda chunk, *rest: ("keys", rest[3], id(chunk[0])))
+    characters.tram_properties = keep(saved[2], id)
+    print("\n--budget: each Keys mode with its reading, bone keys and TRAM properties kept from a first import")
+    try:
+        rows = {}
+        for row, keys in MODES.items():
+            reset_scene()
+            run_import(path, names, keys)   # what the others keep
+            rows[f"{row}, Python work done"] = lambda keys=keys: run_import(path, names, keys)
+            rows[f"floor {row}"] = floors[row].run
+        times, rises = timed_rounds(rows, rounds, reset_scene)
+    finally:
+        importer.read_characters, characters.bones.bone_keys, characters.tram_properties = saved
+    done = print_best(times, rises, {f"{row}, Python work done": f"floor {row}" for row in MODES}, header="x its floor")
+    for row in MODES:
+        floor, blender = done[f"floor {row}"], done[f"{row}, Python work done"]
+        print(f"{row}: Blender calls alone {blender / floor:.2f} x floor; 1.5 x floor leaves "
+              f"{LIMIT * floor - blender:.3f} s for the Python work, which takes {best[row] - blender:.3f} s")
+
+
 def reset_scene():
     empty_scene("objects", "actions", "armatures")
 
@@ -159,6 +195,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, help="rounds (default 7; 1 with --quick)")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--profile", action="store_true", help="also cProfile one import of each Keys mode")
+    parser.add_argument("--budget", action="store_true",
+                        help="also time each Keys mode with its Python work done beforehand (see above)")
     parser.add_argument("--top", type=int, default=25, help="rows per --profile listing")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (character, Blender user dirs)")
     args = parser.parse_args(argv)
@@ -208,6 +246,8 @@ def run(args, rounds, count, scratch):
     note = "issue 27 item 10" + (" (--quick: not judged)" if args.quick else "")
     results = [checked(f"{row} / floor {row}", ratio, ratio <= LIMIT, f"<= {LIMIT:g}", note, width=33)
                for row, ratio in ratios.items()]
+    if args.budget:
+        budget(path, names, floors, best, rounds)
     if args.profile:
         for row, keys in MODES.items():
             reset_scene()
