@@ -163,9 +163,16 @@ def budget(path, names, floors, best, rounds):
     kept = {}
 
     def keep(function, key):
-        return lambda *args: kept[key(*args)] if key(*args) in kept else kept.setdefault(key(*args), function(*args))
+        """function, its result kept under key(its arguments) from the first call on."""
+        def call(*args):
+            found = key(*args)
+            if found not in kept:
+                kept[found] = function(*args)
+            return kept[found]
+        return call
     importer.read_characters = keep(saved[0], lambda path: path)
-    characters.bones.bone_keys = keep(saved[1], lambda chunk, *rest: ("keys", rest[3], id(chunk[0])))
+    characters.bones.bone_keys = keep(saved[1], lambda chunk, rest, axes, scale, every_frame, start:
+                                      ("keys", every_frame, id(chunk[0])))   # the same Trams: kept by read_characters
     characters.tram_properties = keep(saved[2], id)
     print("\n--budget: each Keys mode with its reading, bone keys and TRAM properties kept from a first import")
     try:
