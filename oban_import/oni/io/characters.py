@@ -180,9 +180,10 @@ def collection(library, c, value: int, owner: int, parts: int) -> list:
         if (id(c), owner) in chain:
             raise ObanError(c.path, f"{c.label(owner)}: the chain of parent collections loops back to it")
         chain.add((id(c), owner))
-        found = [library.follow(c, int(entry["animation"]), TRAM_TAG, owner, f"animation {n}")
-                 for n, entry in enumerate(counted_items(c, owner, TRAC_TAG))]
-        found = [target for target in found if target is not None]
+        links = counted_items(c, owner, TRAC_TAG)["animation"].tolist()
+        found = [target for target in library.follow_all(c, links, TRAM_TAG, owner,
+                                                         [f"animation {n}" for n in range(len(links))])
+                 if target is not None]
         for (tc, index), tram in zip(found, library.trams(found)):
             if id(tram) in seen:
                 continue

@@ -40,15 +40,23 @@ class Library(Closes):
         self.main = self.open(path)
 
     def open(self, path: str) -> Container:
-        key = os.path.abspath(path)
-        if key not in self.containers:
-            f, size = open_small_whole(path, IN_MEMORY)   # one read, not one a piece
-            try:
-                self.containers[key] = Container(f, path, size)
-            except BaseException:
+        return self.open_all([path])[0]
+
+    def open_all(self, paths) -> list[Container]:
+        """The container of each file, those not open yet opened together (Container.open_all)."""
+        keys = [os.path.abspath(path) for path in paths]
+        new = {key: path for key, path in zip(keys, paths) if key not in self.containers}
+        files = []
+        try:
+            for path in new.values():
+                f, size = open_small_whole(path, IN_MEMORY)   # one read, not one a piece
+                files.append((f, path, size))
+            self.containers.update(zip(new, Container.open_all(files)))
+        except BaseException:
+            for f, _, _ in files:
                 f.close()
-                raise
-        return self.containers[key]
+            raise
+        return [self.containers[key] for key in keys]
 
     def close(self) -> None:
         for container in self.containers.values():
@@ -59,16 +67,26 @@ class Library(Closes):
     def follow(self, c: Container, value: int, tag: bytes, owner: int, field: str):
         """(container, index) a link leads to, across a placeholder; None for no link, or for
         a placeholder not found (then a warning names it)."""
-        index = c.link(value, tag, owner, field)
-        if index is None or not c.is_placeholder(index):
-            return None if index is None else (c, index)
+        return self.follow_all(c, [value], tag, owner, [field])[0]
+
+    def follow_all(self, c: Container, values, tag: bytes, owner: int, fields) -> list:
+        """follow() of each link of instance `owner` (`fields` naming them), the files their
+        placeholders lead to opened together."""
+        indices = [c.link(value, tag, owner, field) for value, field in zip(values, fields)]
+        beside = {index: c.full_name(index) for index in indices if index is not None and c.is_placeholder(index)}
+        paths = {index: os.path.join(self.folder, name + ".oni") for index, name in beside.items()}
+        found = {index: path for index, path in paths.items() if _plain(beside[index]) and os.path.isfile(path)}
+        opened = dict(zip(found, self.open_all(found.values())))
+        return [None if index is None else (c, index) if index not in beside else
+                self._placeholder(c, index, tag, opened.get(index), paths[index]) for index in indices]
+
+    def _placeholder(self, c, index, tag, other, path):
+        """The instance of placeholder `index` in `other` (the container of the file named after
+        it, or None); None and a warning when it is not there."""
         name = c.full_name(index)
-        path = os.path.join(self.folder, name + ".oni")
-        if _plain(name) and os.path.isfile(path):
-            other = self.open(path)
-            for i in other.indices(tag):
-                if not other.is_placeholder(i) and other.full_name(i) == name:
-                    return other, int(i)
+        for i in other.indices(tag) if other else ():
+            if not other.is_placeholder(i) and other.full_name(i) == name:
+                return other, int(i)
         self.warn(f"{name or c.label(index)} not found ({os.path.basename(path)} beside "
                   f"{os.path.basename(c.path)} does not hold it): imported without it")
         return None

@@ -207,10 +207,21 @@ def read_tram(c, index: int) -> Tram:
 
 
 def read_tram_instances(instances) -> list[Tram]:
-    """read_tram of each (container, index), in order: the tracks of all of them decoded
-    together, numpy's cost per call paid once for the lot rather than once a TRAM."""
+    """read_tram of each (container, index), in order, all of them together: their tracks
+    decoded at once, their records and finite values looked at as one array each (numpy's
+    cost per call paid once for the lot rather than once a TRAM)."""
     stored = [_stored(c, index) for c, index in instances]
-    return [_tram(s, tracks) for s, tracks in zip(stored, _all_tracks(stored))]
+    tracks = _all_tracks(stored)
+    if any(t is None for t in tracks) or not _all_finite(stored, tracks):
+        for s, t in zip(stored, tracks):   # the first TRAM at fault says what it is
+            _check_finite(s, t if t is not None else _tracks_at_fault(s))
+    if not stored:
+        return []
+    records = np.frombuffer(b"".join(s.record for s in stored), RECORD_DTYPE)
+    infos, impacts = records["extent_info"].copy(), records["impact"].tobytes()
+    directs, finals = records["direct_animations"].tolist(), records["final_rotation"].copy()
+    return [_tram(s, t, infos[i, ...], impacts[16 * i:16 * i + 16], directs[i], finals[i])
+            for i, (s, t) in enumerate(zip(stored, tracks))]
 
 
 @dataclass
@@ -218,8 +229,8 @@ class _Stored:               # a TRAM's record and raw data as read, before its 
     c: object
     index: int
     label: str
-    record: np.void
-    fields: dict             # the record's fields as Python values
+    record: bytes            # its 0x180 bytes
+    fields: dict             # the record's scalar fields as Python values
     frames: int
     key_size: int
     arrays: dict             # the raw arrays but the rotations, by name
@@ -227,17 +238,21 @@ class _Stored:               # a TRAM's record and raw data as read, before its 
     blob: np.ndarray         # uint8: the rotation data, from its offsets on
 
 
+# Each raw array but the rotations: (name, dtype, the field of its count or None, its pointer's field)
+RAW_READS = tuple((name, dtype, count, name + "_at") for name, dtype, count in RAW_ARRAYS if dtype is not None) + (
+    ("extents", EXTENT_DTYPE, "extent_count", "extents_at"),)
+EMPTY = {name: np.zeros(0, dtype) for name, dtype, _, _ in RAW_READS}   # shared: no record to change in them
+
+
 def _stored(c, index):
     data, _ = c.instance(index, TRAM_TAG)
     label = c.label(index)
     if len(data) < RECORD_DTYPE.itemsize:
         raise ObanError(c.path, f"{label}: {len(data)} bytes, too short for a TRAM (0x180)")
-    record = np.frombuffer(data, RECORD_DTYPE, count=1)[0]
     fields = dict(zip(SCALARS, SCALAR_STRUCT.unpack_from(data)))
     frames, parts, key_size = _checked_sizes(fields, c.path, label)
-    arrays = {name: _raw_array(c, label, fields, name, dtype, count)
-              for name, dtype, count in RAW_ARRAYS if dtype is not None}
-    arrays["extents"] = _raw_array(c, label, fields, "extents", EXTENT_DTYPE, "extent_count")
+    arrays = {name: _raw_array(c, label, fields, name, dtype, count) if fields[count or at] else EMPTY[name]
+              for name, dtype, count, at in RAW_READS}
     at = fields["rotations_at"]
     if not at:
         raise ObanError(c.path, f"{label}: no rotation data (raw pointer 0)")
@@ -248,24 +263,24 @@ def _stored(c, index):
     longest = frames * (key_size + 1) - 1   # a key on every frame
     length = min(int(offsets.max()) + longest, c.raw_size(f"{label}'s rotations") - at)
     blob = np.frombuffer(c.raw(at, length, f"{label}'s rotations"), np.uint8)
-    return _Stored(c, index, label, record, fields, frames, key_size, arrays, offsets, blob)
+    return _Stored(c, index, label, data[:RECORD_DTYPE.itemsize], fields, frames, key_size, arrays, offsets, blob)
 
 
-def _tram(s, tracks):
-    """The Tram of a _Stored and its tracks (None: one of them is at fault, which _track says)."""
-    c, record = s.c, s.record
-    if tracks is None:
-        tracks = [_track(s.blob, int(start), s.frames, s.key_size, c.path, f"{s.label}: part {part}'s track")
-                  for part, start in enumerate(s.offsets)]
-    _check_finite(c.path, s.label, s.arrays, tracks, s.key_size)
-    name = c.full_name(s.index)
+def _tram(s, tracks, extent_info, impact, direct_animations, final_rotation):
+    """The Tram of a _Stored, its tracks and the record's fields that are no plain value."""
+    c, name = s.c, s.c.full_name(s.index)
     return Tram(
         name=name[4:] if name.startswith("TRAM") else name, frames=s.frames, key_size=s.key_size,
         heights=s.arrays.pop("heights"), velocities=s.arrays.pop("velocities"), tracks=tracks, **s.arrays,
-        extent_info=np.array(record["extent_info"]), impact=bytes(record["impact"]),
-        direct_animations=tuple(_direct_name(c, s.index, int(v), n)
-                                for n, v in enumerate(record["direct_animations"])),
-        final_rotation=record["final_rotation"].copy(), **{key: s.fields[key] for key in PLAIN_FIELDS})
+        extent_info=extent_info, impact=impact, final_rotation=final_rotation,
+        direct_animations=tuple(_direct_name(c, s.index, value, n) for n, value in enumerate(direct_animations)),
+        **{key: s.fields[key] for key in PLAIN_FIELDS})
+
+
+def _tracks_at_fault(s):
+    """A _Stored's tracks one by one: the first one at fault raises, saying what it is."""
+    return [_track(s.blob, int(start), s.frames, s.key_size, s.c.path, f"{s.label}: part {part}'s track")
+            for part, start in enumerate(s.offsets)]
 
 
 def _checked_sizes(fields, path, label):
@@ -285,9 +300,9 @@ def _checked_sizes(fields, path, label):
 def _raw_array(c, label, fields, name, dtype, count_field):
     """A raw array at its pointer; its count from `count_field` (None: one record if the pointer is set)."""
     at = fields[name + "_at"]
-    count = (1 if at else 0) if count_field is None else fields[count_field]
-    if count == 0 or (at == 0 and name == "positions"):   # position points may be absent
-        return np.zeros(0, dtype)
+    count = 1 if count_field is None else fields[count_field]
+    if at == 0 and name == "positions":   # position points may be absent
+        return EMPTY[name]
     what = name.replace("_", " ")
     if at == 0:
         raise ObanError(c.path, f"{label}: {count} {what} but no raw data for them (raw pointer 0)")
@@ -405,16 +420,23 @@ def _track(blob, start, frames, key_size, path, where):
     return Track(frames=np.concatenate([[0], reached]).astype(np.int64), values=values)
 
 
-def _check_finite(path, label, arrays, tracks, key_size):
+def _all_finite(stored, tracks) -> bool:
+    """Whether the heights, the velocities and the 16-byte keys of all of them are finite."""
+    values = [s.arrays[name].ravel() for s in stored for name in ("heights", "velocities")]
+    values += [t.values.ravel() for s, t in zip(stored, tracks) if s.key_size == 16]
+    return bool(np.isfinite(np.concatenate(values)).all()) if values else True
+
+
+def _check_finite(s, tracks):
     for name in ("heights", "velocities"):
-        if not np.isfinite(arrays[name]).all():
-            raise ObanError(path, f"{label}: non-finite value in its {name}")
-    if key_size == 16:
+        if not np.isfinite(s.arrays[name]).all():
+            raise ObanError(s.c.path, f"{s.label}: non-finite value in its {name}")
+    if s.key_size == 16:
         counts, _, values = flat_tracks(tracks)
         bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
         if len(bad):
             part = int(np.searchsorted(np.cumsum(counts), bad[0], side="right"))
-            raise ObanError(path, f"{label}: non-finite value in part {part}'s quaternion keys")
+            raise ObanError(s.c.path, f"{s.label}: non-finite value in part {part}'s quaternion keys")
 
 
 def _direct_name(c, index, value, n):
