@@ -16,8 +16,10 @@ field, losslessly, as custom properties and pose markers, and back. Plain mappin
 """
 
 import functools
+import math
 import operator
 import re
+import struct
 import types
 
 import numpy as np
@@ -88,8 +90,8 @@ def tram_from_properties(described, markers, part_names: list, tracks=None, heig
                 velocities=np.array(get(PREFIX + "velocities") if velocities is None else velocities,
                                     np.float32).reshape(-1, 2),
                 tracks=_tracks(described) if tracks is None else tracks)
-    for key in PLAIN_FIELDS:
-        setattr(tram, key, unsigned32(get(PREFIX + key)) if key in MASKS else int(get(PREFIX + key)))
+    for field, key in zip(PLAIN_FIELDS, PLAIN_KEYS):
+        setattr(tram, field, unsigned32(get(key)) if key in MASK_KEYS else int(get(key)))
     tram.final_rotation = np.float32(get(PREFIX + "final_rotation"))
     tram.direct_animations = tuple(str(name) for name in get(PREFIX + "direct_animations"))
     tram.impact = bytes(described.get(PREFIX + "impact_bytes") or _fixed(get(PREFIX + "impact"), 16))
@@ -189,36 +191,57 @@ def _records(array):
     """Numpy records (an array of them, or a 0-d one: a dict) -> dicts of plain values (sub-records
     nested, sub-arrays as lists; u32 as the int32 of the same bits, which an IDProperty holds)."""
     array = np.asarray(array)
-    named = _namer(array.dtype)
-    values = array.view(_signed(array.dtype)).tolist()
-    return named(values) if array.ndim == 0 else [named(row) for row in values]
+    if not array.size:
+        return []   # most arrays of most TRAMs: nothing to unpack
+    layout, named = _unpacker(array.dtype)
+    rows = [named(values) for values in layout.iter_unpack(array.tobytes())]
+    return rows[0] if array.ndim == 0 else rows
 
 
 @functools.cache
-def _signed(dtype):
-    """The same record layout with every u32 an int32."""
-    def field(kind):
-        base = _signed(kind.base) if kind.base.names else (
-            np.dtype("<i4") if kind.base.kind == "u" and kind.base.itemsize == 4 else kind.base)
-        return np.dtype((base, kind.shape)) if kind.shape else base
-    return np.dtype({"names": dtype.names, "formats": [field(dtype[name]) for name in dtype.names],
-                     "offsets": [dtype.fields[name][1] for name in dtype.names], "itemsize": dtype.itemsize})
+def _unpacker(dtype):
+    """A record's struct (its values end to end, a u32 as the int32 of the same bits) and _namer:
+    one unpack of its bytes takes a fraction of numpy's tolist (whose sub-arrays are arrays)."""
+    layout = struct.Struct("<" + "".join(_formats(dtype)))
+    assert layout.size == dtype.itemsize, dtype   # packed records of numbers
+    return layout, _namer(dtype)
+
+
+def _formats(dtype):
+    """Each value's struct format, sub-records' and sub-arrays' end to end."""
+    for name in dtype.names:
+        kind = dtype[name]
+        if kind.names:
+            yield from _formats(kind)
+        else:
+            yield ("i" if kind.base.char == "I" else kind.base.char) * _count(kind)
+
+
+def _count(kind) -> int:
+    """How many values a field holds end to end."""
+    return sum(_count(kind[name]) for name in kind.names) if kind.names else math.prod(kind.shape)
 
 
 @functools.cache
 def _namer(dtype):
-    """A record's values (as tolist() gives them) -> its dict: a sub-record's a dict too, a
-    sub-array's (an ndarray there) a list."""
+    """A record's values (flat, as _unpacker's struct gives them) -> its dict: a sub-record's a
+    dict too, a sub-array's a list."""
     names = dtype.names
     records = [(name, _namer(dtype[name])) for name in names if dtype[name].names]
     arrays = [name for name in names if dtype[name].shape]
+    at, end = [], 0
+    for name in names:
+        count = _count(dtype[name])
+        at.append(slice(end, end + count) if dtype[name].names or dtype[name].shape else end)
+        end += count
+    pick = operator.itemgetter(*at) if len(at) > 1 else lambda values: (values[at[0]],)
 
     def named(values):
-        record = dict(zip(names, values))
+        record = dict(zip(names, pick(values)))
         for name, inner in records:
             record[name] = inner(record[name])
         for name in arrays:
-            record[name] = record[name].tolist()
+            record[name] = list(record[name])
         return record
     return named
 
