@@ -22,6 +22,7 @@ from .frames import run_starts, sample_many
 from .rotations import continuous, matrix_quaternions, quaternion_matrices
 
 CHILD_OF_CHAIN = 0.5   # a bone with no child: this share of its parent's length, along it
+KEY_BLOCK = 1 << 14    # keys decoded and turned at a time, about (_key_blocks)
 
 
 @dataclass
@@ -72,7 +73,7 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
 
     The keys are turned into Blender's terms before the blend: the map is an isometry of the
     quaternions, which the blend (shorter arc, lerp, normalise) commutes with. The TRAMs are
-    worked on by key size (each size decoded in one go), and given back in their order."""
+    worked on by key size (decoded in blocks of one size), and given back in their order."""
     if not trams:
         return []
     order = sorted(range(len(trams)), key=lambda i: int(trams[i].key_size))
@@ -82,7 +83,7 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
     keyed = [_keyed_keys(tram, parts) for tram, parts in zip(trams, chosen)]
     key_counts = np.concatenate([counts for counts, _, _ in keyed])
     key_frames = np.concatenate([frames for _, frames, _ in keyed])
-    turned = _in_bone_terms(_stored_keys(trams, keyed), turns[np.repeat(np.concatenate(chosen), key_counts)])
+    turned = _turned_keys(trams, keyed, turns[np.concatenate(chosen)])
     if every_frame:
         frame_counts = np.repeat([int(tram.frames) for tram in trams], [len(parts) for parts in chosen])
         values, sizes = sample_many(frame_counts, key_counts, key_frames, turned), frame_counts
@@ -92,12 +93,14 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
     part_firsts, sizes = run_starts([len(parts) for parts in chosen]).tolist(), sizes.tolist()
     per_tram = [sizes[first:first + len(parts)] for first, parts in zip(part_firsts, chosen)]
     bounds = np.cumsum([0] + [sum(s) for s in per_tram]).tolist()
+    frame_times = _frame_times(trams, start)
     if every_frame:
-        rows = [_every_frame_rows(values[a:b], len(parts), start) for a, b, parts in zip(bounds, bounds[1:], chosen)]
+        rows = [_every_frame_rows(values[a:b], len(parts), frame_times)
+                for a, b, parts in zip(bounds, bounds[1:], chosen)]
     else:
         times = key_frames + start
-        rows = [_key_rows(times[a:b], values[a:b]) for a, b in zip(bounds, bounds[1:])]
-    roots = _root_locations(trams, root_turn, start)
+        rows = [_curve_rows(times[a:b], values[a:b]) for a, b in zip(bounds, bounds[1:])]
+    roots = _root_locations(trams, root_turn, frame_times)
     made = [BoneKeys(parts, track_sizes * 4, block, root)
             for parts, track_sizes, block, root in zip(chosen, per_tram, rows, roots)]
     return [made[i] for i in np.argsort(order).tolist()]
@@ -125,48 +128,81 @@ def _keyed_keys(tram, parts):
     counts, frames, values = flat_tracks(tram.tracks)
     if len(parts) == len(counts):
         return counts, frames, values
-    kept = np.repeat(np.isin(np.arange(len(counts)), parts), counts)
+    kept = np.zeros(len(counts), bool)
+    kept[parts] = True
+    kept = np.repeat(kept, counts)
     return counts[parts], frames[kept], values[kept]
 
 
-def _stored_keys(trams, keyed):
-    """(K, 4) stored quaternions of the keys of every TRAM's keyed parts, in order (the TRAMs
-    come grouped by key size: each size decoded at once)."""
-    by_size = {}
-    for tram, (_, _, values) in zip(trams, keyed):
-        by_size.setdefault(int(tram.key_size), []).append(values)
-    return np.concatenate([poses.key_quaternions(np.concatenate(chunks), size) for size, chunks in by_size.items()])
+def _turned_keys(trams, keyed, turns):
+    """(K, 4) pose quaternions (_in_bone_terms) of the keys of every TRAM's keyed parts, in
+    order, `turns` (n, 3, 3) those of its keyed parts: a block of TRAMs at a time (_key_blocks)."""
+    turned = np.empty((sum(len(values) for _, _, values in keyed), 4))
+    key = part = 0
+    for size, block in _key_blocks(trams, keyed):
+        counts = np.concatenate([counts for counts, _, _ in block])
+        stored = poses.key_quaternions(np.concatenate([values for _, _, values in block]), size)
+        _in_bone_terms(stored, turns[part:part + len(counts)], counts, turned[key:key + len(stored)])
+        key, part = key + len(stored), part + len(counts)
+    return turned
 
 
-def _key_rows(times, values):
-    """(4n, 2) float32 rows of one TRAM's keys (n times, (n, 4) values, part after part): the
-    w curves of every part, then the x, y and z curves."""
-    rows = np.empty((4, len(times), 2), np.float32)
+def _key_blocks(trams, keyed):
+    """(key size, [keyed keys]) of TRAMs in a row of one key size, at most KEY_BLOCK keys a
+    block (or one TRAM's): each block decoded in one go, its temporaries small enough to stay
+    in the cache (and off fresh pages)."""
+    block, size, keys = [], None, 0
+    for tram, found in zip(trams, keyed):
+        if block and (int(tram.key_size) != size or keys + len(found[2]) > KEY_BLOCK):
+            yield size, block
+            block, keys = [], 0
+        block.append(found)
+        size, keys = int(tram.key_size), keys + len(found[2])
+    if block:
+        yield size, block
+
+
+def _frame_times(trams, start):
+    """Scene frames start, start + 1, ... as far as the longest TRAM goes, float32 (as the rows
+    keep them)."""
+    return np.arange(start, start + max(int(tram.frames) for tram in trams)).astype(np.float32)
+
+
+def _curve_rows(times, values):
+    """(Cn, 2) float32 rows of n keys (n times, (n, C) values): a curve of each of the C values,
+    one after another (a TRAM's keys part after part: the w curves of every part, then the x,
+    y and z curves)."""
+    rows = np.empty((values.shape[1], len(times), 2), np.float32)
     rows[..., 0] = times
     rows[..., 1] = values.T
     return rows.reshape(-1, 2)
 
 
-def _every_frame_rows(values, parts, start):
+def _every_frame_rows(values, parts, frame_times):
     """(4 . parts . F, 2) float32 rows of one TRAM's (parts . F, 4) values, a key every frame:
     the w curves of every part, then the x, y and z curves."""
     frames = len(values) // max(parts, 1)
     rows = np.empty((4, parts, frames, 2), np.float32)
-    rows[..., 0] = np.arange(start, start + frames)
+    rows[..., 0] = frame_times[:frames]
     rows[..., 1] = values.reshape(parts, frames, 4).transpose(2, 0, 1)
     return rows.reshape(-1, 2)
 
 
-def _in_bone_terms(stored, turns):
-    """Stored engine quaternions (n, 4) -> pose quaternions w x y z, unnormalised: w as it is
-    (the stored -w), the vector part by each row's turn (_bone_turns)."""
-    out = np.empty_like(stored)
-    out[:, 0] = -stored[:, 3]
-    out[:, 1:] = np.einsum("ki,kij->kj", stored[:, :3], turns)
-    return out
+def _in_bone_terms(stored, turns, counts, out):
+    """Stored engine quaternions (n, 4) -> pose quaternions w x y z, unnormalised, into `out`
+    (n, 4): w as it is (the stored -w), the vector part by a turn (_bone_turns) for each run of
+    `counts` rows. Each entry adds its three products to 0 in turn: the bits of einsum
+    "ki,kij->kj", without a (n, 3, 3) of turns."""
+    np.negative(stored[:, 3], out=out[:, 0])
+    out[:, 1:] = 0.0
+    term = np.empty(len(stored))
+    for j in range(3):
+        for i in range(3):
+            np.multiply(stored[:, i], np.repeat(turns[:, i, j], counts), out=term)
+            out[:, 1 + j] += term
 
 
-def _root_locations(trams, turn, start):
+def _root_locations(trams, turn, frame_times):
     """Each TRAM's root location curves, (3F, 2) float32 rows x, y, z, a key every frame:
     R_b^-1 . s.A (summed velocities + (0, height, 0)), as poses.root_motion sums them (to
     float64 rounding: one running sum for all the TRAMs, less its value at each one's start);
@@ -175,20 +211,12 @@ def _root_locations(trams, turn, start):
     if not moving:
         return [None] * len(trams)
     frames = np.array([int(tram.frames) for tram in moving])
-    steps = np.concatenate([np.asarray(tram.velocities, np.float64).reshape(-1, 2) for tram in moving])
+    steps = np.concatenate([tram.velocities for tram in moving], dtype=np.float64).reshape(-1, 2)
     summed = np.cumsum(steps, axis=0) - steps                 # each frame: the steps before it
     location = np.empty((len(steps), 3))
     location[:, ::2] = summed - np.repeat(summed[run_starts(frames)], frames, axis=0)   # ... in its TRAM
-    location[:, 1] = np.concatenate([np.asarray(tram.heights, np.float64) for tram in moving])
+    location[:, 1] = np.concatenate([tram.heights for tram in moving])
     turned = location @ turn                                   # R_b^T . s.A . v for each row v
     bounds = np.cumsum(np.append(0, frames)).tolist()
-    found = iter(zip(bounds, bounds[1:]))
-    return [None if tram.flags & poses.OVERLAY else _location_rows(turned[slice(*next(found))], start)
-            for tram in trams]
-
-
-def _location_rows(location, start):
-    rows = np.empty((3, len(location), 2), np.float32)
-    rows[..., 0] = np.arange(start, start + len(location))
-    rows[..., 1] = location.T
-    return rows.reshape(-1, 2)
+    rows = iter([_curve_rows(frame_times[:b - a], turned[a:b]) for a, b in zip(bounds, bounds[1:])])
+    return [None if tram.flags & poses.OVERLAY else next(rows) for tram in trams]
