@@ -337,9 +337,10 @@ def _put(found, at, values):
 
 def _sound_tracks(stored):
     """The tracks of TRAMs of one key size (a list of Tracks each, or None where one of its
-    tracks is at fault), every track at once: their blobs end to end, walked for all the
-    tracks still short of their last frame in steps of 1, 2, 4, ... keys (a handful of steps;
-    the gap bytes read at most twice the keys there are, not F - 1 a track)."""
+    tracks is at fault), every track at once: their blobs end to end. Tracks laid end to end
+    (_end_to_end) are read whole; the others walked, all those still short of their last frame
+    together, in steps of 1, 2, 4, ... keys (a handful of steps; the gap bytes read at most
+    twice the keys there are, not F - 1 a track)."""
     key_size = stored[0].key_size
     stride = key_size + 1
     bases = np.cumsum([0] + [len(s.blob) for s in stored])
@@ -350,8 +351,11 @@ def _sound_tracks(stored):
     last_frame = np.repeat([s.frames - 1 for s in stored], parts)
     tracks = len(offsets)
     reached, counts, bad = np.zeros(tracks, np.int32), np.ones(tracks, np.int64), np.zeros(tracks, bool)
-    taken_keys = []       # per step: the tracks walked, their keys before it, the keys taken, their frames
     walking, width = np.flatnonzero(last_frame > 0), 1
+    whole, taken, frames = _end_to_end(blob, offsets, ends, last_frame, walking, key_size)
+    taken_keys = [(whole, counts[whole], taken, frames)]   # per step: the tracks walked, their keys
+    counts[whole] += taken                                  # before it, the keys taken, their frames
+    walking = np.setdiff1d(walking, whole, assume_unique=True)
     gap_at = (offsets[walking] + key_size).astype(np.int32)
     while len(walking):
         at = gap_at[:, None] + np.arange(0, stride * width, stride, dtype=np.int32)
@@ -373,9 +377,10 @@ def _sound_tracks(stored):
     total = int(counts.sum())
     key_frames = np.zeros(total + 1, np.int64)        # each track's first key at frame 0; the last: where
     for walked, before, taken, frames in taken_keys:  # the keys of tracks at fault go
-        step = np.arange(len(frames)) - np.repeat(np.cumsum(taken) - taken, taken)   # a key's place in its step
-        place = np.repeat(firsts[walked] + before, taken) + step
-        key_frames[np.where(np.repeat(bad[walked], taken), total, place)] = frames
+        place = np.repeat(firsts[walked] + before - (np.cumsum(taken) - taken), taken) + np.arange(len(frames))
+        if bad[walked].any():
+            place[np.repeat(bad[walked], taken)] = total
+        key_frames[place] = frames
     del taken_keys
     key_frames = key_frames[:total]
     key_at = (np.repeat(offsets - stride * firsts, counts) + stride * np.arange(total)).astype(np.int32)
@@ -390,6 +395,29 @@ def _sound_tracks(stored):
             Tracks(counts[rows[t]:rows[t + 1]], key_frames[bounds[rows[t]]:bounds[rows[t + 1]]],
                    values[bounds[rows[t]]:bounds[rows[t + 1]]])
             for t in range(len(stored))]
+
+
+def _end_to_end(blob, offsets, ends, last_frame, walking, key_size):
+    """The tracks of `walking` laid end to end, as files have them: keys filling the bytes up
+    to the next track's start (or the blob's end), their gaps, none 0, summing to the last
+    frame (what a walk would take, no key more or less). (Those tracks, how many keys each has
+    after its first, those keys' frames.)"""
+    stride = key_size + 1
+    starts = np.sort(offsets)
+    next_start = np.minimum(np.append(starts, len(blob))[np.searchsorted(starts, offsets[walking], side="right")],
+                            ends[walking])
+    length = next_start - offsets[walking] + 1
+    taken = length // stride - 1                          # the gaps there are room for
+    tried = (length % stride == 0) & (taken >= 1) & (taken <= last_frame[walking])
+    tracks, taken = walking[tried], taken[tried]
+    if not len(tracks):
+        return tracks, taken, np.zeros(0, np.int64)
+    first = np.cumsum(taken) - taken
+    gaps = blob[np.repeat(offsets[tracks] + key_size - stride * first, taken) + stride * np.arange(taken.sum())]
+    frames = np.cumsum(gaps, dtype=np.int64)
+    frames -= np.repeat(frames[first] - gaps[first], taken)
+    whole = (np.minimum.reduceat(gaps, first) > 0) & (frames[first + taken - 1] == last_frame[tracks])
+    return tracks[whole], taken[whole], frames[np.repeat(whole, taken)]
 
 
 def _track(blob, start, frames, key_size, path, where):

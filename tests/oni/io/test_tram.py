@@ -353,6 +353,47 @@ def test_a_faulty_tram_read_with_others_is_named(tmp_path):
     assert message.startswith(str(paths[1])) and "part 5's track: key 1 has a gap of 0 frames" in message
 
 
+def laid_out_again(data, tram, order, junk, shared):
+    """`data` (plain_tram's .oni) with its tracks laid out in `order`, `junk` random bytes before
+    each (a gap byte among them may be 0), and part shared[1] reading part shared[0]'s track."""
+    rng = np.random.default_rng(len(junk))
+    old = rotation_data(data)
+    stride, parts = tram.key_size + 1, len(tram.tracks)
+    starts = struct.unpack_from(f"<{parts}H", old)
+    body, offsets = b"", [0] * parts
+    for part, extra in zip(order, junk):
+        body += rng.integers(0, 256, extra, np.uint8).tobytes()
+        offsets[part] = 2 * parts + len(body)
+        body += old[starts[part]:starts[part] + len(tram.tracks[part].frames) * stride - 1]
+    offsets[shared[1]] = offsets[shared[0]]
+    out = data[:len(data) - len(old)] + struct.pack(f"<{parts}H", *offsets) + body
+    header = np.frombuffer(out, HEADER_DTYPE, 1).copy()
+    header["raw_size"] = len(out) - header["raw_offset"]
+    return header.tobytes() + out[64:]
+
+
+def test_tracks_not_laid_end_to_end_are_walked(tmp_path):
+    """Tracks in another order than their parts', with bytes between them, one read by two
+    parts: each part's keys are those the engine's walk finds from its offset, alone or
+    among others (whose tracks are end to end, as files have them)."""
+    tram = plain_tram(frames=40)
+    data = tram_oni_bytes(tram)
+    order = np.random.default_rng(1).permutation(len(tram.tracks)).tolist()
+    moved = laid_out_again(data, tram, order, [0, 3, 7, 1, 0, 14, 2] * 3, (4, 9))
+    paths = [tmp_path / "TRAMmoved.oni", tmp_path / "TRAMplain.oni"]
+    paths[0].write_bytes(moved)
+    paths[1].write_bytes(data)
+    alone = read_tram_file(str(paths[0]))
+    with Library(str(paths[0])) as library:
+        together = library.trams([(library.open(str(path)), 0) for path in paths])
+    for read in (alone, together[0]):
+        assert_tracks_equal_reference(read, moved)
+        for part, (track, written) in enumerate(zip(read.tracks, tram.tracks)):
+            expected = tram.tracks[4] if part == 9 else written
+            assert np.array_equal(track.frames, expected.frames) and np.array_equal(track.values, expected.values)
+    assert_tracks_equal_reference(together[1], data)
+
+
 def test_generated_cases_cover_the_brief():
     trams = GENERATED.values()
     assert {t.key_size for t in trams} == {6, 16} and any(t.frames == 1 for t in trams)
