@@ -101,7 +101,7 @@ class Tracks(Sequence):
         self.counts = counts     # (P,) int64: each part's key count
         self.frames = frames     # (K,) int64: every key's frame, part after part
         self.values = values     # (K, 3) uint16 or (K, 4) float32: every key as stored
-        self._ends = np.cumsum(counts).tolist()
+        self._ends = None        # each part's end in them, worked out when a part is asked for
 
     def __len__(self):
         return len(self.counts)
@@ -110,6 +110,8 @@ class Tracks(Sequence):
         if isinstance(part, slice):
             return [self[p] for p in range(len(self))[part]]
         part = range(len(self))[part]
+        if self._ends is None:
+            self._ends = np.cumsum(self.counts).tolist()
         start, end = self._ends[part - 1] if part else 0, self._ends[part]
         return Track(frames=self.frames[start:end], values=self.values[start:end])
 
@@ -273,7 +275,8 @@ def _tram(s, tracks, extent_info, impact, direct_animations, final_rotation):
         name=name[4:] if name.startswith("TRAM") else name, frames=s.frames, key_size=s.key_size,
         heights=s.arrays.pop("heights"), velocities=s.arrays.pop("velocities"), tracks=tracks, **s.arrays,
         extent_info=extent_info, impact=impact, final_rotation=final_rotation,
-        direct_animations=tuple(_direct_name(c, s.index, value, n) for n, value in enumerate(direct_animations)),
+        direct_animations=tuple(_direct_name(c, s.index, value, n) if value else ""
+                                for n, value in enumerate(direct_animations)),
         **{key: s.fields[key] for key in PLAIN_FIELDS})
 
 
