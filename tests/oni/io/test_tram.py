@@ -394,6 +394,31 @@ def test_tracks_not_laid_end_to_end_are_walked(tmp_path):
     assert_tracks_equal_reference(together[1], data)
 
 
+def test_the_first_faulty_file_of_those_opened_together_is_named(tmp_path):
+    """Files opened together (Library.open_all, as a collection's TRAMs are): the first one at
+    fault, in the order given, is refused as it is when opened alone (its own descriptor named);
+    the records of the others, at the same offsets of their own files, are no fault."""
+    data = tram_oni_bytes(plain_tram(frames=9))
+    paths = {name: tmp_path / f"TRAM{name}.oni" for name in ("a", "b", "c", "bad1", "bad2")}
+    for name, path in paths.items():
+        content = bytearray(data)
+        if name.startswith("bad"):   # descriptor 0's data offset past the data table
+            content[64 + 4:64 + 8] = (int(name[-1]) << 20).to_bytes(4, "little")
+        path.write_bytes(bytes(content))
+    alone = {}
+    for name in ("bad1", "bad2"):
+        with pytest.raises(ObanError) as error:
+            Library(str(paths[name]))
+        alone[name] = str(error.value)
+        assert alone[name].startswith(f"{paths[name]}: descriptor 0 points outside the data table")
+    with Library(str(paths["a"])) as library:
+        assert len(library.open_all([str(paths[name]) for name in ("b", "c", "b")])) == 3
+    for first, second in (("bad1", "bad2"), ("bad2", "bad1")):
+        with Library(str(paths["a"])) as library, pytest.raises(ObanError) as error:
+            library.open_all([str(paths[name]) for name in ("b", first, "c", second)])
+        assert str(error.value) == alone[first]
+
+
 def test_generated_cases_cover_the_brief():
     trams = GENERATED.values()
     assert {t.key_size for t in trams} == {6, 16} and any(t.frames == 1 for t in trams)
