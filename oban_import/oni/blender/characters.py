@@ -227,6 +227,12 @@ class _Actions:
         return template, [where[fcurve.as_pointer()] for fcurve in made]
 
     def remove_templates(self):
-        # together: removing a data block looks at every other one, once a call
-        bpy.data.batch_remove([template for template, _ in self.templates.values()])
+        """Each template, which its copies have left without a user: freed as it is (0.25 ms,
+        where unlinking it first walks every other data block: 6 ms beside 700 actions). One a
+        failure left on the armature is unlinked, all of them in one walk."""
+        used = [template for template, _ in self.templates.values() if template.users]
+        for template, _ in self.templates.values():
+            if not template.users:
+                bpy.data.actions.remove(template, do_unlink=False)
+        bpy.data.batch_remove(used)
         self.templates.clear()

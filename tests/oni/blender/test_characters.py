@@ -238,6 +238,24 @@ def test_a_failing_character_leaves_nothing(tmp_path, monkeypatch):
                              bpy.data.images, bpy.data.materials)] == [0] * 6
 
 
+
+def test_a_failure_while_a_template_is_on_the_armature_leaves_nothing(monkeypatch):
+    """A failure right after a template action is made, the armature still holding it (not
+    freed as a template its copies have left): it goes with the rest."""
+    from oban_import.blender import compat
+    made = []
+
+    def failing(obj, template, name):
+        made.append(template.users)
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(compat, "copy_object_action", failing)
+    with pytest.raises(RuntimeError, match="boom"):
+        bpy.ops.import_anim.oban(filepath=ONCC)
+    assert made == [1]
+    assert [len(c) for c in (bpy.data.objects, bpy.data.meshes, bpy.data.actions, bpy.data.armatures,
+                             bpy.data.images, bpy.data.materials)] == [0] * 6
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_the_command_lines_import_a_character(tmp_path, command):
     out = tmp_path / "char.blend"
