@@ -78,12 +78,11 @@ class Library(Closes):
         found = {index: path for index, path in paths.items() if _plain(beside[index]) and os.path.isfile(path)}
         opened = dict(zip(found, self.open_all(found.values())))
         return [None if index is None else (c, index) if index not in beside else
-                self._placeholder(c, index, tag, opened.get(index), paths[index]) for index in indices]
+                self._placeholder(c, index, beside[index], tag, opened.get(index), paths[index]) for index in indices]
 
-    def _placeholder(self, c, index, tag, other, path):
-        """The instance of placeholder `index` in `other` (the container of the file named after
-        it, or None); None and a warning when it is not there."""
-        name = c.full_name(index)
+    def _placeholder(self, c, index, name, tag, other, path):
+        """The instance placeholder `index` (named `name`) stands for in `other` (the container of
+        the file named after it, or None); None and a warning when it is not there."""
         for i in other.indices(tag) if other else ():
             if not other.is_placeholder(i) and other.full_name(i) == name:
                 return other, int(i)
