@@ -18,7 +18,7 @@ from test_fit_keys import camera_on_a_circle, non_unit_keys, rotation_about  # n
 
 from oban_import.oni.engine.fit_keys import engine_keys_from_matrices, fewest_keys  # noqa: E402
 from oban_import.oni.engine.frames import frame_matrices  # noqa: E402
-from oban_import.oni.io.oban import IDENTITY  # noqa: E402
+from oban_import.oni.io.oban.record import IDENTITY  # noqa: E402
 from oban_import.ui.listing import format_table  # noqa: E402
 
 

@@ -32,7 +32,7 @@ process, each on a freshly reset empty scene:
   blender part    every call into Blender the operator makes, nothing computed: the
                   baseline+update with the Empties (display settings included) and
                   their actions made first, as the importer makes them
-                  (importer._make_objects: in the order Blender files them fastest,
+                  (new_objects.make_objects: in the order Blender files them fastest,
                   datablocks.fast_order), the rest pose and the custom properties
                   (precomputed);
                   operator - blender part is the add-on's own work (reading, the
@@ -149,7 +149,7 @@ class Corpus:
 
 
 def make_corpus(directory, count, total_frames, loops, doors, seed, translated=0.0):
-    from oban_import.oni.io.writer import raw_file_bytes
+    from oban_import.oni.io.oban.write import raw_file_bytes
     generate = load_generator()
     rng = np.random.default_rng(seed)
     counts = frame_counts(rng, count, total_frames)
@@ -279,13 +279,13 @@ class read_and_computed:
     what follows them, its glue and its calls into Blender."""
 
     def __init__(self, corpus, **options):
-        from oban_import.oni.blender import motion
+        from oban_import.oni.blender import oban_motion
         from oban_import.ui.options import OniImportSettings
         settings, self.options = OniImportSettings(**options), options
         self.files = scene._read_files(corpus.paths, settings, [], lambda share: None)
-        self.motions = list(motion.motions_of([a for f in self.files for a in f.new_animations()], settings,
+        self.motions = list(oban_motion.motions_of([a for f in self.files for a in f.new_animations()], settings,
                                               written=True))
-        self.motion = motion
+        self.motion = oban_motion
 
     def __enter__(self):
         self.saved = scene._read_files, self.motion.motions_of
@@ -307,14 +307,15 @@ def run_baseline(precomputed, update=False, fill=None, descriptions=None):
     numpy float32 buffers straight into foreach_set, or `fill`), nothing computed. With
     `descriptions` (described()), every other call into Blender the operator makes per
     object too (actions.write_keys and describe), values precomputed, and the Empties and
-    their actions made first as the operator makes them (importer._make_objects)."""
+    their actions made first as the operator makes them (new_objects.make_objects)."""
     from oban_import.ui.options import OniImportSettings
     fill = fill or compat.fill_fcurves
     collection = bpy.context.collection
     names, settings = [name for name, *_ in precomputed], OniImportSettings()
     start = time.perf_counter()
     if descriptions:
-        made = scene._make_objects(names, settings)
+        from oban_import.oni.blender.new_objects import make_objects
+        made = make_objects(names, settings)
     for i, (name, specs, frames, columns) in enumerate(precomputed):
         obj, action = made[i] if descriptions else (bpy.data.objects.new(name, None), None)
         obj.rotation_mode = "QUATERNION"
@@ -334,7 +335,7 @@ def run_baseline(precomputed, update=False, fill=None, descriptions=None):
 
 def described(corpus):
     """The custom properties the importer writes on each object and its action (precomputed)."""
-    from oban_import.oni.io.oni_properties import properties, stored_data
+    from oban_import.oni.io.oban.properties import properties, stored_data
     out = []
     for animation in corpus.animations:
         on_object = properties(animation)
@@ -430,8 +431,8 @@ def load_blender():
 
     import oban_import
     from oban_import.blender import compat as _compat
-    from oban_import.oni.blender import actions as _actions
     from oban_import.oni.blender import importer as _scene
+    from oban_import.oni.blender import oban_actions as _actions
     bpy, np, compat, scene, actions = _bpy, _np, _compat, _scene, _actions
     oban_import.register()
     return oban_import

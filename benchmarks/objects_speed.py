@@ -15,7 +15,7 @@ freshly reset scene (read_factory_settings(use_empty=True), orphans purged), bes
   add-on          bpy.ops.import_anim.oban(filepath=level .dat): objects, meshes,
                   materials, images (packed), custom properties
   wm.obj_import   bpy.ops.wm.obj_import(filepath=.obj, forward_axis='NEGATIVE_Z', up_axis='Y')
-  read_objects    oban_import.oni.io.library.read_objects(level .dat) alone (for information)
+  read_objects    oban_import.oni.io.objects.read.read_objects(level .dat) alone (for information)
 
 Requirement: add-on <= 1.5 x wm.obj_import. Exit code 0 when it holds, 1 when not (then,
 or with --profile, a cProfile of one add-on import is printed).
@@ -148,7 +148,7 @@ def _timed_import(operator, counts):
 
 
 def run_read(path, counts):
-    from oban_import.oni.io.library import read_objects
+    from oban_import.oni.io.objects.read import read_objects
     start = time.perf_counter()
     level = read_objects(path)
     elapsed = time.perf_counter() - start
@@ -194,7 +194,7 @@ def main(argv=None):
 
 
 def run(args, scratch):
-    from oban_import.oni.io.library import read_objects
+    from oban_import.oni.io.objects.read import read_objects
     decode = load_texture_decode()
     folder = os.path.join(scratch, "level")
     os.makedirs(folder)

@@ -22,8 +22,8 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "fixtures")]
 
 import objects_generate as gen  # noqa: E402
 
-from oban_import.oni.io import textures  # noqa: E402
-from oban_import.oni.io.library import read_objects  # noqa: E402
+from oban_import.oni.io.objects import textures  # noqa: E402
+from oban_import.oni.io.objects.read import read_objects  # noqa: E402
 
 SIZE = 256
 REQUIRED = 20e6

@@ -12,17 +12,22 @@ import pytest
 from paths import EXAMPLES, ROOT
 
 PACKAGE = os.path.join(ROOT, "oban_import")
+# Oni's bytes by format (oni/io/README.md): each folder may import those before it; plan.py, on
+# top, all of them.
+ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.characters")
+ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
 # What each room may import of the add-on. A game's layers: io < engine < blender.
 ALLOWED = {
     "core": {"core"},
     "blender": {"core", "blender"},
-    "oni.io": {"core", "oni.io"},
-    "oni.engine": {"core", "oni.io", "oni.engine"},
-    "oni.blender": {"core", "blender", "oni.io", "oni.engine", "oni.blender"},
+    **ONI_FORMATS,
+    "oni.io": {"core", *ONI_IO, "oni.io"},
+    "oni.engine": {"core", *ONI_IO, "oni.io", "oni.engine"},
+    "oni.blender": {"core", "blender", *ONI_IO, "oni.io", "oni.engine", "oni.blender"},
     "outpost2.io": {"core", "outpost2.io"},
     "outpost2.engine": {"core", "outpost2.io", "outpost2.engine"},
     "outpost2.blender": {"core", "blender", "outpost2.io", "outpost2.engine", "outpost2.blender"},
-    "ui": {"core", "blender", "oni.io", "oni.engine", "oni.blender", "outpost2.io", "outpost2.engine",
+    "ui": {"core", "blender", *ONI_IO, "oni.io", "oni.engine", "oni.blender", "outpost2.io", "outpost2.engine",
            "outpost2.blender", "ui"},
     "": {"ui"},   # the package's register() and __main__
     "oni": set(), "outpost2": set(),   # the wings' own __init__.py
@@ -42,8 +47,11 @@ def rooms():
 
 
 def _room(relative):
-    """'oni/io/oban.py' -> 'oni.io', 'core/errors.py' -> 'core', '__main__.py' -> ''."""
+    """'oni/io/oban/read.py' -> 'oni.io.oban', 'oni/io/plan.py' -> 'oni.io', 'oni/engine/frames.py'
+    -> 'oni.engine', 'core/errors.py' -> 'core', '__main__.py' -> ''."""
     parts = relative.split(os.sep)[:-1]
+    if parts[:2] == ["oni", "io"]:
+        return ".".join(parts[:3])
     return ".".join(parts[:2] if parts and parts[0] in ("oni", "outpost2") else parts[:1])
 
 
@@ -62,7 +70,9 @@ def imports(path, top_level_only=False):
             target = package[:len(package) - node.level + 1] + (node.module.split(".") if node.module else [])
             names = [target + [alias.name] for alias in node.names] if not node.module else [target]
             for name in names:
-                internal.add(_room(os.path.join(*name[1:], "module.py")))
+                module = os.path.join(*name[1:])   # a module the name is in or is, or a package
+                package_init = os.path.isdir(os.path.join(PACKAGE, module))
+                internal.add(_room(os.path.join(module, "__init__.py") if package_init else module + ".py"))
     return external, internal
 
 
@@ -90,16 +100,17 @@ def test_the_rules_see_every_room():
 
 
 def test_a_wrong_import_is_caught(tmp_path):
-    """The checker itself: an upward and a cross-wing import are seen."""
-    sample = os.path.join(PACKAGE, "oni", "io", "oban.py")
+    """The checker itself: an upward, a cross-wing and a later format's import are seen and refused."""
+    sample = os.path.join(PACKAGE, "oni", "io", "oban", "record.py")
     source = open(sample).read()
-    for line, room in (("from ..blender import importer\n", "oni.blender"),
-                       ("from ...outpost2.io import prt\n", "outpost2.io")):
+    for line, room in (("from ...blender import importer\n", "oni.blender"),
+                       ("from ....outpost2.io import prt\n", "outpost2.io"),
+                       ("from ..characters import tram\n", "oni.io.characters")):
         probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
         try:
             with open(probe, "w") as f:
                 f.write(line + source)
-            assert room in imports(probe)[1]
+            assert room in imports(probe)[1] and room not in ALLOWED["oni.io.oban"]
         finally:
             os.remove(probe)
 

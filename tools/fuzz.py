@@ -33,8 +33,8 @@ import tracemalloc
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 
-from oban_import.oni.io.container import CHECKSUMS, OBAN_TAG, SIGNATURE, VERSIONS  # noqa: E402
-from oban_import.oni.io.oban import FLAGS  # noqa: E402
+from oban_import.oni.io.container.container import CHECKSUMS, OBAN_TAG, SIGNATURE, VERSIONS  # noqa: E402
+from oban_import.oni.io.oban.record import FLAGS  # noqa: E402
 
 ROUND = 300  # seconds of one atheris process
 EXTENSIONS = {"raw": ".oban", "oni": ".oni", "dat": ".dat", "xml": ".xml"}
@@ -117,7 +117,7 @@ def run_atheris(reader, seconds, work, folder, extra):
     import atheris
     import numpy  # noqa: F401  (not instrumented: only the project's own code is)
     with atheris.instrument_imports(include=["oban_import"]):
-        import oban_import.oni.io.reader  # noqa: F401  (and the container, OBAN and XML readers it imports)
+        import oban_import.oni.io.oban.read  # noqa: F401  (and the container, OBAN and XML readers it imports)
     import test_fuzz
 
     corpus = os.path.join(work, "corpus")

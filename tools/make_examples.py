@@ -24,9 +24,9 @@ sys.path.insert(0, ROOT)
 
 from oban_import.oni.engine.frames import frame_matrices  # noqa: E402
 from oban_import.oni.engine.rotations import quaternions, stored_from_hamilton  # noqa: E402
-from oban_import.oni.io.oban import PINGPONG  # noqa: E402
-from oban_import.oni.io.oban import IDENTITY, KEY_DTYPE, LOCALIZED, LOOP, Animation, stored_columns  # noqa: E402
-from oban_import.oni.io.writer import oni_file_bytes, raw_file_bytes, xml_bytes  # noqa: E402
+from oban_import.oni.io.oban.record import PINGPONG  # noqa: E402
+from oban_import.oni.io.oban.record import IDENTITY, KEY_DTYPE, LOCALIZED, LOOP, Animation, stored_columns  # noqa: E402
+from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes  # noqa: E402
 
 # Blackvan_FB as the Oni wiki publishes it: start matrix, base matrix, counts (frames and keys cut to 1), key 0
 BLACKVAN_HEX = """

@@ -19,7 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import oban_import  # noqa: E402
-from oban_import.oni.io.oni_properties import FRAMES, NAME, OBJECT_NAME  # noqa: E402
+from oban_import.oni.io.oban.properties import FRAMES, NAME
+from oban_import.oni.io.objects.properties import OBJECT_NAME  # noqa: E402
 from oban_import.outpost2.io.op2_properties import FRAME_COUNT, INDEX  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "examples")

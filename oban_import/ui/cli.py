@@ -14,14 +14,14 @@ import sys
 import tempfile
 
 from ..core.errors import ObanError
-from ..oni.io.characters import Character
-from ..oni.io.library import (read_character, read_characters, read_mesh_file, read_objects, read_texture_file,
-                              read_trams)
-from ..oni.io.oban import Animation
-from ..oni.io.objects import PlacedObject, at_origin
-from ..oni.io.reader import contents, level_of_raw_data, read_file
-from ..oni.io.textures import FORMAT_NAMES
-from ..oni.io.tram import Tram
+from ..oni.io.characters.model import Character
+from ..oni.io.characters.tram import Tram
+from ..oni.io.container.container import level_of_raw_data
+from ..oni.io.oban.read import read_file
+from ..oni.io.oban.record import Animation
+from ..oni.io.objects.model import PlacedObject
+from ..oni.io.objects.textures import FORMAT_NAMES
+from ..oni.io.plan import Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
 from .listing import SPRITE_HEADER, characters_table, format_table, objects_table, sprite_rows, table, trams_table
@@ -222,8 +222,8 @@ def export_main(argv):
         return _usage(export_parser(), error)
     import bpy
 
-    from ..oni.blender.export import animated_objects, export_objects
-    from ..oni.blender.export_tram import character_armatures, export_characters
+    from ..oni.blender.oban_export import animated_objects, export_objects
+    from ..oni.blender.tram_export import character_armatures, export_characters
     try:
         bpy.ops.wm.open_mainfile(filepath=args.blend)
     except RuntimeError as error:  # not a .blend, or one from a newer Blender
@@ -337,21 +337,18 @@ def _list_file(path, name_glob, objects, tables):
     if owner:
         print(f"note: {path}: read with {os.path.basename(owner)}, whose data it holds", file=sys.stderr)
         return
-    kinds = contents(path)
-    if objects and "objects" in kinds:
-        tables["placed"] += [(name, p) for p in read_objects(path).objects]
-    elif objects and "mesh" in kinds:
-        tables["placed"].append((name, at_origin(read_mesh_file(path))))
-    elif objects and "texture" in kinds:
-        texture = read_texture_file(path)
+    brought = bring(path, Choices(objects=objects, name_filter=name_glob or ""))
+    if brought.level is not None:
+        tables["placed"] += [(name, p) for p in brought.level.objects]
+    if brought.texture is not None:
+        texture = brought.texture
         tables["textures"].append((name, texture.name, texture.width, texture.height,
                                    FORMAT_NAMES.get(texture.format, texture.format)))
-    if kinds & {"characters", "bodies"}:
-        found = read_characters(path) if "characters" in kinds else [read_character(path)]
-        tables["characters"] += [(name, character) for character in found]
-    if "animations" in kinds:
-        tables["trams"] += [(name, tram) for tram in read_trams(path)]
-    if not kinds or "obans" in kinds:
+    tables["characters"] += [(name, character) for character, _ in brought.characters]
+    trams = {tram.name: tram for _, chosen in brought.characters for tram in chosen} | \
+        {tram.name: tram for tram in brought.trams}
+    tables["trams"] += [(name, tram) for tram in trams.values()]
+    if brought.obans or "obans" in brought.kinds:
         tables["obans"] += [(name, a) for a in read_file(path, name_glob or None)]
 
 

@@ -5,8 +5,8 @@ import numpy as np
 TRAM_EVENTS = ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "footsteps", "particles", "sounds",
                "extents")
 
-from ..oni.io.textures import FORMAT_NAMES
-from ..oni.io.tram import tram_flag_text
+from ..oni.io.characters.tram import tram_flag_text
+from ..oni.io.objects.textures import FORMAT_NAMES
 from ..outpost2.engine.draw import animation_boxes, subframe_owners
 from ..outpost2.io.prt import PrtFile
 

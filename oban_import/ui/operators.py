@@ -8,10 +8,10 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
-from ..oni.blender.export import animated_objects, export_objects
-from ..oni.blender.export_tram import character_armatures, export_characters
 from ..oni.blender.importer import import_files
-from ..oni.io.reader import EXTENSIONS
+from ..oni.blender.oban_export import animated_objects, export_objects
+from ..oni.blender.tram_export import character_armatures, export_characters
+from ..oni.io.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
 from .options import (CHARACTER_EXPORT, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, CharacterExportSettings,

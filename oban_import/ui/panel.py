@@ -8,13 +8,14 @@ booleans in step, on the object and on its action.
 import bpy
 from bpy.props import BoolProperty, IntProperty, PointerProperty
 
-from ..oni.blender.actions import action_of, animated_of
+from ..core.id_properties import unsigned32
 from ..oni.blender.characters import BODY, CHARACTER, PARTS
-from ..oni.io.oban import FLAGS, KNOWN_FLAGS, MAX_COUNT
-from ..oni.io.oni_properties import FIELDS, FLAG_BITS, NAME, flag_properties, unsigned32
-from ..oni.io.tram import tram_flag_text
-from ..oni.io.tram_properties import NAME as TRAM_NAME
-from ..oni.io.tram_properties import PREFIX as TRAM_PREFIX
+from ..oni.blender.oban_actions import action_of, animated_of
+from ..oni.io.characters.tram import tram_flag_text
+from ..oni.io.characters.tram_properties import NAME as TRAM_NAME
+from ..oni.io.characters.tram_properties import PREFIX as TRAM_PREFIX
+from ..oni.io.oban.properties import FIELDS, FLAG_BITS, NAME, flag_properties
+from ..oni.io.oban.record import FLAGS, KNOWN_FLAGS, MAX_COUNT
 
 
 def _owners(obj):

@@ -16,11 +16,11 @@ from ...blender import compat
 from ...core.errors import ObanError
 from ...core.report import Made, Report
 from ..engine import bones
-from ..io.characters import PART_NAMES
-from ..io.library import read_character
-from ..io.oni_properties import IMPORT_AXES, IMPORT_SCALE, import_properties
-from ..io.tram import OVERLAY
-from ..io.tram_properties import tram_markers, tram_properties
+from ..io.characters.model import PART_NAMES
+from ..io.characters.read import read_character
+from ..io.characters.tram import OVERLAY
+from ..io.characters.tram_properties import tram_markers, tram_properties
+from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE, import_properties
 from .shared_blocks import SharedBlocks
 
 CHARACTER = "oni_character"          # on the armature: the character's name

@@ -7,8 +7,8 @@ import bpy
 
 from ...blender import compat
 from ...core.png import png_bytes
-from ..io.objects import Texture
-from ..io.oni_properties import texture_properties
+from ..io.objects.model import Texture
+from ..io.objects.properties import texture_properties
 
 ENCODERS = max(1, min(4, (os.cpu_count() or 1) - 1))   # threads making PNGs; a core stays for Blender
 

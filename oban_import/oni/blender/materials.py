@@ -4,9 +4,9 @@ one per texture and shared; a missing texture gives an untextured material of it
 import bpy
 
 from ...blender import compat
-from ..io.objects import Texture
-from ..io.oni_properties import texture_properties
-from ..io.textures import NO_U_WRAP, NO_V_WRAP
+from ..io.objects.model import Texture
+from ..io.objects.properties import texture_properties
+from ..io.objects.textures import NO_U_WRAP, NO_V_WRAP
 
 CLAMPED = "EXTEND"       # Direct3D's clamp: the edge texel goes on (CLIP would show black)
 UNTEXTURED = "untextured"  # the material of parts that name no texture at all

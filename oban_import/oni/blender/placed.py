@@ -1,5 +1,5 @@
 """A level's placed objects (docs/objects.md 6) as mesh objects: standing where the engine puts
-them, moved by their OBAN as Empties are (motion.build), all of a level or nothing."""
+them, moved by their OBAN as Empties are (oban_motion.build), all of a level or nothing."""
 
 import bpy
 from mathutils import Matrix
@@ -7,10 +7,10 @@ from mathutils import Matrix
 from ...core.report import Made, Report
 from ..engine import to_blender
 from ..engine.rotations import split_rotation_scale
-from ..io.oban import LOCALIZED, matrix_from_columns
-from ..io.objects import Level, PlacedObject
-from ..io.oni_properties import object_properties
-from . import motion
+from ..io.oban.record import LOCALIZED, matrix_from_columns
+from ..io.objects.model import Level, PlacedObject
+from ..io.objects.properties import object_properties
+from . import oban_motion
 from .empties import new_empty
 from .images import Encoders
 from .shared_blocks import SharedBlocks
@@ -30,7 +30,7 @@ def import_level(context, level: Level, path: str, settings, collection=None, sh
     with Encoders([t for t in _textures(level) if t.name not in shared.images]) as encoders, \
             shared.all_or_nothing():
         animated = [o for o in level.objects if o.animation is not None]
-        transforms = dict(zip(map(id, animated), motion.motions_of([o.animation for o in animated], settings)))
+        transforms = dict(zip(map(id, animated), oban_motion.motions_of([o.animation for o in animated], settings)))
         origins = _origins(level.objects, settings)
         for index, (placed, origin) in enumerate(zip(level.objects, origins)):
             obj = _new_object(collection, placed, shared, settings)
@@ -38,7 +38,7 @@ def import_level(context, level: Level, path: str, settings, collection=None, sh
             obj.id_properties_ensure().update(object_properties(placed))
             result.made.append(Made(path, placed, obj, built.error, built.note))
             result.warnings += [f"{path}: '{placed.name}': {w}" for w in placed.warnings]
-            result.warnings += motion.warnings(path, placed.name, placed.animation.warnings
+            result.warnings += oban_motion.warnings(path, placed.name, placed.animation.warnings
                                                if placed.animation is not None else [], built)
             if built.note:
                 result.notes.append(f"{path}: '{placed.name}': {built.note}")
@@ -71,10 +71,10 @@ def _stand(context, placed: PlacedObject, obj, settings, transforms, origin, col
     if placed.animation is None:
         obj.rotation_mode = settings.rotation_mode
         obj.matrix_world = Matrix(matrix.tolist())
-        return motion.Built(obj, error, settings.frame_start)
+        return oban_motion.Built(obj, error, settings.frame_start)
     if placed.animation.has(LOCALIZED):
         transforms = to_blender.in_front(matrix, transforms)
-    return motion.build(context, placed.animation, obj, settings, transforms, collection=collection)
+    return oban_motion.build(context, placed.animation, obj, settings, transforms, collection=collection)
 
 
 def _new_object(collection, placed, shared, settings):

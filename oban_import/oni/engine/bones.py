@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io.tram import flat_tracks
+from ..io.characters.tram import flat_tracks
 from . import poses
 from .frames import run_starts, sample_many
 from .rotations import continuous, matrix_quaternions, quaternion_matrices

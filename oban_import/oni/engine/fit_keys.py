@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.errors import ObanError
-from ..io.oban import IDENTITY, KEY_DTYPE, LOCALIZED, MAX_COUNT, Animation, check, matrix_from_columns, stored_columns
+from ..io.oban.record import (IDENTITY, KEY_DTYPE, LOCALIZED, MAX_COUNT, Animation, check, matrix_from_columns,
+                              stored_columns)
 from .frames import frame_matrices, run_starts
 from .rotations import (LOCALIZED_TURN, nearest_rotations, quaternions, relative_errors, relative_linear_errors,
                         rotation_matrices, stored_from_hamilton)

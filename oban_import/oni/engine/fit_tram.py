@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io.tram import Track
+from ..io.characters.tram import Track
 from .fit_keys import (DENSE, MAX_AHEAD, PROBES, doubled_ends, furthest_passing, key_lengths, kinks, length_ratios,
                        stands_out)
 from .frames import run_starts, sample_many

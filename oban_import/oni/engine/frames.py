@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..io.oban import LOCALIZED, Animation, matrix_from_columns
+from ..io.oban.record import LOCALIZED, Animation, matrix_from_columns
 from .rotations import LOCALIZED_TURN, rotation_matrices
 
 

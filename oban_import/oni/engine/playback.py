@@ -8,7 +8,7 @@ from random import Random
 
 import numpy as np
 
-from ..io.oban import AUTOSTART, LOOP, PINGPONG, RANDOM_START
+from ..io.oban.record import AUTOSTART, LOOP, PINGPONG, RANDOM_START
 
 
 class Player:

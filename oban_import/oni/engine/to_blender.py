@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..io.oban import LOCALIZED, Animation, all_keys, matrix_from_columns
+from ..io.oban.record import LOCALIZED, Animation, all_keys, matrix_from_columns
 from .frames import key_table, run_starts, sample_many
 from .rotations import (IDENTITY_QUATERNION, LOCALIZED_TURN_QUATERNION, continuous, hamilton_from_stored,
                         matrix_quaternions, multiply, quaternion_matrices, rotate, split_rotation_scale)

@@ -17,8 +17,8 @@ from commands import COMMANDS, run
 from paths import DATA
 
 from oban_import.blender.compat import action_fcurves
-from oban_import.oni.io.characters import PART_NAMES
-from oban_import.oni.io.library import read_character, read_trams
+from oban_import.oni.io.characters.model import PART_NAMES
+from oban_import.oni.io.characters.read import read_character, read_trams
 
 pytestmark = pytest.mark.usefixtures("addon")
 SAMPLES = os.path.join(DATA, "characters")

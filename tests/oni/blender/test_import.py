@@ -11,11 +11,10 @@ import pytest
 from oban_generate import object_transforms, random_animation
 from oni_scene import DATA, expected_world, generated_files, import_files, world_error
 
-from oban_import.ui.options import CHARACTER_EXPORT, ONI_EXPORT, ONI_IMPORT, SCALE
-
 from oban_import.blender import compat
-from oban_import.oni.io.reader import read_file
-from oban_import.oni.io.writer import oni_file_bytes, raw_file_bytes
+from oban_import.oni.io.oban.read import read_file
+from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes
+from oban_import.ui.options import CHARACTER_EXPORT, ONI_EXPORT, ONI_IMPORT, SCALE
 
 pytestmark = pytest.mark.usefixtures("addon")
 
@@ -222,17 +221,17 @@ def test_a_file_without_a_matching_oban_is_reported_and_adds_nothing():
 
 
 def test_an_unexpected_failure_takes_back_only_its_own_file(tmp_path, monkeypatch):
-    from oban_import.oni.blender import actions
+    from oban_import.oni.blender import oban_actions
     animations, paths = generated_files(tmp_path, 2, seed=9)
     level = os.path.join(DATA, "level", "level1_Final.dat")
-    animate = actions.animate
+    animate = oban_actions.animate
 
     def failing(obj, name, *args):  # a bug on the third of the level's five animations
         if name == "fan_loop":
             raise RuntimeError("boom")
         return animate(obj, name, *args)
 
-    monkeypatch.setattr(actions, "animate", failing)
+    monkeypatch.setattr(oban_actions, "animate", failing)
     with pytest.raises(RuntimeError) as caught:
         bpy.ops.import_anim.oban(directory=str(tmp_path), files=[{"name": paths[0].name}, {"name": level},
                                                                  {"name": paths[1].name}])
@@ -339,10 +338,10 @@ def test_a_failure_between_two_files_leaves_nothing_made_for_the_others(tmp_path
 
 @pytest.mark.parametrize("target", ["EMPTY", "CAMERA"])
 def test_a_failure_making_the_new_objects_adds_nothing_and_names_every_file(tmp_path, monkeypatch, target):
-    from oban_import.oni.blender import importer
+    from oban_import.oni.blender import new_objects
     animations, paths = generated_files(tmp_path, 4, seed=14)
     name = "new_camera" if target == "CAMERA" else "new_empty"
-    make, made = getattr(importer, name), []
+    make, made = getattr(new_objects, name), []
 
     def failing(*args):   # no memory for the third object
         if len(made) == 2:
@@ -350,7 +349,7 @@ def test_a_failure_making_the_new_objects_adds_nothing_and_names_every_file(tmp_
         made.append(make(*args))
         return made[-1]
 
-    monkeypatch.setattr(importer, name, failing)
+    monkeypatch.setattr(new_objects, name, failing)
     with pytest.raises(RuntimeError) as caught:
         import_files(paths, target=target)
     assert all(f"{path}: could not be imported: MemoryError('out of memory')" in str(caught.value) for path in paths)

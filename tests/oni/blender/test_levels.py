@@ -11,7 +11,7 @@ from oban_generate import level_file_bytes, random_animation
 from oni_scene import DATA, expected_world, world_error
 
 from oban_import.oni.engine.playback import engine_frames, random_start_frame
-from oban_import.oni.io.oban import LOOP, RANDOM_START
+from oban_import.oni.io.oban.record import LOOP, RANDOM_START
 
 pytestmark = pytest.mark.usefixtures("addon")
 OTHERS = [(b"TBUS", "subtitles", b"hello\0" * 9), (b"CSBS", "shadows", bytes(1000)), (b"MCAB", "data", bytes(64))]
@@ -74,7 +74,7 @@ def test_xml_and_oni_give_the_same_matrices():
 def test_a_seeded_random_start_begins_at_the_seeded_frame(tmp_path):
     anim = random_animation(np.random.default_rng(41), name="spinner", flags=LOOP | RANDOM_START, frames=23)
     path = tmp_path / "spinner.oban"
-    from oban_import.oni.io.writer import raw_file_bytes
+    from oban_import.oni.io.oban.write import raw_file_bytes
     path.write_bytes(raw_file_bytes(anim))
     bpy.ops.import_anim.oban(filepath=str(path), playback="ENGINE", use_random_start=True, random_seed=7)
     start = random_start_frame(23, "7:spinner")

@@ -11,8 +11,9 @@ from commands import COMMANDS, run
 from test_placed import SAMPLES, vertex_error
 
 from oban_import.blender.compat import action_fcurves
-from oban_import.oni.io.library import read_objects
-from oban_import.oni.io.oni_properties import NAME, OBJECT_NAME
+from oban_import.oni.io.oban.properties import NAME
+from oban_import.oni.io.objects.properties import OBJECT_NAME
+from oban_import.oni.io.objects.read import read_objects
 from oban_import.ui.options import OniImportSettings
 
 pytestmark = pytest.mark.usefixtures("addon")

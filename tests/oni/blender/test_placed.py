@@ -17,10 +17,11 @@ from oban_import.oni.blender.materials import CLAMPED
 from oban_import.oni.blender.meshes import converted_normals
 from oban_import.oni.blender.placed import import_level
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
-from oban_import.oni.io.library import read_objects
-from oban_import.oni.io.oban import LOCALIZED, matrix_from_columns
-from oban_import.oni.io.oni_properties import (NAME, OBJECT_NAME, OBJECT_ORIGIN, OBJECT_SCRIPT_ID, TEXTURE_ADDITIVE,
-                                               TEXTURE_ENVMAP)
+from oban_import.oni.io.oban.properties import NAME
+from oban_import.oni.io.oban.record import LOCALIZED, matrix_from_columns
+from oban_import.oni.io.objects.properties import (OBJECT_NAME, OBJECT_ORIGIN, OBJECT_SCRIPT_ID, TEXTURE_ADDITIVE,
+                                                   TEXTURE_ENVMAP)
+from oban_import.oni.io.objects.read import read_objects
 from oban_import.ui.options import OniImportSettings
 
 SAMPLES = os.path.join(DATA, "objects")

@@ -13,11 +13,11 @@ from oban_generate import BASES, random_animation
 from paths import DATA
 from reference_engine import matrix_at
 
-from oban_import.oni.blender.export import animated_objects, export_objects
-from oban_import.oni.io.library import read_objects
-from oban_import.oni.io.oban import LOCALIZED, PINGPONG, RANDOM_START, matrix_from_columns
-from oban_import.oni.io.reader import read_file
-from oban_import.oni.io.writer import oni_file_bytes, raw_file_bytes, xml_bytes
+from oban_import.oni.blender.oban_export import animated_objects, export_objects
+from oban_import.oni.io.oban.read import read_file
+from oban_import.oni.io.oban.record import LOCALIZED, PINGPONG, RANDOM_START, matrix_from_columns
+from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes
+from oban_import.oni.io.objects.read import read_objects
 from oban_import.ui.options import OniExportSettings
 
 pytestmark = pytest.mark.usefixtures("addon")

@@ -12,8 +12,8 @@ from oni_scene import DATA, engine_matrices, expected_camera, expected_world, wo
 
 from oban_import.oni.engine.playback import Player
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
-from oban_import.oni.io.oban import LOCALIZED, LOOP, PINGPONG
-from oban_import.oni.io.writer import raw_file_bytes
+from oban_import.oni.io.oban.record import LOCALIZED, LOOP, PINGPONG
+from oban_import.oni.io.oban.write import raw_file_bytes
 from oban_import.ui.options import SCALE
 
 pytestmark = pytest.mark.usefixtures("addon")
@@ -160,7 +160,7 @@ def pose(obj):
 
 @pytest.mark.parametrize("keys", ["EVERY_FRAME", "FILE"])
 def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, monkeypatch, keys):
-    from oban_import.oni.blender import actions
+    from oban_import.oni.blender import oban_actions
     anim = animation(12, "lift", base="identity")
     targets, before = [], []
     for i, mode in enumerate(["XYZ", "QUATERNION", "ZXY"]):
@@ -174,7 +174,7 @@ def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, m
         obj.select_set(True)
         targets.append(obj)
         before.append((mode, obj.animation_data.action if obj.animation_data else None, pose(obj)))
-    write_keys, calls = actions.write_keys, []
+    write_keys, calls = oban_actions.write_keys, []
 
     def failing(obj, *args, **kwargs):   # a bug on the last selected object, after the others are animated
         calls.append(obj)
@@ -182,7 +182,7 @@ def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, m
             raise RuntimeError("boom")
         return write_keys(obj, *args, **kwargs)
 
-    monkeypatch.setattr(actions, "write_keys", failing)
+    monkeypatch.setattr(oban_actions, "write_keys", failing)
     with pytest.raises(RuntimeError, match="could not be imported: RuntimeError"):
         bpy.ops.import_anim.oban(filepath=write(tmp_path, anim), target="SELECTED", keys=keys)
     assert len(calls) == 3 and "lift" not in bpy.data.actions

@@ -16,8 +16,8 @@ from oban_import.core.errors import ObanError
 from oban_import.oni.engine.fit_keys import animation_from_matrices, engine_keys_from_matrices, fewest_keys
 from oban_import.oni.engine.frames import frame_matrices
 from oban_import.oni.engine.rotations import LOCALIZED_TURN, relative_errors
-from oban_import.oni.io.oban import IDENTITY, LOCALIZED, LOOP, matrix_from_columns, stored_columns
-from oban_import.oni.io.reader import read_file
+from oban_import.oni.io.oban.read import read_file
+from oban_import.oni.io.oban.record import IDENTITY, LOCALIZED, LOOP, matrix_from_columns, stored_columns
 
 
 def generated(count, seed, max_angle=None):

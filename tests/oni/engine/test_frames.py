@@ -12,8 +12,9 @@ from reference_engine import matrix_at
 
 from oban_import.oni.engine.frames import frame_matrices, key_table, sample_keys, sample_many
 from oban_import.oni.engine.rotations import rotation_matrices
-from oban_import.oni.io.oban import LOCALIZED, all_keys, matrix_from_columns
-from oban_import.oni.io.reader import read_file
+from oban_import.oni.io.oban.read import read_file
+from oban_import.oni.io.oban.record import LOCALIZED, all_keys, matrix_from_columns
+
 
 def generated(count, seed):
     rng = np.random.default_rng(seed)

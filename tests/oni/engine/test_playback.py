@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from oban_import.oni.engine.playback import Player, engine_frames, engine_keys, random_start_frame, value_at
-from oban_import.oni.io.oban import AUTOSTART, LOCALIZED, LOOP, PINGPONG, RANDOM_START
+from oban_import.oni.io.oban.record import AUTOSTART, LOCALIZED, LOOP, PINGPONG, RANDOM_START
 
 FRAME_COUNTS = [1, 2, 3, 5, 48, 100]
 

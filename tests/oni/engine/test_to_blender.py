@@ -11,7 +11,7 @@ from reference_engine import matrix_at
 from oban_import.oni.engine.rotations import (NEAR_ROTATION, continuous, matrix_quaternions, nearest_rotations,
                                               quaternion_matrices, split_rotation_scale)
 from oban_import.oni.engine.to_blender import BASE_TOLERANCE, DEFAULT_AXES, EULER_AXES, eulers, transforms_many
-from oban_import.oni.io.oban import LOCALIZED
+from oban_import.oni.io.oban.record import LOCALIZED
 
 # a few of the orientation helper's conversions, as matrices (det +1 and -1)
 OTHER_AXES = [np.eye(3), np.array([[0, 0, 1.0], [1, 0, 0], [0, 1, 0]]), np.diag([1.0, 1.0, -1.0])]

@@ -19,9 +19,9 @@ from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.core.files import open_regular
-from oban_import.oni.io.characters import PART_NAMES, counted_items
-from oban_import.oni.io.container import TRAC_TAG, TRMA_TAG, Container
-from oban_import.oni.io.library import read_character, read_characters, read_tram_file
+from oban_import.oni.io.characters.model import PART_NAMES
+from oban_import.oni.io.characters.read import counted_items, read_character, read_characters, read_tram_file
+from oban_import.oni.io.container.container import TRAC_TAG, TRMA_TAG, Container
 
 DATA = os.path.join(TEST_DATA, "characters")
 ONI = os.path.join(DATA, "oni")

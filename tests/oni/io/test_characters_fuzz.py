@@ -25,11 +25,11 @@ from paths import DATA as TEST_DATA
 from test_objects_fuzz import SETTINGS, mutated
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io.characters import Character
-from oban_import.oni.io.library import read_character, read_characters, read_tram_file, read_trams
-from oban_import.oni.io.container import HEADER_DTYPE
-from oban_import.oni.io.tram import Tram
-from oban_import.oni.io.tram_writer import tram_oni_bytes
+from oban_import.oni.io.characters.model import Character
+from oban_import.oni.io.characters.read import read_character, read_characters, read_tram_file, read_trams
+from oban_import.oni.io.characters.tram import Tram
+from oban_import.oni.io.characters.tram_write import tram_oni_bytes
+from oban_import.oni.io.container.container import HEADER_DTYPE
 
 DATA = os.path.join(TEST_DATA, "characters")
 SECONDS = 1.0

@@ -43,11 +43,12 @@ from oban_generate import random_animation
 from paths import DATA
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io import container, onisplit_xml
-from oban_import.oni.io.container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, PC_CHECKSUM, SIGNATURE
-from oban_import.oni.io.oban import KEY_DTYPE, RECORD_DTYPE, Animation, record_bytes
-from oban_import.oni.io.reader import read_file
-from oban_import.oni.io.writer import oni_file_bytes, raw_file_bytes
+from oban_import.oni.io.container import container
+from oban_import.oni.io.oban import onisplit_xml
+from oban_import.oni.io.container.container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, PC_CHECKSUM, SIGNATURE
+from oban_import.oni.io.oban.read import read_file
+from oban_import.oni.io.oban.record import KEY_DTYPE, RECORD_DTYPE, Animation, record_bytes
+from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes
 
 REGRESSIONS = os.path.join(DATA, "regressions")
 SECONDS = 1.0

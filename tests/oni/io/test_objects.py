@@ -17,9 +17,9 @@ from paths import DATA as TEST_DATA
 from pngs import read_png
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io import textures
-from oban_import.oni.io.library import read_mesh_file, read_objects, read_texture_file
-from oban_import.oni.io.oban import matrix_from_columns
+from oban_import.oni.io.objects import textures
+from oban_import.oni.io.oban.record import matrix_from_columns
+from oban_import.oni.io.objects.read import read_mesh_file, read_objects, read_texture_file
 
 DATA = os.path.join(TEST_DATA, "objects")
 LEVEL = os.path.join(DATA, "level", "level9_Final.dat")
@@ -523,7 +523,7 @@ def test_reading_seeks_instead_of_copying(tmp_path, monkeypatch):
             self.f.close()
 
     import oban_import.core.files as files
-    import oban_import.oni.io.library as library
+    import oban_import.oni.io.container.library as library
     monkeypatch.setattr(files, "open", lambda *a, **k: Spy(real(*a, **k)), raising=False)
     monkeypatch.setattr(library, "IN_MEMORY", os.path.getsize(path) - 1)
     level = read_objects(path)
@@ -571,7 +571,7 @@ def _write_bytes(path, data):
 
 
 def test_the_oban_reader_reads_the_objects_level():
-    from oban_import.oni.io.reader import read_file
+    from oban_import.oni.io.oban.read import read_file
     names = sorted(a.name for a in read_file(LEVEL))
     assert names == sorted(e["animation"] for e in EXPECTED["objects"] if e["animation"])
     assert names == sorted(a.name for a in read_objects(LEVEL).animations)

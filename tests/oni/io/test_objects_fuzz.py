@@ -29,9 +29,9 @@ from limits import measured
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io import textures
-from oban_import.oni.io.library import read_mesh_file, read_objects, read_texture_file
-from oban_import.oni.io.objects import Level, Mesh, Texture
+from oban_import.oni.io.objects import textures
+from oban_import.oni.io.objects.model import Level, Mesh, Texture
+from oban_import.oni.io.objects.read import read_mesh_file, read_objects, read_texture_file
 
 DATA = os.path.join(TEST_DATA, "objects")
 SECONDS = 1.0

@@ -11,14 +11,15 @@ from oban_generate import random_animation
 from paths import DATA
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io import oni_properties as oni_properties
-from oban_import.oni.io import reader as reader_module
-from oban_import.oni.io.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
-from oban_import.oni.io.oban import (RECORD_DTYPE, SCREENED_AT_ONCE, SCREENED_FROM, check, check_all, parse_record,
-                                     raw_name)
-from oban_import.oni.io.oni_properties import descriptions, keys_from_property, properties, stored_data, unsigned32
-from oban_import.oni.io.reader import read_file, read_files
-from oban_import.oni.io.writer import oni_file_bytes, raw_file_bytes
+from oban_import.core.id_properties import unsigned32
+from oban_import.oni.io.oban import properties as oni_properties
+from oban_import.oni.io.oban import read as reader_module
+from oban_import.oni.io.container.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
+from oban_import.oni.io.oban.properties import descriptions, keys_from_property, properties, stored_data
+from oban_import.oni.io.oban.read import read_file, read_files
+from oban_import.oni.io.oban.record import (RECORD_DTYPE, SCREENED_AT_ONCE, SCREENED_FROM, check, check_all,
+                                            parse_record, raw_name)
+from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes
 
 KEYS_AT = RECORD_DTYPE.itemsize  # 128: keys start here in a raw file
 

@@ -18,12 +18,15 @@ import pytest
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io import tram as tram_module
-from oban_import.oni.io.characters import PART_NAMES
-from oban_import.oni.io.container import HEADER_DTYPE
-from oban_import.oni.io.library import Library, read_tram_file, read_trams
-from oban_import.oni.io.tram import RECORD_DTYPE, Track, Tram
-from oban_import.oni.io.tram_writer import tram_oni_bytes
+from oban_import.oni.io.characters import tram as tram_module
+from oban_import.oni.io.characters import tram_read
+from oban_import.oni.io.characters.model import PART_NAMES
+from oban_import.oni.io.characters.read import read_tram_file, read_trams
+from oban_import.oni.io.characters.tram import RECORD_DTYPE, Track, Tram
+from oban_import.oni.io.characters.tram_read import read_tram_instances
+from oban_import.oni.io.characters.tram_write import tram_oni_bytes
+from oban_import.oni.io.container.container import HEADER_DTYPE
+from oban_import.oni.io.container.library import Library
 
 DATA = os.path.join(TEST_DATA, "characters")
 MANIFEST = json.load(open(os.path.join(DATA, "manifest.json")))
@@ -301,20 +304,20 @@ def test_generated_round_trip(tmp_path, name):
     assert_tracks_equal_reference(back, data)
 
 
-@pytest.mark.parametrize("cells", [tram_module.TRACK_CELLS, 64])
+@pytest.mark.parametrize("cells", [tram_read.TRACK_CELLS, 64])
 def test_trams_read_together_equal_the_reference_walker(tmp_path, monkeypatch, cells):
     """Every generated TRAM read at once (a character's collection is: their tracks decoded
     together, by key size, in runs of at most TRACK_CELLS track-frames; 64 makes a run of
     each) gives each one's tracks as the reference walker reads that file alone."""
-    monkeypatch.setattr(tram_module, "TRACK_CELLS", cells)
-    monkeypatch.setattr(tram_module, "_track", None)   # where a TRAM is at fault: none is here
+    monkeypatch.setattr(tram_read, "TRACK_CELLS", cells)
+    monkeypatch.setattr(tram_read, "_track", None)   # where a TRAM is at fault: none is here
     files = {}
     for name, tram in GENERATED.items():
         files[name] = tmp_path / f"TRAM{name}.oni"
         files[name].write_bytes(tram_oni_bytes(tram))
     with Library(str(files[next(iter(files))])) as library:
         instances = [(library.open(str(path)), 0) for path in files.values()]
-        read = library.trams(instances)
+        read = library.cached_all(instances, read_tram_instances)
     assert [tram.name for tram in read] == list(files)
     for tram, path in zip(read, files.values()):
         assert_tracks_equal_reference(tram, path.read_bytes())
@@ -348,7 +351,7 @@ def test_a_faulty_tram_read_with_others_is_named(tmp_path):
         path.write_bytes(raw_patched(data, "rotations_at", gap_at(tram, 5, 0), b"\x00") if "bad" in path.name
                          else data)
     with Library(str(paths[0])) as library, pytest.raises(ObanError) as error:
-        library.trams([(library.open(str(path)), 0) for path in paths])
+        library.cached_all([(library.open(str(path)), 0) for path in paths], read_tram_instances)
     message = str(error.value)
     assert message.startswith(str(paths[1])) and "part 5's track: key 1 has a gap of 0 frames" in message
 
@@ -385,7 +388,7 @@ def test_tracks_not_laid_end_to_end_are_walked(tmp_path):
     paths[1].write_bytes(data)
     alone = read_tram_file(str(paths[0]))
     with Library(str(paths[0])) as library:
-        together = library.trams([(library.open(str(path)), 0) for path in paths])
+        together = library.cached_all([(library.open(str(path)), 0) for path in paths], read_tram_instances)
     for read in (alone, together[0]):
         assert_tracks_equal_reference(read, moved)
         for part, (track, written) in enumerate(zip(read.tracks, tram.tracks)):

@@ -23,14 +23,14 @@ from limits import measured
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io import tram as tr
-from oban_import.oni.io import tram_xml
-from oban_import.oni.io.container import HEADER_DTYPE
-from oban_import.oni.io.library import read_tram_file
-from oban_import.oni.io.tram import Track, Tram
-from oban_import.oni.io.tram_writer import tram_oni_bytes
-from oban_import.oni.io.tram_xml import (ekey_codes, ekey_degrees, looks_like_tram_xml, read_tram_xml,
-                                         tram_xml_bytes)
+from oban_import.oni.io.characters import tram as tr
+from oban_import.oni.io.characters import tram_xml
+from oban_import.oni.io.characters.read import read_tram_file
+from oban_import.oni.io.characters.tram import Track, Tram
+from oban_import.oni.io.characters.tram_write import tram_oni_bytes
+from oban_import.oni.io.characters.tram_xml import (ekey_codes, ekey_degrees, looks_like_tram_xml, read_tram_xml,
+                                                    tram_xml_bytes)
+from oban_import.oni.io.container.container import HEADER_DTYPE
 
 DATA = os.path.join(TEST_DATA, "characters")
 ONISPLIT = os.path.join(DATA, "onisplit")

@@ -8,8 +8,8 @@ import pytest
 from oban_generate import random_animation
 from paths import DATA
 
-from oban_import.oni.io.reader import read_file
-from oban_import.oni.io.writer import raw_file_bytes, xml_bytes
+from oban_import.oni.io.oban.read import read_file
+from oban_import.oni.io.oban.write import raw_file_bytes, xml_bytes
 
 NAMES = ("camera_flyby", "door_swing", "fan_loop", "lift_pingpong", "spec_example")
 

@@ -14,8 +14,8 @@ from paths import DATA
 from test_readers import expect_error
 
 from oban_import.oni.engine.frames import frame_matrices
-from oban_import.oni.io import onisplit_xml as xml_reader
-from oban_import.oni.io.reader import read_file
+from oban_import.oni.io.oban import onisplit_xml as xml_reader
+from oban_import.oni.io.oban.read import read_file
 
 NAMES = ("camera_flyby", "door_swing", "fan_loop", "lift_pingpong", "spec_example")
 SPEC_EXAMPLE = Path(DATA, "xml", "OBANspec_example.xml").read_text(encoding="utf-8")

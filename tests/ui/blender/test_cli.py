@@ -9,7 +9,7 @@ import pytest
 from commands import COMMANDS, run
 from oni_scene import DATA, expected_world, generated_files, world_error
 
-from oban_import.oni.io.writer import raw_file_bytes
+from oban_import.oni.io.oban.write import raw_file_bytes
 from oban_import.ui import cli
 
 

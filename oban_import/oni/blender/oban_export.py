@@ -21,14 +21,14 @@ from ..engine.frames import frame_matrices
 from ..engine.playback import engine_frames
 from ..engine.rotations import relative_errors, split_rotation_scale
 from ..engine.to_blender import blender_matrices, camera_matrices
-from ..io.oban import LOCALIZED, LOOP, matrix_from_columns
-from ..io.oni_properties import (FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE, OBJECT_ORIGIN, PIVOT, PLACEMENT, START_FRAME,
-                                 from_properties)
-from ..io.reader import read_file
-from ..io.writer import oni_file_bytes, raw_file_bytes, xml_bytes
-from .actions import action_of
+from ..io.oban.properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE, PIVOT, PLACEMENT, START_FRAME, from_properties
+from ..io.oban.read import read_file
+from ..io.oban.record import LOCALIZED, LOOP, matrix_from_columns
+from ..io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes
+from ..io.objects.properties import OBJECT_ORIGIN
 from .characters import CHARACTER
-from .targets import is_animated
+from .oban_actions import action_of
+from .oban_targets import is_animated
 
 FILES = {"oni": ("OBAN{name}.oni", oni_file_bytes),   # EXPORT_FORMATS of options
          "xml": ("OBAN{name}.xml", xml_bytes),

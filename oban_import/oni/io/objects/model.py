@@ -1,15 +1,12 @@
 """A level's placed objects (docs/objects.md): what the readers of OBOA, M3GA/M3GM and
-TXMP give the Blender side. The data classes here are the contract between the two.
-
-The readers that fill them are in library.py.
+TXMP (read.py) give the Blender side. The data classes here are the contract between the two.
 """
 
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.errors import ObanError
-from .oban import IDENTITY, Animation
+from ..oban.record import IDENTITY, Animation
 from .textures import decode, to_bytes
 
 
@@ -87,24 +84,3 @@ class Level:
         used = [o.animation for o in self.objects if o.animation is not None]
         ids, names = {id(a) for a in used}, {a.name for a in used}
         return [a for a in self.animations if id(a) not in ids and a.name not in names]
-
-
-OBOA_COUNT_OFFSET, OBOA_OBJECTS_OFFSET = 0x16, 0x18
-OBJECT_DTYPE = np.dtype([   # docs/objects.md 3
-    ("geometry", "<u4"), ("animation", "<u4"), ("particles", "<u4"), ("flags", "<u4"),
-    ("door_gunk_id", "<i4"), ("door_id", "<i4"), ("physics", "<u4"), ("script_id", "<i4"),
-    ("position", "<f4", 3), ("rotation", "<f4", 4), ("scale", "<f4"), ("origin", "<f4", 12),
-    ("name", "S64"), ("padding", "V64"),
-])
-assert OBJECT_DTYPE.itemsize == 240
-
-
-def parse_oboa(data: bytes, path: str, label: str) -> np.ndarray:
-    """The OBJECT_DTYPE records of an OBOA instance's data, the count checked first."""
-    if len(data) < OBOA_OBJECTS_OFFSET:
-        raise ObanError(path, f"{label}: {len(data)} bytes, too short for an OBOA")
-    count = int.from_bytes(data[OBOA_COUNT_OFFSET:OBOA_COUNT_OFFSET + 2], "little")
-    room = (len(data) - OBOA_OBJECTS_OFFSET) // OBJECT_DTYPE.itemsize
-    if count > room:
-        raise ObanError(path, f"{label}: object count says {count} but only {room} fit in the instance")
-    return np.frombuffer(data, OBJECT_DTYPE, count=count, offset=OBOA_OBJECTS_OFFSET)

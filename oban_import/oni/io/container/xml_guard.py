@@ -13,7 +13,7 @@ from xml.parsers import expat
 
 import numpy as np
 
-from ...core.errors import ObanError
+from ....core.errors import ObanError
 
 MAX_FILE_SIZE = 256 << 20
 MAX_DEPTH = 32

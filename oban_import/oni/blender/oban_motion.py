@@ -7,8 +7,8 @@ import numpy as np
 from mathutils import Matrix
 
 from ..engine import to_blender
-from ..io.oni_properties import PIVOT
-from . import actions, targets
+from ..io.oban.properties import PIVOT
+from . import oban_actions, oban_targets
 from .empties import new_empty
 
 
@@ -71,7 +71,7 @@ def build(context, animation, obj, settings, motion=None, action=None, described
     `described`: its custom properties (oni.properties.descriptions), else made here.
     A pivot made for it goes to `collection` (default: obj's collections, a slow look at
     every collection) and is added to `made` as (pivot, None) as soon as it exists."""
-    shown, period = actions.ticks(animation, settings)
+    shown, period = oban_actions.ticks(animation, settings)
     if motion is None:
         motion = _placed_motion(context, animation, obj, shown, settings)
     elif settings.playback != "FRAMES" and isinstance(motion, to_blender.Transforms):
@@ -84,12 +84,12 @@ def build(context, animation, obj, settings, motion=None, action=None, described
             pivot = _pivot(obj, animation, motion.child, settings, [collection] if collection else obj.users_collection)
             if made is not None:
                 made.append((pivot, None))
-        action = actions.animate_keys(pivot or obj, animation, motion, settings, action)
+        action = oban_actions.animate_keys(pivot or obj, animation, motion, settings, action)
     else:
-        action = actions.animate(obj, animation.name, motion, settings, period, action)
+        action = oban_actions.animate(obj, animation.name, motion, settings, period, action)
         note = motion.note
-    actions.mark_door(action, animation, shown, settings.frame_start)
-    actions.describe(obj, action, animation, settings, described)
+    oban_actions.mark_door(action, animation, shown, settings.frame_start)
+    oban_actions.describe(obj, action, animation, settings, described)
     return Built(obj, motion.error, settings.frame_start + len(shown) - 1, note, pivot)
 
 
@@ -113,11 +113,11 @@ def _pivot(obj, animation, child, settings, collections):
 
 def _placed_motion(context, animation, obj, shown, settings):
     if settings.keys == "FILE":
-        keys = targets.placed_keys(context, animation, obj, settings)
+        keys = oban_targets.placed_keys(context, animation, obj, settings)
         keys.reason = keys.reason or _euler_reason(settings)
         if not keys.reason:
             return keys
-    transforms = targets.placed_transforms(context, animation, obj, shown, settings)
+    transforms = oban_targets.placed_transforms(context, animation, obj, shown, settings)
     if settings.keys == "FILE":
         transforms.note = f"baked on every frame: {keys.reason}"
     return transforms

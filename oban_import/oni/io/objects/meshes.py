@@ -4,8 +4,8 @@ texture coordinates, IDXA indices; triangle strips to triangles with whole-array
 
 import numpy as np
 
-from ...core.errors import ObanError
-from .container import IDXA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG
+from ....core.errors import ObanError
+from ..container.container import IDXA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG
 
 # M3GM links from 0x04: (field, reversed tag)
 M3GM_LINKS = (("points", PNTA_TAG), ("vertex normals", VCRA_TAG), ("face normals", VCRA_TAG),

@@ -1,27 +1,27 @@
-"""Oni's characters (docs/characters.md 1, 5): a character class (ONCC) with its body (TRBS ->
-TRCM -> TRGA meshes, TRTA translations, TRIA hierarchy), its textures (TRMA) and its
-animations (the TRAC chain of TRAMs). The data classes here are the contract with the engine
-and Blender sides.
-
-The readers take a library.Library, which follows links across placeholders and builds each
-mesh, texture and animation once; library.py has the entry points (read_character, ...).
-"""
+"""Reading Oni's characters (docs/characters.md 1, 5) into model.py's data classes: a
+character class (ONCC) with its body (TRBS -> TRCM -> TRGA meshes, TRTA translations, TRIA
+hierarchy), its textures (TRMA) and its animations (the TRAC chain of TRAMs), followed
+through a Library across placeholders; and the entry points that read a file's characters
+or TRAMs (read_character, read_characters, read_tram_file, read_trams)."""
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 
-from ...core.errors import ObanError
-from .container import (M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG,
-                        TRTA_TAG, TXMP_TAG)
-from .meshes import parse_links
-from .tram import MAX_PARTS
+from ....core.errors import ObanError
+from ....core.files import open_regular
+from ..container.container import (M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG,
+                                   TRMA_TAG, TRTA_TAG, TXMP_TAG, Container)
+from ..container.library import Library, open_library, reading
+from ..objects.meshes import parse_links
+from ..objects.read import main_instance, mesh_at, texture_at
+from .model import PART_NAMES, Body, BodyPart, Character
+from .tram import MAX_PARTS, Tram
+from .tram_read import read_tram_instances
+from .tram_xml import read_tram_xml
 
-PART_NAMES = ("Pelvis", "LeftThigh", "LeftCalf", "LeftFoot", "RightThigh", "RightCalf", "RightFoot", "Mid",
-              "Chest", "Neck", "Head", "LeftShoulder", "LeftArm", "LeftWrist", "LeftFist", "RightShoulder",
-              "RightArm", "RightWrist", "RightFist")   # the engine's body part enum (spec CHARACTERS.md 1)
 ONCC_BODY_AT, ONCC_TEXTURES_AT, ONCC_ANIMATIONS_AT = 0xC34, 0xC38, 0xC80
 TRBS_LEVELS = 5                  # TRCM links, low to high detail: the last one is used
 TRCM_PARTS_AT, TRCM_LINKS_AT = 0x04, 0x54   # links TRGA, TRTA, TRIA
@@ -33,36 +33,6 @@ ITEM_DTYPES = {TRGA_TAG: np.dtype("<u4"), TRTA_TAG: np.dtype(("<f4", (3,))), TRI
                TRMA_TAG: np.dtype("<u4"), TRAC_TAG: TRAC_ENTRY_DTYPE}
 
 
-@dataclass
-class BodyPart:
-    name: str                # the engine's part name (PART_NAMES; 'Part19' ... past them)
-    parent: int              # -1 for the root (part 0)
-    translation: np.ndarray  # (3,) float32, TRTA: from its parent, Oni units
-    mesh: object             # objects.Mesh or None (its texture from TRMA when the M3GM's own link is empty)
-
-
-@dataclass
-class Body:
-    name: str                # the TRBS's name without 'TRBS'
-    parts: list              # [BodyPart], in part order
-
-    @property
-    def parents(self) -> np.ndarray:
-        """(P,) int64, -1 for the root."""
-        return np.array([part.parent for part in self.parts], np.int64)
-
-    @property
-    def translations(self) -> np.ndarray:
-        """(P, 3) float64."""
-        return np.array([part.translation for part in self.parts], np.float64).reshape(-1, 3)
-
-
-@dataclass
-class Character:
-    name: str                # ONCC name without 'ONCC' (or the TRBS's for a bare body)
-    body: Body
-    animations: list         # [tram.Tram]: its TRAC's and, recursively, its parents'
-    warnings: list = field(default_factory=list)   # e.g. a texture placeholder not found
 
 
 class Items(NamedTuple):
@@ -76,11 +46,7 @@ class Items(NamedTuple):
         return self.container.label(self.index)
 
 
-def short_name(full: str, tag: str) -> str:
-    return full[len(tag):] if full.startswith(tag) else full
-
-
-def character_at(library, c, index: int) -> Character:
+def character_at(library: Library, c: Container, index: int) -> Character:
     """The ONCC at `index` of container `c`: body, textures and animations (docs/characters.md 1)."""
     data, _ = c.instance(index, ONCC_TAG)
     label = c.label(index)
@@ -92,18 +58,18 @@ def character_at(library, c, index: int) -> Character:
     textures = _textures(library, c, textures_link, index)
     body = body_at(library, *_required(library, c, body_link, TRBS_TAG, index, "body set"), textures)
     animations = collection(library, c, animations_link, index, len(body.parts))
-    return Character(name=short_name(c.full_name(index), "ONCC"), body=body, animations=animations,
+    return Character(name=c.short_name(index), body=body, animations=animations,
                      warnings=list(dict.fromkeys(library.events[before:])))
 
 
-def bare_body(library, c, index: int) -> Character:
+def bare_body(library: Library, c: Container, index: int) -> Character:
     """A TRBS on its own: a character of the body's name, untextured unless its meshes link textures."""
     before = len(library.events)
     body = body_at(library, c, index)
     return Character(name=body.name, body=body, animations=[], warnings=list(dict.fromkeys(library.events[before:])))
 
 
-def body_at(library, c, index: int, textures: Items | None = None) -> Body:
+def body_at(library: Library, c: Container, index: int, textures: Items | None = None) -> Body:
     """The TRBS at `index`: its last TRCM's parts (docs/characters.md 1); `textures` (from
     _textures) for the parts whose meshes link none."""
     label = c.label(index)
@@ -125,7 +91,7 @@ def body_at(library, c, index: int, textures: Items | None = None) -> Body:
     if textures is not None and len(textures.items) != parts:
         raise ObanError(textures.container.path, f"{textures.label}: {len(textures.items)} textures for the "
                                                  f"{parts} parts of {trcm_label}")
-    return Body(name=short_name(c.full_name(index), "TRBS"), parts=[
+    return Body(name=c.short_name(index), parts=[
         BodyPart(name=PART_NAMES[p] if p < len(PART_NAMES) else f"Part{p}", parent=int(parents[p]),
                  translation=translations.items[p], mesh=_part_mesh(library, geometry, p, textures))
         for p in range(parts)])
@@ -144,7 +110,7 @@ def _part_mesh(library, geometry: Items, part, textures):
     """Part `part`'s mesh (None without one), with TRMA's texture if its M3GM links none."""
     target = library.follow(geometry.container, int(geometry.items[part]), M3GM_TAG, geometry.index,
                             f"part {part} geometry")
-    mesh = library.mesh(*target) if target else None
+    mesh = mesh_at(library, *target) if target else None
     if mesh is None or textures is None or mesh.texture_name or not textures.items[part][1]:
         return mesh
     texture, name = textures.items[part]
@@ -161,13 +127,13 @@ def _textures(library, c, value, owner) -> Items | None:
     for part, link in enumerate(counted_items(tc, index, TRMA_TAG)):
         field_name = f"part {part} texture"
         texture = tc.link(int(link), TXMP_TAG, index, field_name)
-        name = "" if texture is None else short_name(tc.full_name(texture), "TXMP")
+        name = "" if texture is None else tc.short_name(texture)
         resolved = library.follow(tc, int(link), TXMP_TAG, index, field_name)
-        found.append((library.texture(*resolved) if resolved else None, name))
+        found.append((texture_at(library, *resolved) if resolved else None, name))
     return Items(found, tc, index)
 
 
-def collection(library, c, value: int, owner: int, parts: int) -> list:
+def collection(library: Library, c: Container, value: int, owner: int, parts: int) -> list:
     """The TRAMs of the TRAC `value` links and of its parents, in order, each once
     (docs/characters.md 1); a loop in the chain or a TRAM for another part count is an error."""
     animations, seen, chain = [], set(), set()
@@ -184,7 +150,7 @@ def collection(library, c, value: int, owner: int, parts: int) -> list:
         found = [target for target in library.follow_all(c, links, TRAM_TAG, owner,
                                                          [f"animation {n}" for n in range(len(links))])
                  if target is not None]
-        for (tc, index), tram in zip(found, library.trams(found)):
+        for (tc, index), tram in zip(found, library.cached_all(found, read_tram_instances)):
             if id(tram) in seen:
                 continue
             if tram.parts != parts:
@@ -196,7 +162,7 @@ def collection(library, c, value: int, owner: int, parts: int) -> list:
     return animations
 
 
-def counted_items(c, index: int, tag: bytes) -> np.ndarray:
+def counted_items(c: Container, index: int, tag: bytes) -> np.ndarray:
     """The items of a TRGA, TRTA, TRIA, TRMA or TRAC (u16 count at 0x16), the count checked first."""
     data, _ = c.instance(index, tag)
     label, dtype = c.label(index), ITEM_DTYPES[tag]
@@ -246,3 +212,54 @@ def _required(library, c, value, tag, owner, what):
         raise ObanError(c.path, f"{c.label(owner)}: its {what} {name} is not found: put {name}.oni beside "
                                 f"{os.path.basename(c.path)}, or import the level that holds it")
     return target
+
+
+def read_character(path: str) -> Character:
+    """The character of an ONCC .oni (its body, textures and animations found beside it), the
+    first ONCC of a level .dat, or a bare body from a TRBS .oni (no ONCC in the file)."""
+    path = os.fspath(path)
+    with open_library(path) as library:
+        c = library.main
+        oncc, trbs = c.first(ONCC_TAG), c.first(TRBS_TAG)
+        if oncc is not None:
+            return character_at(library, c, oncc)
+        if trbs is not None:
+            return bare_body(library, c, trbs)
+        raise ObanError(path, "holds no character class (ONCC) or body set (TRBS)")
+
+
+def read_characters(path: str) -> list[Character]:
+    """Every ONCC of a level .dat (+ .raw) or a .oni, each with its body and animations."""
+    path = os.fspath(path)
+    with open_library(path) as library:
+        c = library.main
+        found = [character_at(library, c, i) for i in c.with_data(ONCC_TAG)]
+        if not found:
+            raise ObanError(path, "holds no character class (ONCC)")
+        return found
+
+
+def read_tram_file(path: str) -> Tram:
+    """The TRAM of a loose .oni (the first one of a level .dat), its raw data from the file's raw
+    table (or the level's .raw); or of OniSplit's XML of one (.xml), as OniSplit's -create makes it
+    (docs/characters.md 9)."""
+    path = os.fspath(path)
+    if os.path.splitext(path)[1].lower() == ".xml":
+        with reading(path):
+            f, size = open_regular(path)
+            with f:
+                return read_tram_xml(f, path, size)[0]
+    with open_library(path) as library:
+        c = library.main
+        return library.cached_all([(c, main_instance(c, TRAM_TAG, "animation (TRAM)"))], read_tram_instances)[0]
+
+
+def read_trams(path: str) -> list[Tram]:
+    """Every TRAM of a level .dat (+ .raw) or a .oni, in descriptor order; the one of
+    OniSplit's XML of a TRAM."""
+    path = os.fspath(path)
+    if os.path.splitext(path)[1].lower() == ".xml":
+        return [read_tram_file(path)]
+    with open_library(path) as library:
+        c = library.main
+        return library.cached_all([(c, i) for i in c.with_data(TRAM_TAG)], read_tram_instances)

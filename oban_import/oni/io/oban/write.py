@@ -3,9 +3,10 @@ containers 1, 2 and 4)."""
 
 import numpy as np
 
-from .container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, PC_CHECKSUM, SIGNATURE
-from .oban import FLAGS, KNOWN_FLAGS, Animation, record_bytes
-from .xml_guard import float_texts
+from ..container.container import OBAN_TAG
+from ..container.instance_file import instance_file_bytes
+from ..container.xml_guard import float_texts
+from .record import FLAGS, KNOWN_FLAGS, Animation, record_bytes
 
 
 def raw_file_bytes(animation: Animation) -> bytes:
@@ -15,26 +16,7 @@ def raw_file_bytes(animation: Animation) -> bytes:
 
 def oni_file_bytes(animation: Animation) -> bytes:
     """An OniSplit-style VR32 .oni file holding one named OBAN."""
-    name = b"OBAN" + animation.name.encode("latin-1") + b"\0"
-    record = record_bytes(animation)
-    name_offset = _align(64 + DESCRIPTOR_DTYPE.itemsize, 32)
-    data_offset = _align(name_offset + len(name), 32)
-    header = np.zeros(1, HEADER_DTYPE)
-    header["checksum"], header["version"], header["signature"] = PC_CHECKSUM, b"23RV", SIGNATURE
-    header["instance_count"] = 1
-    header["data_offset"], header["data_size"] = data_offset, len(record)
-    header["name_offset"], header["name_size"] = name_offset, len(name)
-    descriptor = np.zeros(1, DESCRIPTOR_DTYPE)
-    descriptor["tag"], descriptor["data_offset"], descriptor["data_size"] = OBAN_TAG, 8, len(record)
-    out = bytearray(data_offset + len(record))
-    out[:64 + DESCRIPTOR_DTYPE.itemsize] = header.tobytes() + descriptor.tobytes()
-    out[name_offset:name_offset + len(name)] = name
-    out[data_offset:] = record
-    return bytes(out)
-
-
-def _align(n, to):
-    return (n + to - 1) // to * to
+    return instance_file_bytes([(OBAN_TAG, "OBAN" + animation.name, record_bytes(animation)[8:])])
 
 
 def xml_bytes(animation: Animation) -> bytes:

@@ -14,10 +14,9 @@ holds the same bits.
 
 import numpy as np
 
-from ...core.errors import ObanError
-from .container import onisplit_name
-from .oban import FLAGS, KEY_DTYPE, MAX_COUNT, Animation
-from .xml_guard import MAX_FILE_SIZE, MAX_NAME, GuardedXml, check_size, quote  # noqa: F401 (the size cap, kept here)
+from ....core.errors import ObanError
+from ..container.xml_guard import MAX_FILE_SIZE, MAX_NAME, GuardedXml, check_size, quote  # noqa: F401 (the size cap, kept here)
+from .record import FLAGS, KEY_DTYPE, MAX_COUNT, Animation, onisplit_name
 
 MAX_KEYS = MAX_COUNT
 MAX_ELEMENTS = 4 * MAX_KEYS + 4096   # an OBAN with the most keys (4 elements each), and to spare

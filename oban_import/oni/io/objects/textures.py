@@ -6,7 +6,7 @@ An n-bit channel value x becomes x / (2^n - 1).
 
 import numpy as np
 
-from ...core.errors import ObanError
+from ....core.errors import ObanError
 
 TXMP_FIELDS = np.dtype([("flags", "<u4"), ("width", "<u2"), ("height", "<u2"), ("format", "<u4"),
                         ("animation", "<u4"), ("env_map", "<u4"), ("raw_offset", "<u4")])

@@ -28,13 +28,13 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from ...core.errors import ObanError
-from .characters import PART_NAMES
+from ....core.errors import ObanError
+from ..container.xml_guard import GuardedXml, check_size, float_texts, quote
+from .model import PART_NAMES
 from .tram import (ATTACK_DTYPE, EXTENT_DTYPE, EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, MAX_PARTS, MOTION_BLUR_DTYPE, OVERLAY,
                    PARTICLE_DTYPE, POSITION_DTYPE, SELF_DAMAGE_DTYPE, SHORTCUT_DTYPE, SOUND_DTYPE, THROW_DTYPE, Track,
                    Tram)
-from .tram_writer import checked as checked_tram
-from .xml_guard import GuardedXml, check_size, float_texts, quote
+from .tram_write import checked as checked_tram
 
 F32 = np.float32
 DEGREES, RADIANS = F32(57.295773), F32(0.017453294)   # OniSplit's MathHelper.ToDegrees, ToRadians (float32)

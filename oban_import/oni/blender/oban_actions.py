@@ -8,8 +8,8 @@ import numpy as np
 from ...blender import compat
 from ..engine import to_blender
 from ..engine.playback import engine_frames, engine_keys, random_start_frame
-from ..io.oban import MAX_COUNT, RANDOM_START
-from ..io.oni_properties import NAME, PIVOT, descriptions, import_properties
+from ..io.oban.properties import NAME, PIVOT, descriptions, import_properties
+from ..io.oban.record import MAX_COUNT, RANDOM_START
 
 TRANSFORM_GROUP = "Object Transforms"
 DOOR_MARKER = "door open"

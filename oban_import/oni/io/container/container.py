@@ -12,9 +12,8 @@ import struct
 
 import numpy as np
 
-from ...core.errors import ObanError
-from ...core.files import open_regular
-from .oban import Animation, parse_record
+from ....core.errors import ObanError
+from ....core.files import open_regular
 
 PC_CHECKSUM = 0x0003BCDF33DC271F
 CHECKSUMS = {PC_CHECKSUM: "PC", 0x0003BCDF23C13061: "Mac/demo"}
@@ -110,6 +109,14 @@ class Container:
         """Descriptor indices of every instance with this (stored, reversed) tag."""
         return np.flatnonzero(self.descriptors["tag"] == tag)
 
+    def with_data(self, tag: bytes) -> list[int]:
+        """Descriptor indices of the instances with this tag whose data is in this file."""
+        return [int(i) for i in self.indices(tag) if not self.is_placeholder(int(i))]
+
+    def first(self, tag: bytes) -> int | None:
+        """The first instance with this tag and data in this file, or None."""
+        return next(iter(self.with_data(tag)), None)
+
     def is_placeholder(self, index: int) -> bool:
         """A descriptor with a name and no data here: the instance lives in another file."""
         return self.ends[index] == self.starts[index]
@@ -129,6 +136,10 @@ class Container:
             raise ObanError(self.path, f"descriptor {index}: name at offset {offset} is unterminated "
                                        f"or longer than {MAX_NAME} bytes")
         return self.names[offset:end].decode("latin-1")
+
+    def short_name(self, index: int) -> str:
+        """The name without its tag ('door' for 'OBANdoor'); '' for an unnamed instance."""
+        return short_name(self.full_name(index), self._tags[index][::-1].decode("latin-1"))
 
     def record(self, index: int) -> tuple[bytes, int]:
         """(the instance's 8-byte record header and data, its file offset)."""
@@ -223,26 +234,6 @@ def _open_raw(path, what):
     return f, name, size
 
 
-def read_container(f, path: str, size: int, name_filter=None) -> list[Animation]:
-    """Every OBAN of an .oni or level .dat file open as `f` (`size` bytes), in descriptor order, unchecked.
-
-    `name_filter(name) -> bool` picks instances by name before their records are read.
-    """
-    container = Container(f, path, size)
-    fallback = onisplit_name(path)
-    animations = []
-    for i in container.indices(OBAN_TAG):
-        full = container.full_name(i)
-        name = full[4:] if full.startswith("OBAN") else full or fallback
-        if name_filter and not name_filter(name):
-            continue
-        if container.is_placeholder(i):
-            continue
-        record, offset = container.record(i)
-        animations.append(parse_record(record, path, name, file_offset=offset))
-    return animations
-
-
 def _read_header(f, path, size):
     raw = f.read(64)
     if len(raw) < 64:
@@ -307,7 +298,15 @@ def _record_ranges(containers, descriptors, counts):
     return starts, ends
 
 
-def onisplit_name(path: str) -> str:
-    """'OBANdoor.oni' or 'OBANdoor.xml' -> 'door': the file name, as OniSplit names the main instance."""
-    stem = os.path.splitext(os.path.basename(path))[0]
-    return stem[4:] if stem.startswith("OBAN") and len(stem) > 4 else stem
+def short_name(full: str, tag: str) -> str:
+    """'OBANdoor', 'OBAN' -> 'door': an instance's name without its tag, as the add-on names what it makes."""
+    return full[len(tag):] if full.startswith(tag) else full
+
+
+def level_of_raw_data(path: str) -> str | None:
+    """The level .dat beside a .raw (`levelN_Final.raw`), whose raw data it is, else None:
+    read with the level, never on its own."""
+    stem, extension = os.path.splitext(os.fspath(path))
+    if extension.lower() != ".raw":
+        return None
+    return next((stem + dat for dat in (".dat", ".DAT") if os.path.isfile(stem + dat)), None)

@@ -21,13 +21,13 @@ from ...core.report import Made, Report
 from ..engine import poses
 from ..engine.fit_tram import fit_tracks, root_motion_from
 from ..engine.rotations import matrix_quaternions, relative_errors, split_rotation_scale, stored_from_hamilton
-from ..io.characters import PART_NAMES
-from ..io.library import read_tram_file
-from ..io.oni_properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE
-from ..io.tram import OVERLAY, Tram
-from ..io.tram_properties import NAME, PREFIX, tram_from_properties, tram_properties
-from ..io.tram_writer import tram_oni_bytes
-from ..io.tram_xml import tram_xml_bytes
+from ..io.characters.model import PART_NAMES
+from ..io.characters.read import read_tram_file
+from ..io.characters.tram import OVERLAY, Tram
+from ..io.characters.tram_properties import NAME, PREFIX, tram_from_properties, tram_properties
+from ..io.characters.tram_write import tram_oni_bytes
+from ..io.characters.tram_xml import tram_xml_bytes
+from ..io.oban.properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE
 from .characters import PARENTS, PARTS, TRANSLATIONS
 
 FILES = {"oni": ("TRAM{name}.oni", tram_oni_bytes), "xml": ("TRAM{name}.xml", tram_xml_bytes)}

@@ -1,17 +1,17 @@
 """A Tram back to bytes (docs/characters.md 6): its 0x180-byte record with the raw arrays laid
-out as OniSplit lays them out, and a VR32 .oni in OniSplit's instance-file layout, so that an
-unedited read -> write gives the bytes OniSplit wrote. Counts, track offsets and raw pointers
+out as OniSplit lays them out, and a VR32 .oni (container/instance_file.py), so that an unedited
+read -> write gives the bytes OniSplit wrote. Counts, track offsets and raw pointers
 are computed from the arrays, so an edited Tram is written consistently; a Tram that cannot be
 stored (a count past its field, a track that misses the last frame, ...) is a ValueError.
 """
 
 import numpy as np
 
-from .container import DESCRIPTOR_DTYPE, HEADER_DTYPE, PC_CHECKSUM, PLACEHOLDER, SIGNATURE, TRAM_TAG, UNNAMED
+from ..container.container import LINK_FLAG, TRAM_TAG
+from ..container.instance_file import instance_file_bytes
 from .tram import (ENGINE_ONLY_KEY_SIZES, EXTENT_DTYPE, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ALIGN, RAW_ARRAYS,
                    RECORD_DTYPE, Tram)
 
-LINK_FLAG = 1
 U8_COUNTS = {"attacks": "attack_count", "self_damage": "self_damage_count", "motion_blur": "motion_blur_count",
              "shortcuts": "shortcut_count", "footsteps": "footstep_count", "particles": "particle_count"}
 
@@ -71,41 +71,6 @@ def rotation_bytes(tracks: list, key_size: int) -> bytes:
     return b"".join(chunks)
 
 
-def instance_file_bytes(instances: list, raw: bytes) -> bytes:
-    """A VR32 .oni in OniSplit's layout (ImporterFile): `instances` are (stored tag, full name or
-    '', data past the record header or None for a placeholder), descriptor 0 the main one; `raw`
-    is the raw table with its 32 leading zero bytes, written only if it holds more."""
-    count = len(instances)
-    names = b"".join(name.encode("latin-1") + b"\0" for _, name, _ in instances if name)
-    name_offset = _align(64 + DESCRIPTOR_DTYPE.itemsize * count)
-    data_offset = _align(name_offset + len(names))
-    descriptors, records, name_at, data_at = np.zeros(count, DESCRIPTOR_DTYPE), [], 0, 0
-    for index, (tag, name, data) in enumerate(instances):
-        flags = (0 if name else UNNAMED) | (PLACEHOLDER if data is None else 0)
-        descriptors[index] = (tag, 0, name_at if name else 0, 0, flags)
-        name_at += len(name) + 1 if name else 0
-        if data is not None:
-            descriptors["data_offset"][index], descriptors["data_size"][index] = data_at + 8, len(data) + 8
-            records.append((data_at, (index << 8 | LINK_FLAG).to_bytes(4, "little") + bytes(4) + data))
-            data_at += _align(len(data) + 8)
-    header = np.zeros((), HEADER_DTYPE)
-    header["checksum"], header["version"], header["signature"] = PC_CHECKSUM, b"23RV", SIGNATURE
-    header["instance_count"], header["data_offset"], header["data_size"] = count, data_offset, data_at
-    header["name_offset"], header["name_size"] = name_offset, len(names)
-    with_raw = len(raw) > RAW_ALIGN
-    raw_offset = _align(data_offset + data_at) if with_raw else 0
-    header["raw_offset"], header["raw_size"] = raw_offset, len(raw) if with_raw else 0
-    end = raw_offset + len(raw) if with_raw else data_offset + (records[-1][0] + len(records[-1][1]) if records else 0)
-    out = bytearray(end)
-    out[:64 + descriptors.nbytes] = header.tobytes() + descriptors.tobytes()
-    out[name_offset:name_offset + len(names)] = names
-    for at, record in records:
-        out[data_offset + at:data_offset + at + len(record)] = record
-    if with_raw:
-        out[raw_offset:] = raw
-    return bytes(out)
-
-
 def checked(tram):
     """(frames, key size) of a Tram that can be stored; ValueError saying why not."""
     frames, key_size = int(tram.frames), int(tram.key_size)
@@ -154,7 +119,3 @@ def _append(raw, data):
     at = len(raw)
     raw += data
     return at
-
-
-def _align(n):
-    return (n + RAW_ALIGN - 1) // RAW_ALIGN * RAW_ALIGN

@@ -5,8 +5,8 @@ import numpy as np
 
 from ...core.errors import ObanError
 from ..engine import to_blender
-from ..io.oban import LOCALIZED
-from ..io.oni_properties import NAME, PLACEMENT
+from ..io.oban.properties import NAME, PLACEMENT
+from ..io.oban.record import LOCALIZED
 
 
 def assign(path, animations, selected):

@@ -24,7 +24,7 @@ import types
 
 import numpy as np
 
-from ...core.id_properties import signed32, unsigned32
+from ....core.id_properties import signed32, unsigned32
 from .tram import (ATTACK_DTYPE, EXTENT_DTYPE, EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, MOTION_BLUR_DTYPE, PARTICLE_DTYPE,
                    PLAIN_FIELDS, POSITION_DTYPE, SELF_DAMAGE_DTYPE, SHORTCUT_DTYPE, SOUND_DTYPE, THROW_DTYPE, Track,
                    Tram, flat_tracks)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.errors import ObanError
+from ....core.errors import ObanError
 
 
 @dataclass(frozen=True)
@@ -261,6 +261,12 @@ def raw_name(path: str) -> str:
     stem = os.path.splitext(os.path.basename(path))[0]
     match = RAW_NAME.fullmatch(stem)
     return match.group(1) if match else stem
+
+
+def onisplit_name(path: str) -> str:
+    """'OBANdoor.oni' or 'OBANdoor.xml' -> 'door': the file name, as OniSplit names the main instance."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return stem[4:] if stem.startswith("OBAN") and len(stem) > 4 else stem
 
 
 def read_raw(data: bytes, path: str, size: int) -> list[Animation]:

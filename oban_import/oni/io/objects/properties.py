@@ -1,0 +1,49 @@
+"""The custom properties that describe a placed object (docs/objects.md 3, the OBOA object)
+on its Blender object, and a texture (5) on its material. Plain mappings, no bpy."""
+
+import numpy as np
+
+from ....core.id_properties import signed32
+from .textures import ADDITIVE, HAS_ENV_MAP
+
+OBJECT_NAME = "oni_object_name"
+OBJECT_FLAGS = "oni_flags"
+OBJECT_PHYSICS = "oni_physics"
+OBJECT_SCRIPT_ID = "oni_script_id"
+OBJECT_DOOR_GUNK_ID = "oni_door_gunk_id"
+OBJECT_DOOR_ID = "oni_door_id"
+OBJECT_POSITION = "oni_position"
+OBJECT_ROTATION = "oni_rotation"          # x y z w as stored
+OBJECT_SCALE = "oni_scale"
+OBJECT_ORIGIN = "oni_origin"              # 12 floats, 3x4 by columns
+TEXTURE_FLAGS = "oni_texture_flags"       # on the material
+TEXTURE_ADDITIVE = "oni_additive"         # 0x400 AdditiveBlend
+TEXTURE_ENVMAP = "oni_envmap"             # 0x200 HasEnvMap
+TEXTURE_FORMAT = "oni_texture_format"
+TEXTURE_NAME = "oni_texture_name"
+
+
+def object_properties(placed) -> dict:
+    """What describes a PlacedObject (oni.objects) on its Blender object."""
+    return {
+        OBJECT_NAME: placed.name,
+        OBJECT_FLAGS: signed32(placed.flags),
+        OBJECT_PHYSICS: signed32(placed.physics),
+        OBJECT_SCRIPT_ID: signed32(placed.script_id & 0xFFFFFFFF),
+        OBJECT_DOOR_GUNK_ID: signed32(placed.door_gunk_id & 0xFFFFFFFF),
+        OBJECT_DOOR_ID: signed32(placed.door_id & 0xFFFFFFFF),
+        OBJECT_POSITION: np.asarray(placed.position, np.float64).tolist(),
+        OBJECT_ROTATION: np.asarray(placed.rotation, np.float64).tolist(),
+        OBJECT_SCALE: float(placed.scale),
+        OBJECT_ORIGIN: np.asarray(placed.origin, np.float64).tolist(),
+    }
+
+
+def texture_properties(texture, name: str) -> dict:
+    """What describes a texture (or, None, the missing one called `name`) on its material."""
+    flags = texture.flags if texture is not None else 0
+    described = {TEXTURE_NAME: name, TEXTURE_FLAGS: signed32(flags),
+                 TEXTURE_ADDITIVE: bool(flags & ADDITIVE), TEXTURE_ENVMAP: bool(flags & HAS_ENV_MAP)}
+    if texture is not None:
+        described[TEXTURE_FORMAT] = int(texture.format)
+    return described

@@ -1,0 +1,163 @@
+"""What a file brings to an import or a listing (no bpy): PLAN has one entry per kind of
+thing an Oni file can hold, saying by which instances a file holds it and how it is read;
+bring() reads a file by it. The importer builds each part of what bring() gives with its
+Blender builder, `--list` tabulates it. A new format is its reader, an entry here and its
+builder.
+"""
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ...core.errors import ObanError
+from ...core.files import open_regular, read_head
+from ...core.names import name_matcher
+from .characters.model import Character
+from .characters.read import read_character, read_characters, read_trams
+from .characters.tram_xml import looks_like_tram_xml
+from .container.container import (M3GM_TAG, OBAN_TAG, OBOA_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG,
+                                  TRGA_TAG, TRIA_TAG, TRMA_TAG, TRTA_TAG, TXMP_TAG, Container, looks_like_container)
+from .objects.model import Level, Texture, at_origin
+from .objects.read import read_mesh_file, read_objects, read_texture_file
+
+EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
+XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the user asked for that changes what is read."""
+    objects: bool = True          # placed objects, loose meshes and textures (Placed Objects)
+    name_filter: str = ""         # a glob on instance names (Name Filter)
+    animations: str = "ALL"       # of a character's collection: ALL, MATCHING (the filter), NONE
+
+
+@dataclass
+class Brought:
+    """What one file brings, read and checked, before anything is made of it."""
+    path: str
+    kinds: frozenset = frozenset()   # the PLAN entries the file holds, by name
+    level: Level | None = None       # placed objects: a level's, an OBOA .oni's, a loose M3GM's
+    loose_mesh: bool = False         # `level` is a loose M3GM standing at the origin
+    texture: Texture | None = None   # a loose TXMP
+    characters: list = field(default_factory=list)   # (Character, the TRAMs of its collection chosen)
+    bare_body: bool = False          # `characters` is a TRBS on its own
+    trams: list = field(default_factory=list)        # TRAMs of no character of the file
+    parts_only: bool = False         # a character's collection, textures or pieces: read with the character
+    obans: bool = False              # its OBANs are read by oban.read.read_files, a batch's together
+    level_obans: list = field(default_factory=list)  # the OBANs of `level` no object uses
+
+
+@dataclass(frozen=True)
+class Source:
+    """One kind of thing a file can hold: an instance with data of one of `tags` says it is
+    there; read(brought, choices) reads it into `brought`. `placed`: only with Placed Objects;
+    `alone`: only in a file that holds no other kind (a loose mesh or texture .oni)."""
+    name: str
+    tags: frozenset
+    read: Callable
+    placed: bool = False
+    alone: bool = False
+
+
+def _objects(brought, choices):
+    level = read_objects(brought.path)
+    matches = name_matcher(choices.name_filter)
+    if matches:
+        level.objects = [o for o in level.objects if matches(o.name)]
+    brought.level_obans = [a for a in level.unused() if not matches or matches(a.name)]
+    if not level.objects and not brought.level_obans:
+        raise ObanError(brought.path, f"holds no object or OBAN instance matching '{choices.name_filter}'")
+    brought.level = level
+
+
+def _characters(brought, choices):
+    brought.bare_body = "characters" not in brought.kinds
+    found = [read_character(brought.path)] if brought.bare_body else read_characters(brought.path)
+    brought.characters = [(character, chosen(character, choices)) for character in found]
+
+
+def _trams(brought, choices):
+    reached = {tram.name for character, _ in brought.characters for tram in character.animations}
+    brought.trams = [tram for tram in read_trams(brought.path) if tram.name not in reached]
+
+
+def _parts(brought, choices):
+    brought.parts_only = brought.kinds == {"character parts"}
+
+
+def _obans(brought, choices):
+    brought.obans = brought.level is None
+
+
+def _mesh(brought, choices):
+    brought.level, brought.loose_mesh = Level([at_origin(read_mesh_file(brought.path))], []), True
+
+
+def _texture(brought, choices):
+    brought.texture = read_texture_file(brought.path)
+
+
+PLAN = (
+    Source("objects", frozenset({OBOA_TAG}), _objects, placed=True),
+    Source("characters", frozenset({ONCC_TAG}), _characters),
+    Source("bodies", frozenset({TRBS_TAG}), _characters),
+    Source("animations", frozenset({TRAM_TAG}), _trams),
+    Source("character parts", frozenset({TRAC_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG, TRTA_TAG}), _parts),
+    Source("obans", frozenset({OBAN_TAG}), _obans),
+    Source("mesh", frozenset({M3GM_TAG}), _mesh, placed=True, alone=True),
+    Source("texture", frozenset({TXMP_TAG}), _texture, placed=True, alone=True),
+)
+
+
+def chosen(character: Character, choices: Choices) -> list:
+    """The TRAMs of a character's collection to import: all, those matching the filter, none."""
+    if choices.animations == "NONE":
+        return []
+    matches = name_matcher(choices.name_filter) if choices.animations == "MATCHING" else None
+    return [tram for tram in character.animations if not matches or matches(tram.name)]
+
+
+def bring(path: str, choices: Choices = Choices()) -> Brought:
+    """What the file at `path` brings, by PLAN; ObanError on bad input. A file that holds none
+    of PLAN's kinds (a raw .OBAN, OniSplit's XML of one) brings its OBANs."""
+    brought = Brought(path, kinds=contents(path))
+    done = set()
+    for source in PLAN:
+        if source.name in brought.kinds and (choices.objects or not source.placed) and source.read not in done:
+            done.add(source.read)
+            source.read(brought, choices)
+    brought.obans = brought.obans or not brought.kinds
+    return brought
+
+
+def contents(path: str) -> frozenset:
+    """The names of the PLAN entries a file holds, by the tags of its instances with data; a
+    kind marked `alone` only where no other is; {'animations'} for OniSplit's XML of a TRAM;
+    empty for anything else (also for files that are not Oni containers, and without opening
+    anything but .oni, .dat and .xml files, which only those can be)."""
+    present = _present(os.fspath(path))
+    found = [source.name for source in PLAN if present & source.tags and not source.alone]
+    if not found:
+        found = [source.name for source in PLAN if present & source.tags][:1]
+    return frozenset(found)
+
+
+def _present(path):
+    """The tags of the instances with data in the file (TRAM_TAG alone for a TRAM's XML)."""
+    extension = os.path.splitext(path)[1].lower()
+    if extension == ".xml":
+        return {TRAM_TAG} if looks_like_tram_xml(read_head(path, XML_HEAD)[0]) else set()
+    if extension not in (".oni", ".dat"):
+        return set()
+    f, size = open_regular(path)
+    with f:
+        try:
+            if not looks_like_container(f.read(12)):
+                return set()
+            f.seek(0)
+            container = Container(f, path, size)
+            return {bytes(tag) for tag, placeholder in zip(container.descriptors["tag"],
+                                                           container.ends == container.starts) if not placeholder}
+        except OSError as error:
+            raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
