@@ -6,7 +6,7 @@
 Any Python that can `import bpy` (and numpy) will do: .venvs/bpy-4.2, -4.5, -5.0.
 
 A seeded character is written as loose .oni files, as OniSplit lays them out
-(tests/fixtures/characters_generate.py), into a scratch folder: its ONCC, a TRBS body of 19
+(tools/generate/characters_generate.py), into a scratch folder: its ONCC, a TRBS body of 19
 parts (a small mesh each) and a TRAC collection of 700 TRAMs of 20 to 100 frames (60 on
 average); one in ten an overlay with 16-byte keys on some of the parts, the others 6-byte keys
 on all of them; each TRAM's keys a random 1 to G frames apart, G one of 1 (a key on every
@@ -47,7 +47,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "fixtures")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "generate")]
 
 from measure import (checked, empty_scene, keyframe_co, leave, print_best, profile, quiet,  # noqa: E402
                      scratch_folder, timed_rounds)

@@ -12,9 +12,9 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "fixtures"), os.path.join(ROOT, "tests", "oni", "engine")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "generate")]
 
-from test_fit_keys import camera_on_a_circle, non_unit_keys, rotation_about  # noqa: E402
+from oban_generate import camera_on_a_circle, non_unit_keys, rotation_about  # noqa: E402
 
 from oban_import.oni.engine.fit_keys import engine_keys_from_matrices, fewest_keys  # noqa: E402
 from oban_import.oni.engine.frames import frame_matrices  # noqa: E402

@@ -108,9 +108,9 @@ bpy = np = compat = scene = actions = None
 # ---------------------------------------------------------------- the corpus
 
 def load_generator():
-    """tests/fixtures/oban_generate.py, loaded by path (a package called `tests` may exist elsewhere)."""
+    """tools/generate/oban_generate.py, loaded by path."""
     spec = importlib.util.spec_from_file_location("oban_bench_generate",
-                                                  os.path.join(ROOT, "tests", "fixtures", "oban_generate.py"))
+                                                  os.path.join(ROOT, "tools", "generate", "oban_generate.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

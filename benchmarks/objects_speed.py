@@ -46,7 +46,7 @@ bpy = np = None
 # ---------------------------------------------------------------- the level and its OBJ twin
 
 def load_texture_decode():
-    """benchmarks/texture_decode.py, loaded by path (it puts tests/ on sys.path itself)."""
+    """benchmarks/texture_decode.py, loaded by path (it puts tools/generate on sys.path itself)."""
     spec = importlib.util.spec_from_file_location("oban_bench_texture_decode",
                                                   os.path.join(ROOT, "benchmarks", "texture_decode.py"))
     module = importlib.util.module_from_spec(spec)

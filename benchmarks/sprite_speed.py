@@ -6,7 +6,7 @@
 
 Any Python that can `import bpy` (and numpy) will do: .venvs/bpy-4.2, -4.5, -5.0.
 
-The pair is tests/fixtures/op2_generate.py's, of retail_size() (9 palettes, 5,400 bitmaps, 2,000
+The pair is tools/generate/op2_generate.py's, of retail_size() (9 palettes, 5,400 bitmaps, 2,000
 animations, about 40,000 frames of up to 5 subframes; `--fraction F` scales bitmaps and
 animations, `--quick` is F = 0.1). Rows, side by side in this process, each on a freshly
 reset scene (read_factory_settings(use_empty=True), orphans purged); best of N rounds:
@@ -45,7 +45,7 @@ from oban_import.core.png import png_bytes  # noqa: E402
 
 LISTING_LIMIT = 1.0     # seconds
 IMPORT_LIMIT = 2.0      # import_sprites <= this x baseline
-RETAIL = dict(  # tests/fixtures/op2_generate.py retail_size()'s arguments
+RETAIL = dict(  # tools/generate/op2_generate.py retail_size()'s arguments
     palettes=9, bitmaps=5400, animations=2000, max_frames=39, max_subframes=5, max_size=8)
 
 bpy = np = compat = sprites = None
@@ -54,9 +54,9 @@ bpy = np = compat = sprites = None
 # ---------------------------------------------------------------- the pair
 
 def load_generator():
-    """tests/fixtures/op2_generate.py, loaded by path (a package called `tests` may exist elsewhere)."""
+    """tools/generate/op2_generate.py, loaded by path."""
     spec = importlib.util.spec_from_file_location("oban_bench_op2_generate",
-                                                  os.path.join(ROOT, "tests", "fixtures", "op2_generate.py"))
+                                                  os.path.join(ROOT, "tools", "generate", "op2_generate.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

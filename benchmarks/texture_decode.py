@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "fixtures")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "generate")]
 
 import objects_generate as gen  # noqa: E402
 

@@ -1,4 +1,5 @@
-"""Shared by every test folder: the repository root and tests/fixtures on sys.path (also
+"""Shared by every test folder: the repository root, tests/fixtures and the generators the
+benchmarks share (tools/generate) on sys.path (also
 inside the blender binary, whose Python does not see the working directory), and the
 fixtures of the tests that need Blender (the `blender/` folders).
 
@@ -13,7 +14,8 @@ import sys
 import pytest
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
-for folder in (os.path.dirname(TESTS), os.path.join(TESTS, "fixtures")):
+for folder in (os.path.dirname(TESTS), os.path.join(TESTS, "fixtures"),
+               os.path.join(os.path.dirname(TESTS), "tools", "generate")):
     if folder not in sys.path:
         sys.path.insert(0, folder)
 

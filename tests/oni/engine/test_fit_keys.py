@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 from limits import retimed
-from oban_generate import BASES, plain_keys, random_animation
+from oban_generate import BASES, camera_on_a_circle, non_unit_keys, plain_keys, random_animation, rotation_about
 from paths import DATA
 from reference_engine import matrix_at
 
@@ -34,23 +34,6 @@ def plain_errors(matrices, wanted):
     """The plain measure: max|dM| / max(1, max|M|) per frame."""
     return (np.abs(matrices - wanted).max(axis=(1, 2))
             / np.maximum(1.0, np.abs(wanted).max(axis=(1, 2))))
-
-
-def rotation_about(axis, angles):
-    """(n, 4, 4) rotations by `angles` about a coordinate axis (0, 1, 2)."""
-    i, j = [k for k in range(3) if k != axis]
-    m = np.tile(np.eye(4), (len(angles), 1, 1))
-    m[:, i, i] = m[:, j, j] = np.cos(angles)
-    m[:, j, i], m[:, i, j] = np.sin(angles), -np.sin(angles)
-    return m
-
-
-def camera_on_a_circle(frames, radius=1000.0):
-    """A camera going once round a circle, looking at its centre."""
-    angles = np.arange(frames) * 2 * np.pi / frames
-    m = rotation_about(1, angles)
-    m[:, 0, 3], m[:, 2, 3], m[:, 1, 3] = radius * np.sin(angles), radius * np.cos(angles), 50.0
-    return m
 
 
 def door_swing(frames=100):
@@ -227,16 +210,6 @@ def test_shear_and_a_changing_scale_are_reported_with_their_frame():
 
 
 # ---- key lengths: the engine blends stored, possibly non-unit, quaternions ----------------
-
-def non_unit_keys(seed, frames=240, key_frames=(0, 40, 100, 170, 239)):
-    """An animation keyed the engine's way: 5 keys whose quaternions are 0.4 to 2.5 long."""
-    rng = np.random.default_rng(seed)
-    animation = random_animation(rng, name="lengths", frames=frames, key_count=len(key_frames), flags=0,
-                                 base="identity", max_angle=math.radians(100))
-    animation.keys["frame"] = key_frames
-    animation.keys["rotation"] *= rng.uniform(0.4, 2.5, (len(key_frames), 1)).astype(np.float32)
-    return animation
-
 
 @pytest.mark.parametrize("seed", range(5))
 def test_non_unit_keys_export_to_as_many_keys(seed):
