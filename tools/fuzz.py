@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The long fuzz run of one reader (issue 5); tests/oni/io/test_fuzz.py is the short one.
+"""The long fuzz run of one reader (docs/bad_input.md, "Fuzzing"); tests/oni/io/test_fuzz.py is the short one.
 
     tools/fuzz.py --reader raw|oni|dat|xml [--seconds N] [--engine atheris|hypothesis]
                   [--work DIR] [-- LIBFUZZER_ARGS...]

@@ -18,13 +18,13 @@ def _has_parameter(struct, function, parameter):
     return function in functions and parameter in functions[function].parameters
 
 
-# 5.0: one call makes an F-curve with its slot, layer, strip, channelbag and group (a third faster)
+# 5.0: one call makes an F-curve with its slot, layer, strip, channelbag and group
 ENSURE_FCURVE_IN_GROUP = SLOTTED_ACTIONS and _has_parameter(bpy.types.Action, "fcurve_ensure_for_datablock",
                                                             "group_name")
 # 4.5 (4.4 where it has it): the same without the group. It names the object's slot without
 # what ActionSlots.new does when it names one, a walk over every data block of the file
-# (11 us a slot beside 1,067 objects, 34 beside 3,000; benchmarks/fcurve_setup.py); a 4.4
-# without it makes the slot with ActionSlots.new
+# (benchmarks/fcurve_setup.py measures both); a 4.4 without it makes the slot with
+# ActionSlots.new
 ENSURE_FCURVE = SLOTTED_ACTIONS and _has_parameter(bpy.types.Action, "fcurve_ensure_for_datablock", "datablock")
 
 
@@ -194,7 +194,7 @@ HAS_FREE_NORMALS = bpy.app.version >= (4, 5, 0)        # a float3 'custom_normal
 def set_triangles(mesh, points, corners, uvs, uv_name):
     """A new mesh's geometry, every polygon a triangle: (n, 3) float32 points, the (3t,) int32
     point of each corner, (3t, 2) float32 UVs per corner. From 3.6 points, corners and UVs
-    are written as the attributes they are stored in, twenty times faster than through
+    are written as the attributes they are stored in, in bulk, rather than through
     vertices, loops and uv_layers (which take the slow, item by item path)."""
     mesh.vertices.add(len(points))
     mesh.loops.add(len(corners))
@@ -224,7 +224,7 @@ def set_smooth(mesh):
 
 def set_custom_normals(mesh, normals):
     """(n, 3) float32 custom normals per vertex: from 4.5 written in bulk, exactly, as a
-    'free' normal attribute (20 times faster than the encoded ones)."""
+    'free' normal attribute (the encoded ones are set item by item)."""
     if HAS_FREE_NORMALS:
         attribute = mesh.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
         attribute.data.foreach_set("vector", np.ascontiguousarray(normals, np.float32).ravel())

@@ -10,12 +10,10 @@ from mathutils import Vector
 
 # Blender keeps each kind's data blocks sorted by name. A new block's place is looked for
 # from the last block back, comparing only every 512th name, then up to 511 names one by
-# one: a name after all the others (names made in sorted order) costs those 511 compares
-# (30 us a block on 4.5 and 5.0, 8 on 4.2), a name before all the others only the walk
-# back (about 12 ns a block). Up to this many blocks of a kind, made and present, names
-# made from the last down are faster on every version (benchmarks/id_order.py: 1,067
-# objects and their actions 4.3 times faster on 4.5 and 5.0, 1.3 on 4.2, which breaks
-# even near 2,000).
+# one: a name after all the others (names made in sorted order) costs those 511 compares,
+# a name before all the others only the walk back. Up to this many blocks of a kind, made
+# and present, names made from the last down are faster on every version (measured by
+# benchmarks/id_order.py, which also finds where the two orders break even).
 FAST_ORDER_LIMIT = 1500
 _NUMBER_SUFFIX = re.compile(r"\.\d+$")
 

@@ -33,8 +33,7 @@ def open_small_whole(path: str, limit: int) -> tuple:
 def read_head(path: str, limit: int) -> tuple:
     """(the first min(size, limit) bytes, size) of a regular file; ObanError otherwise.
     Four system calls, where open_regular() and a read take seven (a file object checks
-    its descriptor again, asks whether it is a terminal, where it stands): 7 us a small
-    file here, against 16."""
+    its descriptor again, asks whether it is a terminal, where it stands)."""
     descriptor, size = _open_descriptor(path)
     return _read_descriptor(descriptor, path, min(size, limit)), size
 

@@ -1,6 +1,6 @@
 """PNG bytes for 8-bit RGBA pixels (pure numpy and zlib): how a decoded texture is packed
 into a .blend without Blender re-encoding it (what image.pack() of generated pixels does,
-several times slower)."""
+more slowly)."""
 
 import struct
 import zlib

@@ -28,7 +28,7 @@ BODY = "oni_body"                    # on the armature: the body's name (TRBS wi
 PARTS = "oni_parts"                  # on the armature: the part names, in part order
 TRANSLATIONS = "oni_part_translations"   # on the armature: TRTA, 3 floats a part, Oni units
 PARENTS = "oni_part_parents"          # on the armature: TRIA, each part's parent (-1: the root)
-CHUNK_KEYS = 1 << 18                # part-frames of TRAMs worked out together (about 30 MB of arrays)
+CHUNK_KEYS = 1 << 18                # part-frames of TRAMs worked out together: what bounds the arrays
 ROTATION, LOCATION = "rotation_quaternion", "location"
 TEMPLATE = "oni template"           # the name of a template action while it lasts (_Actions)
 
@@ -188,7 +188,7 @@ class _Actions:
     (bone groups), the root's location on every frame, its description and markers; a fake
     user keeps it. TRAMs that key the same bones are copies of one template action of their
     F-curves, without keys (Blender copies an action in one call, where making its F-curves
-    takes one each: half the time); the templates go at the end."""
+    takes one each); the templates go at the end."""
 
     def __init__(self, armature, parts, trams, frame_start):
         self.armature, self.frame_start = armature, frame_start
@@ -227,9 +227,9 @@ class _Actions:
         return template, [where[fcurve.as_pointer()] for fcurve in made]
 
     def remove_templates(self):
-        """Each template, which its copies have left without a user: freed as it is (0.25 ms,
-        where unlinking it first walks every other data block: 6 ms beside 700 actions). One a
-        failure left on the armature is unlinked, all of them in one walk."""
+        """Each template, which its copies have left without a user: freed as it is (unlinking
+        it first would walk every other data block). One a failure left on the armature is
+        unlinked, all of them in one walk."""
         used = []
         for template, _ in self.templates.values():
             if template.users:

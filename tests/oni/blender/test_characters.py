@@ -24,8 +24,8 @@ pytestmark = pytest.mark.usefixtures("addon")
 SAMPLES = os.path.join(DATA, "characters")
 ONCC = os.path.join(SAMPLES, "oni", "ONCCchar0.oni")
 SCALE = 0.1
-# OniSplit reads 6-byte codes as signed (spec 7.1): its bake is this far from the engine, at scale 1;
-# and its Euler angles are wrong where |sin y| > 0.999 (spec 7.2): wrap03, the left arm and below it
+# OniSplit reads 6-byte codes as signed: its bake is this far from the engine, at scale 1; and its Euler
+# angles are wrong where |sin y| > 0.999: wrap03, the left arm and below it (docs/characters.md, "The engine's math")
 SIGNED_READING_ROTATION, SIGNED_READING_TRANSLATION = 7.5e-4, 0.0083
 EULER_FAULTS = {"char0_wrap03": ((7, 34), ("LeftArm", "LeftWrist", "LeftFist"))}
 

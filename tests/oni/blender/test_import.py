@@ -8,7 +8,7 @@ import shutil
 import bpy
 import numpy as np
 import pytest
-from oban_generate import object_transforms, random_animation
+from oban_generate import random_animation
 from oni_scene import DATA, expected_world, generated_files, import_files, world_error
 
 from oban_import.blender import compat
@@ -72,20 +72,60 @@ def test_keys_on_every_frame_linear_and_continuous(tmp_path):
         assert ((q[1:] * q[:-1]).sum(axis=1) > 0).all()
 
 
-def test_every_key_is_the_engine_transform_rounded_once(tmp_path):
-    """The transforms are kept as float32 before they are written: each key's value is the
-    float64 transform rounded once, as writing float64 values would make it."""
+def test_every_key_is_the_reference_engine_transform_in_float32(tmp_path):
+    """Each key is the reference engine's world matrix (tests/fixtures/reference_engine.py, one
+    frame at a time in plain Python), split into location, rotation and scale here, to the
+    float32 the F-curves hold: within 2 float32 steps of the curve's magnitude (the import
+    splits the same matrices its own way, in float64, and rounds once; a float32 base is a
+    rotation times a scale only to its own rounding)."""
     animations, paths = generated_files(tmp_path, 12, seed=13)
     import_files(paths)
     for animation in animations:
         obj = bpy.data.objects[animation.name]
         scale = obj["oban_import_scale"]   # the operator's float property: 0.1 as a float32 holds it
         assert scale == np.float32(SCALE.default)
-        wanted = object_transforms(animation, scale=scale).columns.astype(np.float32)
-        for i, curve in enumerate(compat.action_fcurves(obj.animation_data.action, obj)):
-            values = np.empty(2 * animation.frames, np.float32)
-            curve.keyframe_points.foreach_get("co", values)
-            np.testing.assert_array_equal(values[1::2], wanted[:, i], err_msg=f"{animation.name} {curve.data_path}")
+        wanted = reference_channels(expected_world(animation, scale=scale))
+        curves = list(compat.action_fcurves(obj.animation_data.action, obj))
+        assert [(c.data_path, c.array_index) for c in curves] == CHANNELS
+        got = np.empty((len(curves), animation.frames), np.float32)
+        for values, curve in zip(got, curves):
+            keys = np.empty(2 * animation.frames, np.float32)
+            curve.keyframe_points.foreach_get("co", keys)
+            values[:] = keys[1::2]
+        got[3:7] *= np.sign((got[3:7] * wanted.T[3:7]).sum(axis=0))   # a quaternion's sign is free
+        size = np.abs(wanted).max(axis=0)   # a curve's magnitude: its float32 steps bound the rounding
+        size[3:7] = 1.0                      # a unit quaternion's
+        assert (np.abs(got - wanted.T) <= 2 * np.spacing(size.astype(np.float32))[:, None]).all(), animation.name
+
+
+CHANNELS = [("location", i) for i in range(3)] + [("rotation_quaternion", i) for i in range(4)] + \
+    [("scale", i) for i in range(3)]
+
+
+def reference_channels(world):
+    """(F, 10) location, rotation quaternion (w x y z) and scale of (F, 4, 4) matrices that are a
+    rotation times an axis-aligned scale: the scale the columns' lengths (negative for a mirror),
+    the quaternion of the rotation left by Shepperd's rule (its largest component first)."""
+    linear = world[:, :3, :3]
+    scale = np.linalg.norm(linear, axis=1) * np.where(np.linalg.det(linear) < 0, -1.0, 1.0)[:, None]
+    r = linear / scale[:, None, :]
+    trace = np.trace(r, axis1=1, axis2=2)
+    diagonal = np.diagonal(r, axis1=1, axis2=2)
+    squares = np.stack([1 + trace, 1 + 2 * diagonal[:, 0] - trace, 1 + 2 * diagonal[:, 1] - trace,
+                        1 + 2 * diagonal[:, 2] - trace], axis=1) / 4   # w², x², y², z²
+    largest = squares.argmax(axis=1)
+    big = np.sqrt(squares[np.arange(len(r)), largest])
+    products = {  # 4 times the products of two components, from the off-diagonal sums and differences
+        (0, 1): r[:, 2, 1] - r[:, 1, 2], (0, 2): r[:, 0, 2] - r[:, 2, 0], (0, 3): r[:, 1, 0] - r[:, 0, 1],
+        (1, 2): r[:, 0, 1] + r[:, 1, 0], (1, 3): r[:, 0, 2] + r[:, 2, 0], (2, 3): r[:, 1, 2] + r[:, 2, 1]}
+    quaternion = np.empty((len(r), 4))
+    for k in range(4):
+        chosen = largest == k
+        quaternion[chosen, k] = big[chosen]
+        for j in range(4):
+            if j != k:
+                quaternion[chosen, j] = products[min(j, k), max(j, k)][chosen] / (4 * big[chosen])
+    return np.concatenate([world[:, :3, 3], quaternion, scale], axis=1)
 
 
 def test_properties_on_object_and_action():

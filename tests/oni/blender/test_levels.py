@@ -1,5 +1,5 @@
 """Level files with many OBANs among other instances, OniSplit XML beside .oni, the
-command line's issue-3 options, and seeded random starts."""
+command line's playback, target and filter options, and seeded random starts."""
 
 import os
 

@@ -1,4 +1,5 @@
-"""The vectorised engine against a plain re-implementation of spec 4 and the spec's numbers."""
+"""The vectorised engine against a plain re-implementation of docs/engine.md 1-2 and the samples'
+published numbers."""
 
 import math
 import os

@@ -1,4 +1,4 @@
-"""The playback simulator against spec 6 taken literally, and engine_frames against closed forms."""
+"""The playback simulator against docs/engine.md 3 taken literally, and engine_frames against closed forms."""
 
 from random import Random
 

@@ -1,11 +1,11 @@
-"""Oni -> Blender transforms (spec 5) against the matrices they must produce."""
+"""Oni -> Blender transforms (docs/engine.md 4) against the matrices they must produce."""
 
 import math
 
 import numpy as np
 import pytest
 from matrix_errors import ENGINE_TOLERANCE, matrix_errors
-from oban_generate import BASES, camera_transforms, object_transforms, plain_keys, random_animation
+from oban_generate import BASES, plain_keys, random_animation
 from reference_engine import matrix_at
 
 from oban_import.oni.engine.rotations import (NEAR_ROTATION, continuous, matrix_quaternions, nearest_rotations,
@@ -15,6 +15,16 @@ from oban_import.oni.io.oban.record import LOCALIZED
 
 # a few of the orientation helper's conversions, as matrices (det +1 and -1)
 OTHER_AXES = [np.eye(3), np.array([[0, 0, 1.0], [1, 0, 0], [0, 1, 0]]), np.diag([1.0, 1.0, -1.0])]
+
+
+def object_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
+    """W = [sA] M [sA]^-1 of one animation: for empties and objects whose data lives in converted axes."""
+    return next(transforms_many([animation], axes, scale))
+
+
+def camera_transforms(animation, axes=DEFAULT_AXES, scale=1.0):
+    """W = T(sAt) . A . L of one animation: a Blender camera looks where the Oni camera looked."""
+    return next(transforms_many([animation], axes, scale, camera=True))
 
 
 def conjugated(m, axes, scale):

@@ -1,4 +1,4 @@
-"""Every reader fuzzed (issue 5): raw .oban, OniSplit .oni, level .dat and OniSplit XML.
+"""Every reader fuzzed (docs/bad_input.md, "Fuzzing"): raw .oban, OniSplit .oni, level .dat and OniSplit XML.
 
 Hypothesis mutates valid files: byte flips, truncations, insertions, deletions,
 splices of valid files of any kind, header, descriptor and record fields set to

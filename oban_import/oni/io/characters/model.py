@@ -8,7 +8,7 @@ import numpy as np
 
 PART_NAMES = ("Pelvis", "LeftThigh", "LeftCalf", "LeftFoot", "RightThigh", "RightCalf", "RightFoot", "Mid",
               "Chest", "Neck", "Head", "LeftShoulder", "LeftArm", "LeftWrist", "LeftFist", "RightShoulder",
-              "RightArm", "RightWrist", "RightFist")   # the engine's body part enum (spec CHARACTERS.md 1)
+              "RightArm", "RightWrist", "RightFist")   # the engine's body part enum (docs/characters.md 1)
 @dataclass
 class BodyPart:
     name: str                # the engine's part name (PART_NAMES; 'Part19' ... past them)

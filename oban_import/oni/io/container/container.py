@@ -73,8 +73,7 @@ class Container:
     @classmethod
     def open_all(cls, files) -> list["Container"]:
         """Containers of several open files, (f, path, size) each: their records' ranges
-        checked all at once, numpy's cost per call paid once for the lot (700 loose TRAMs
-        open in half the time)."""
+        checked all at once, numpy's cost per call paid once for the lot."""
         containers = [cls.__new__(cls) for _ in files]
         for container, (f, path, size) in zip(containers, files):
             container._read_tables(f, path, size)

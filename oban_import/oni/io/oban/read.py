@@ -10,7 +10,7 @@ from ..container.container import OBAN_TAG, Container, looks_like_container
 from .onisplit_xml import looks_like_xml, read_xml
 from .record import MAX_RECORD, Animation, check, check_all, onisplit_name, parse_record, read_raw_many
 
-RAW_AT_ONCE = 64     # raw files read before they are parsed together: at most 128 MB of records held
+RAW_AT_ONCE = 64     # raw files read before they are parsed together: bounds the records held (64 x MAX_RECORD)
 
 
 def read_file(path: str, name_glob: str | None = None) -> list[Animation]:
