@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from limits import retimed, seconds_of
+from limits import retimed, seconds_of, within
 from op2_generate import random_art, retail_size, write_pair
 from op2_reference import loop_rgba
 
@@ -61,12 +61,12 @@ def test_find_bmp_ignores_case(tmp_path):
     assert find_bmp(str(prt_path)) == str(tmp_path / "Op2_Art.Bmp")
 
 
-def test_a_retail_size_file_parses_and_lists_in_well_under_a_second():
+def test_a_retail_size_file_parses_and_lists_without_a_blow_up():
     prt, _, _ = retail_size(np.random.default_rng(1))
     data = prt_bytes(prt)
     assert sum(len(a.frames) for a in prt.animations) > 35000
     best = min(seconds_of(lambda: sprite_rows(parse_prt(data))) for _ in range(3))
-    assert best < 0.5, best
+    assert best < within(0.15), best   # benchmarks/sprite_speed.py judges its speed
     assert prt_bytes(parse_prt(data)) == data
 
 
@@ -303,7 +303,8 @@ def test_fuzz_only_oban_error_escapes(tmp_path, prt_data, bmp_data):
         everything(tmp_path, prt_data, bmp_data)
     except ObanError as error:
         assert str(error).startswith(str(tmp_path))
-    assert retimed(time.perf_counter() - start, lambda: everything(tmp_path, prt_data, bmp_data), 1.0) < 1.0
+    limit = within(0.05)
+    assert retimed(time.perf_counter() - start, lambda: everything(tmp_path, prt_data, bmp_data), limit) < limit
 
 
 @settings(max_examples=200, **FUZZ)

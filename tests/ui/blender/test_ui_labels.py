@@ -12,17 +12,21 @@ from paths import ROOT
 from window import run_in_window
 
 SCRIPT = r"""
+import time
 import blf
 from oban_import.ui.options import DIALOGS, ORIENTATION
+WAIT = 60.0   # seconds a dialog's file browser may take to show its sidebar on a busy machine
 found = {}
 opened = []
+deadline = []
 
 
-def sidebar():
+def sidebar():   # the open file browser's sidebar, or None while there is none yet
     for window in bpy.context.window_manager.windows:
         for area in window.screen.areas:
             if area.type == "FILE_BROWSER":
-                return next(region for region in area.regions if region.type == "TOOL_PROPS")
+                return next((region for region in area.regions if region.type == "TOOL_PROPS"), None)
+    return None
 
 
 def step():
@@ -30,6 +34,10 @@ def step():
         if opened:   # the last dialog opened: measure it, close its window
             dialog = opened[-1]
             region = sidebar()
+            if region is None:
+                if time.monotonic() > deadline[-1]:
+                    raise TimeoutError(f"{dialog.idname}: no file browser sidebar {WAIT:g} s after opening it")
+                return 0.25
             scale = bpy.context.preferences.system.ui_scale
             points = bpy.context.preferences.ui_styles[0].widget_label.points
             blf.size(0, points, int(72 * scale))
@@ -44,7 +52,8 @@ def step():
         module, name = dialog.idname.split(".")
         window = bpy.context.window_manager.windows[0]
         getattr(getattr(bpy.ops, module), name)({"window": window, "screen": window.screen}, "INVOKE_DEFAULT")
-        return 1.0
+        deadline.append(time.monotonic() + WAIT)
+        return 0.5
     except Exception:
         leave(found, failed=True)
 
