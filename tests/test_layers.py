@@ -14,7 +14,7 @@ from paths import EXAMPLES, ROOT
 PACKAGE = os.path.join(ROOT, "oban_import")
 # Oni's bytes by format (oni/io/README.md): each folder may import those before it; plan.py, on
 # top, all of them.
-ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.characters")
+ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.characters")
 ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
 # What each room may import of the add-on. A game's layers: io < engine < blender.
 ALLOWED = {

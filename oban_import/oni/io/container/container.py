@@ -53,6 +53,12 @@ PNTA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG = b"ATNP", b"ARCV", b"ACXT", b"AXDI"
 # Characters (docs/characters.md): class, body set, body, its arrays, textures, animations.
 ONCC_TAG, TRBS_TAG, TRCM_TAG, TRMA_TAG = b"CCNO", b"SBRT", b"MCRT", b"AMRT"
 TRGA_TAG, TRTA_TAG, TRIA_TAG, TRAC_TAG, TRAM_TAG = b"AGRT", b"ATRT", b"AIRT", b"CART", b"MART"
+# A level (docs/level.md): its root, environment and its arrays, object lists, classes.
+ONLV_TAG, AKEV_TAG, ONOA_TAG, ONSK_TAG, CRSA_TAG = b"VLNO", b"VEKA", b"AONO", b"KSNO", b"ASRC"
+BINA_TAG, DOOR_TAG, OFGA_TAG = b"ANIB", b"ROOD", b"AGFO"
+PLEA_TAG, AGQG_TAG, AGQR_TAG, AGQC_TAG, AGDB_TAG = b"AELP", b"GQGA", b"RQGA", b"CQGA", b"BDGA"
+TXMA_TAG, AKVA_TAG, AKBA_TAG, AKBP_TAG = b"AMXT", b"AVKA", b"ABKA", b"PBKA"
+ABNA_TAG, AKOT_TAG, AKAA_TAG, AKDA_TAG = b"ANBA", b"TOKA", b"AAKA", b"ADKA"
 LINK_FLAG = 1          # a link is (descriptor index << 8) | 1; 0 is none
 DATA_PADDING = 32      # OniSplit rounds a .oni's data-table size up to this and may not write the padding
 MAX_NAME = 255  # bytes: longer than any Oni name (and Blender's); bounds the work per descriptor
@@ -215,8 +221,13 @@ class Container:
 
 def _a(tag):
     """b'NABO' -> 'an OBAN', b'PMXT' -> 'a TXMP'."""
-    name = tag[::-1].decode("latin-1")
+    name = tag_name(tag)
     return ("an " if name[:1] in "AEIOU" else "a ") + name
+
+
+def tag_name(tag: bytes) -> str:
+    """b"VEKA" -> 'AKEV': a tag as stored (reversed), read."""
+    return tag[::-1].decode("latin-1")
 
 
 def raw_path(path: str) -> str:
