@@ -12,8 +12,7 @@ import pytest
 from paths import EXAMPLES, ROOT
 
 PACKAGE = os.path.join(ROOT, "oban_import")
-# Oni's bytes by format (oni/io/README.md): each folder may import those before it; plan.py, on
-# top, all of them.
+# Oni's bytes by format (oni/io/README.md): each folder may import those before it.
 ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.characters")
 ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
 # What each room may import of the add-on. A game's layers: io < engine < blender.
@@ -21,16 +20,16 @@ ALLOWED = {
     "core": {"core"},
     "blender": {"core", "blender"},
     **ONI_FORMATS,
-    "oni.io": {"core", *ONI_IO, "oni.io"},
     "oni.engine": {"core", *ONI_IO, "oni.io", "oni.engine"},
-    "oni.blender": {"core", "blender", *ONI_IO, "oni.io", "oni.engine", "oni.blender"},
+    "oni": {"core", *ONI_IO, "oni.engine", "oni"},   # the plan: what a file brings (oni/plan.py)
+    "oni.blender": {"core", "blender", *ONI_IO, "oni.engine", "oni", "oni.blender"},
     "outpost2.io": {"core", "outpost2.io"},
     "outpost2.engine": {"core", "outpost2.io", "outpost2.engine"},
     "outpost2.blender": {"core", "blender", "outpost2.io", "outpost2.engine", "outpost2.blender"},
-    "ui": {"core", "blender", *ONI_IO, "oni.io", "oni.engine", "oni.blender", "outpost2.io", "outpost2.engine",
+    "ui": {"core", "blender", *ONI_IO, "oni.engine", "oni", "oni.blender", "outpost2.io", "outpost2.engine",
            "outpost2.blender", "ui"},
     "": {"ui"},   # the package's register() and __main__
-    "oni": set(), "outpost2": set(),   # the wings' own __init__.py
+    "oni.io": set(), "outpost2": set(),   # packages' own __init__.py
 }
 WITH_BPY = {"blender", "oni.blender", "outpost2.blender", "ui"}
 BLENDER_MODULES = {"bpy", "mathutils", "bpy_extras"}

@@ -191,27 +191,54 @@ HAS_RENDER_METHOD = bpy.app.version >= (4, 2, 0)       # EEVEE Next: surface_ren
 HAS_FREE_NORMALS = bpy.app.version >= (4, 5, 0)        # a float3 'custom_normal' attribute is used as is
 
 
-def set_triangles(mesh, points, corners, uvs, uv_name):
-    """A new mesh's geometry, every polygon a triangle: (n, 3) float32 points, the (3t,) int32
-    point of each corner, (3t, 2) float32 UVs per corner. From 3.6 points, corners and UVs
-    are written as the attributes they are stored in, in bulk, rather than through
+def set_polygons(mesh, points, corners, sizes, uvs, uv_name):
+    """A new mesh's geometry: (n, 3) float32 points, the int32 point of each corner, (p,) int32
+    corners of each polygon, in order, and float32 UVs per corner. From 3.6 points, corners and
+    UVs are written as the attributes they are stored in, in bulk, rather than through
     vertices, loops and uv_layers (which take the slow, item by item path)."""
     mesh.vertices.add(len(points))
     mesh.loops.add(len(corners))
-    mesh.polygons.add(len(corners) // 3)
+    mesh.polygons.add(len(sizes))
     corner_points = mesh.attributes.get(".corner_vert")   # 3.6+
     if corner_points is not None:
-        mesh.attributes["position"].data.foreach_set("vector", points.ravel())
+        mesh.attributes["position"].data.foreach_set("vector", np.ascontiguousarray(points).ravel())
         corner_points.data.foreach_set("value", corners)
-        mesh.attributes.new(uv_name, "FLOAT2", "CORNER").data.foreach_set("vector", uvs.ravel())
+        mesh.attributes.new(uv_name, "FLOAT2", "CORNER").data.foreach_set("vector", np.ascontiguousarray(uvs).ravel())
     else:
-        mesh.vertices.foreach_set("co", points.ravel())
+        mesh.vertices.foreach_set("co", np.ascontiguousarray(points).ravel())
         mesh.loops.foreach_set("vertex_index", corners)
-        mesh.uv_layers.new(name=uv_name).data.foreach_set("uv", uvs.ravel())
-    loop_starts = np.arange(0, len(corners), 3, dtype=np.int32)
-    mesh.polygons.foreach_set("loop_start", loop_starts)
+        mesh.uv_layers.new(name=uv_name).data.foreach_set("uv", np.ascontiguousarray(uvs).ravel())
+    sizes = np.asarray(sizes, np.int32)
+    mesh.polygons.foreach_set("loop_start", (np.cumsum(sizes) - sizes).astype(np.int32))
     if not bpy.types.MeshPolygon.bl_rna.properties["loop_total"].is_readonly:   # read-only from 3.6
-        mesh.polygons.foreach_set("loop_total", np.full(len(loop_starts), 3, np.int32))
+        mesh.polygons.foreach_set("loop_total", sizes)
+
+
+def set_byte_colors(mesh, name, rgba):
+    """(corners, 4) uint8 RGBA as a new corner byte colour attribute, the bytes exactly (as
+    sRGB floats b / 255), made the mesh's active and rendered colours."""
+    attribute = mesh.color_attributes.new(name, "BYTE_COLOR", "CORNER")
+    attribute.data.foreach_set("color_srgb", (np.asarray(rgba, np.float32) / 255.0).ravel())
+    colors = mesh.color_attributes
+    colors.active_color = attribute
+    colors.render_color_index = colors.active_color_index
+
+
+def hide_in_view_layers(collection):
+    """Hide a collection (linked already) in every view layer's viewport: its objects are not
+    visible (Object.visible_get()) until its eye is turned on."""
+    for scene in bpy.data.scenes:
+        for view_layer in scene.view_layers:
+            found = _layer_collection(view_layer.layer_collection, collection)
+            if found is not None:
+                found.hide_viewport = True
+
+
+def _layer_collection(layer, collection):
+    if layer.collection == collection:
+        return layer
+    return next((found for child in layer.children
+                 if (found := _layer_collection(child, collection)) is not None), None)
 
 
 def set_smooth(mesh):

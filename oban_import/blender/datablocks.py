@@ -85,7 +85,7 @@ def select_only(context, blocks):
 def _kinds():
     # objects first: the rest may then have no users left
     return (bpy.data.objects, bpy.data.actions, bpy.data.meshes, bpy.data.materials, bpy.data.images,
-            bpy.data.cameras, bpy.data.armatures)
+            bpy.data.cameras, bpy.data.armatures, bpy.data.collections)
 
 
 COUNTED = ("objects", "armatures", "meshes", "materials", "images", "actions", "cameras")   # what a report counts

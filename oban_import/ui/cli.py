@@ -16,15 +16,17 @@ import tempfile
 from ..core.errors import ObanError
 from ..oni.io.characters.model import Character
 from ..oni.io.characters.tram import Tram
+from ..oni.io.level.model import LevelContents
 from ..oni.io.container.container import level_of_raw_data
 from ..oni.io.oban.read import read_file
 from ..oni.io.oban.record import Animation
 from ..oni.io.objects.model import PlacedObject
 from ..oni.io.objects.textures import FORMAT_NAMES
-from ..oni.io.plan import Choices, bring
+from ..oni.plan import Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
-from .listing import SPRITE_HEADER, characters_table, format_table, objects_table, sprite_rows, table, trams_table
+from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table,
+                      furniture_table, object_lists_table, objects_table, sprite_rows, table, trams_table)
 from .options import (CHARACTER_EXPORT_OPTIONS, EXPORT_OPTIONS, IMPORT_OPTIONS, SPRITE_OPTIONS, TRAM_FORMATS,
                       CharacterExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, parse_ranges)
 
@@ -137,7 +139,19 @@ def _import(paths, settings, output):
         rows = report.items(kind)
         if rows:
             print(tabled([(os.path.basename(path), item) for path, item in rows]))
+    levels = list({id(item): (os.path.basename(path), item) for path, item in report.items(LevelContents)}.values())
+    for text in level_tables(levels):
+        print(text)
     return _save(report, output)
+
+
+def level_tables(rows) -> list:
+    """The tables of levels' parts, (file name, LevelContents) each: those with something to show."""
+    environments = [(file, contents) for file, contents in rows if contents.environment is not None]
+    return [tabled(chosen) for tabled, chosen in (
+        (environment_table, environments), (object_lists_table, [r for r in rows if r[1].object_lists]),
+        (doors_table, [r for r in rows if r[1].doors]), (furniture_table, [r for r in rows if r[1].furniture]))
+        if chosen]
 
 
 def _save(report, output):
@@ -307,7 +321,7 @@ def list_files(paths, name_glob, objects):
     """What every file holds, without Blender: OBANs; with `objects`, placed objects, loose
     meshes and textures; characters and their animations (TRAMs); Outpost 2's .prt files. A
     level's .raw is listed with its .dat; a file that cannot be read is named on stderr."""
-    tables = {name: [] for name in ("obans", "placed", "textures", "characters", "trams", "sprites")}
+    tables = {name: [] for name in ("obans", "placed", "textures", "characters", "trams", "levels", "sprites")}
     failed = False
     for path in paths:
         try:
@@ -321,6 +335,7 @@ def list_files(paths, name_glob, objects):
                             numeric=("width", "height")) if tables["textures"] else "",
                characters_table(tables["characters"]) if tables["characters"] else "",
                trams_table(tables["trams"]) if tables["trams"] else "",
+               *level_tables(tables["levels"]),
                format_table(("file",) + SPRITE_HEADER, tables["sprites"], numeric=SPRITE_HEADER)
                if tables["sprites"] else ""]
     if any(printed):
@@ -348,6 +363,8 @@ def _list_file(path, name_glob, objects, tables):
     trams = {tram.name: tram for _, chosen in brought.characters for tram in chosen} | \
         {tram.name: tram for tram in brought.trams}
     tables["trams"] += [(name, tram) for tram in trams.values()]
+    if brought.level_parts is not None:
+        tables["levels"].append((name, brought.level_parts))
     if brought.obans or "obans" in brought.kinds:
         tables["obans"] += [(name, a) for a in read_file(path, name_glob or None)]
 

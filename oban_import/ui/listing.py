@@ -5,7 +5,10 @@ import numpy as np
 TRAM_EVENTS = ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "footsteps", "particles", "sounds",
                "extents")
 
+from ..oni.engine.environment import quad_groups
 from ..oni.io.characters.tram import tram_flag_text
+from ..oni.io.level.model import DOOR_FLAGS, QUAD_FLAGS
+from ..oni.io.level.properties import event_text, flag_names
 from ..oni.io.objects.textures import FORMAT_NAMES
 from ..outpost2.engine.draw import animation_boxes, subframe_owners
 from ..outpost2.io.prt import PrtFile
@@ -66,6 +69,56 @@ def trams_table(rows: list) -> str:
                         [(file, t.name, t.frames, t.key_size, t.type, t.from_state, t.to_state, tram_flag_text(t.flags),
                           events(t)) for file, t in rows],
                         numeric=("frames", "key size", "type", "from", "to"))
+
+
+def environment_table(rows: list) -> str:
+    """rows: (file name, LevelContents with an environment) -> one line per environment: its
+    quads, those the game draws, the markers, the doors' gunk, its textures (those found), and
+    how many quads carry each flag."""
+    lines = []
+    for file, contents in rows:
+        env = contents.environment
+        groups = quad_groups(env, contents)
+        flags = env.flags.astype(np.int64)
+        counts = {name: int(((flags & bit) != 0).sum()) for name, bit in QUAD_FLAGS.items()}
+        counted = [f"{name} {count}" for name, count in counts.items() if count]
+        lines.append((file, env.name, len(flags), len(groups.drawn), len(groups.markers),
+                      sum(map(len, groups.door_gunk.values())) + len(groups.door_frames),
+                      f"{sum(t is not None for t in env.textures)}/{len(env.textures)}", ", ".join(counted) or "-"))
+    return format_table(("file", "environment", "quads", "drawn", "markers", "door gunk", "textures", "flags"),
+                        lines, numeric=("quads", "drawn", "markers", "door gunk"))
+
+
+def object_lists_table(rows: list) -> str:
+    """rows: (file name, LevelContents) -> one line per object type of its lists: how many."""
+    lines = []
+    for file, contents in rows:
+        for objects in contents.object_lists:
+            types, counts = np.unique(objects.types, return_counts=True)
+            lines += [(file, objects.name, kind, count) for kind, count in zip(types.tolist(), counts.tolist())]
+    return format_table(("file", "list", "type", "objects"), lines, numeric=("objects",))
+
+
+def doors_table(rows: list) -> str:
+    """rows: (file name, LevelContents) -> one line per door: its ids, class, flags, leaves
+    (from object setups or placed by Bungie's rule), textures and events."""
+    return format_table(
+        ("file", "door", "door id", "key", "class", "flags", "leaves", "textures", "events"),
+        [(file, door.id, door.door_id, door.key_id, door.class_name or "-", flag_names(door.door_flags, DOOR_FLAGS),
+          f"{door.leaf_count} ({sum(s is not None for s in door.setups)} set up)",
+          " ".join(name for name in door.texture_names if name) or "-",
+          "; ".join(event_text(e) for e in door.events) or "-")
+         for file, contents in rows for door in contents.doors],
+        numeric=("door", "door id", "key"))
+
+
+def furniture_table(rows: list) -> str:
+    """rows: (file name, LevelContents) -> one line per piece of furniture."""
+    return format_table(("file", "furniture", "class", "meshes", "particle"),
+                        [(file, piece.id, piece.class_name,
+                          len(piece.geometry.elements) if piece.geometry is not None else "-", piece.particle or "-")
+                         for file, contents in rows for piece in contents.furniture],
+                        numeric=("furniture", "meshes"))
 
 
 SPRITE_HEADER = ("index", "frames", "subframes", "bitmaps", "left", "top", "right", "bottom")

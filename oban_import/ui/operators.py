@@ -11,7 +11,7 @@ from ..blender import compat
 from ..oni.blender.importer import import_files
 from ..oni.blender.oban_export import animated_objects, export_objects
 from ..oni.blender.tram_export import character_armatures, export_characters
-from ..oni.io.plan import EXTENSIONS
+from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
 from .options import (CHARACTER_EXPORT, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, CharacterExportSettings,

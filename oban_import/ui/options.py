@@ -100,6 +100,12 @@ IMPORT_OPTIONS = (
     Option("side_by_side", "Side by Side", "Characters and loose meshes of one import apart along X (else each "
                                            "stands at the origin)", True, "Objects", flag="--no-side-by-side",
            off="leave characters and loose meshes at the origin"),
+    Option("environment", "Environment", "A level's walls, floors and windows (AKEV), textured and shaded as the "
+                                          "game draws them; the quads it does not draw in hidden collections", True,
+           "Level", flag="--no-environment", off="leave a level's environment out"),
+    Option("object_lists", "Object Lists", "Every object of a level's lists (BINACJBO) as an Empty, a collection "
+                                           "per type; a door's Empty holds its leaves", True, "Level",
+           flag="--no-object-lists", off="leave a level's object lists out"),
     Option("character_animations", "Animations", "A character's animation collection (TRAC, with its parents')",
            "ALL", "Characters", flag="--character-animations", items=CHARACTER_ANIMATIONS, cli_lower=True),
 )

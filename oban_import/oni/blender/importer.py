@@ -20,8 +20,8 @@ from ..io.container.container import level_of_raw_data
 from ..io.oban.properties import PLACEMENT
 from ..io.oban.read import read_files
 from ..io.objects.model import PlacedObject
-from ..io.plan import Brought, Choices, bring
-from . import characters, oban_motion, oban_targets, placed
+from ..plan import Brought, Choices, bring
+from . import characters, environment, oban_motion, oban_targets, object_lists, placed
 from .new_objects import NewObjects, remove_new
 from .shared_blocks import SharedBlocks
 
@@ -114,6 +114,7 @@ class _FileImport:
     _new: list = field(default=None, init=False)          # (object, action) made for it
     _selected: list = field(default=None, init=False)     # _SelectedObjectState of each selected object it moved
     _snapshot: Snapshot | None = field(default=None, init=False)
+    doors: dict = field(default_factory=dict, init=False)     # door id: the Empty holding its leaves
 
     @property
     def path(self):
@@ -130,7 +131,7 @@ class _FileImport:
         self.built, self._new, self._selected = Report(last_frame=job.settings.frame_start), [], []
         # a snapshot costs a look at every data block: only where more than objects are made
         b = self.brought
-        more = b.level is not None or b.texture is not None or b.characters or b.trams
+        more = b.level is not None or b.level_parts is not None or b.texture is not None or b.characters or b.trams
         self._snapshot = Snapshot() if more else None
         mark = job.shared.mark()
         try:
@@ -150,10 +151,26 @@ class _FileImport:
             self._snapshot.remove()
 
 
+def _environment(file, job):
+    parts = file.brought.level_parts
+    if parts is not None and parts.environment is not None and job.settings.environment:
+        file.built.made += environment.import_environment(parts, file.path, job.settings, job.collection, job.shared)
+        job.shared.pack_images()
+
+
+def _object_lists(file, job):
+    parts = file.brought.level_parts
+    if parts is not None and job.settings.object_lists:
+        made, file.doors = object_lists.import_object_lists(parts, file.path, job.settings, job.collection)
+        file.built.made += made
+    if parts is not None:
+        file.built.warnings += [f"{file.path}: {warning}" for warning in parts.warnings]
+
+
 def _placed_objects(file, job):
     if file.brought.level is not None:
         file.built.add(placed.import_level(job.context, file.brought.level, file.path, job.settings, job.collection,
-                                           job.shared))
+                                           job.shared, doors=file.doors))
 
 
 def _characters(file, job):
@@ -202,7 +219,8 @@ def _texture(file, job):
         job.shared.pack_images()
 
 
-BUILDERS = (_placed_objects, _characters, _trams, _animations, _texture)   # what a file brings, in this order
+BUILDERS = (_environment, _object_lists, _placed_objects, _characters, _trams, _animations,
+            _texture)   # what a file brings, in this order
 
 
 def _read_files(paths, settings, selected, progress):
@@ -229,7 +247,9 @@ def _read_with_their_characters(files):
     pieces in files of their own, and a bare body a character of the batch has (not made twice)."""
     brought = [f.brought for f in files]
     bodies = {character.body.name for b in brought if not b.bare_body for character, _ in b.characters}
-    notes = [f"{b.path}: a character's collection, textures or body pieces: read with the character that links them"
+    notes = [f"{b.path}: a door or furniture class: read with the level whose object lists name it"
+             if b.kinds == {"classes"} else
+             f"{b.path}: a character's collection, textures or body pieces: read with the character that links them"
              for b in brought if b.parts_only]
     for b in brought:
         if b.bare_body and b.characters[0][0].body.name in bodies:

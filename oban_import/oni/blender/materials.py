@@ -1,5 +1,7 @@
 """Materials of placed objects (docs/objects.md 5): Principled BSDF fed by an Image Texture,
-one per texture and shared; a missing texture gives an untextured material of its name."""
+one per texture and shared; a missing texture gives an untextured material of its name. And
+of environment quads (docs/level.md, "In Blender"): the texture times each corner's shade, as
+the game modulates it, blended or culled as the quad's flags say."""
 
 import bpy
 
@@ -31,3 +33,40 @@ def new_material(name: str, texture: Texture | None, image=None) -> "bpy.types.M
     material.id_properties_ensure().update(texture_properties(texture, name))
     return material
 
+
+def new_environment_material(name: str, texture: Texture | None, image, shade: str, transparent: bool,
+                             two_sided: bool) -> "bpy.types.Material":
+    """A material of environment quads: `image` (of `texture`; None: untextured) times the
+    corner colour `shade` into the base colour; alpha blended (texture alpha times shade
+    alpha) for Transparent quads, opaque for the others whatever their shade's alpha; the back
+    faces culled unless the quads are two-sided."""
+    material = bpy.data.materials.new(name + " shaded" + (" transparent" if transparent else " two-sided" if two_sided else ""))
+    tree = compat.material_nodes(material)
+    bsdf = next(node for node in tree.nodes if node.bl_idname == "ShaderNodeBsdfPrincipled")
+    bsdf.inputs["Roughness"].default_value = 1.0
+    x, y = bsdf.location.x, bsdf.location.y
+    corner = tree.nodes.new("ShaderNodeVertexColor")
+    corner.layer_name, corner.location = shade, (x - 520, y - 300)
+    colour, alpha = corner.outputs["Color"], corner.outputs["Alpha"]
+    if image is not None:
+        node = tree.nodes.new("ShaderNodeTexImage")
+        node.image, node.location = image, (x - 520, y)
+        node.extension = CLAMPED if texture.flags & (NO_U_WRAP | NO_V_WRAP) else "REPEAT"
+        colour = _product(tree, "ShaderNodeVectorMath", node.outputs["Color"], colour, (x - 220, y))
+        alpha = _product(tree, "ShaderNodeMath", node.outputs["Alpha"], alpha, (x - 220, y - 200))
+    tree.links.new(colour, bsdf.inputs["Base Color"])
+    if transparent:
+        tree.links.new(alpha, bsdf.inputs["Alpha"])
+        compat.set_alpha_blended(material)
+    material.use_backface_culling = not two_sided
+    material.id_properties_ensure().update(texture_properties(texture, name))
+    return material
+
+
+def _product(tree, kind, a, b, location):
+    """The output of a Multiply node (`kind`: vector or scalar math) of a and b."""
+    node = tree.nodes.new(kind)
+    node.operation, node.location = "MULTIPLY", location
+    tree.links.new(a, node.inputs[0])
+    tree.links.new(b, node.inputs[1])
+    return node.outputs[0]

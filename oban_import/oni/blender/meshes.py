@@ -9,6 +9,8 @@ import numpy as np
 
 from ...blender import compat
 
+UV_MAP = "UVMap"
+
 
 def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bpy.types.Mesh":
     """`parts` [oni.objects.Mesh] and each part's material (the same material once a slot)."""
@@ -32,8 +34,8 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
     uv = np.take(uvs, corners, axis=0)
     uv[:, 1] = 1.0 - uv[:, 1]                                 # Direct3D v -> Blender's (docs/objects.md 4)
     mesh = bpy.data.meshes.new(name)
-    compat.set_triangles(mesh, (scale * points @ axes.T).astype(np.float32), corners.astype(np.int32),
-                         uv.astype(np.float32), "UVMap")
+    compat.set_polygons(mesh, (scale * points @ axes.T).astype(np.float32), corners.astype(np.int32),
+                        np.full(len(triangles), 3, np.int32), uv.astype(np.float32), UV_MAP)
     if len(slots) > 1:   # one slot: every face has index 0 already
         mesh.polygons.foreach_set("material_index", np.concatenate(slot_of))
     for material in slots:

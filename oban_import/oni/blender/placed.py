@@ -17,12 +17,13 @@ from .shared_blocks import SharedBlocks
 
 
 def import_level(context, level: Level, path: str, settings, collection=None, shared=None,
-                 progress=None) -> Report:
+                 progress=None, doors=None) -> Report:
     """Every object of `level` in `collection` (default: the context's), as Made(path,
     PlacedObject, object) in OBOA order, or (on any exception, re-raised) none: what was
     made (objects, meshes, materials, images, actions) is removed again. `shared`: the
     import's SharedBlocks (meshes, materials, images made once a batch). The scene's fps and
-    range, and the unused OBANs (level.unused()), are left to the caller."""
+    range, and the unused OBANs (level.unused()), are left to the caller. `doors`: {door id:
+    its Empty}, which holds the leaves of that door (keeping where they stand)."""
     report = progress or (lambda fraction: None)
     result = Report(warnings=[f"{path}: {w}" for w in level.warnings], last_frame=settings.frame_start)
     collection = collection or context.collection
@@ -36,6 +37,8 @@ def import_level(context, level: Level, path: str, settings, collection=None, sh
             obj = _new_object(collection, placed, shared, settings)
             built = _stand(context, placed, obj, settings, transforms.get(id(placed)), origin, collection)
             obj.id_properties_ensure().update(object_properties(placed))
+            if placed.leaf >= 0 and doors and placed.door_id in doors:
+                _hold(doors[placed.door_id], built.pivot or obj)
             result.made.append(Made(path, placed, obj, built.error, built.note))
             result.warnings += [f"{path}: '{placed.name}': {w}" for w in placed.warnings]
             result.warnings += oban_motion.warnings(path, placed.name, placed.animation.warnings
@@ -75,6 +78,12 @@ def _stand(context, placed: PlacedObject, obj, settings, transforms, origin, col
     if placed.animation.has(LOCALIZED):
         transforms = to_blender.in_front(matrix, transforms)
     return oban_motion.build(context, placed.animation, obj, settings, transforms, collection=collection)
+
+
+def _hold(parent, child):
+    """`child` under `parent`, standing where it stood (the parent's inverse kept)."""
+    child.parent = parent
+    child.matrix_parent_inverse = parent.matrix_world.inverted()
 
 
 def _new_object(collection, placed, shared, settings):

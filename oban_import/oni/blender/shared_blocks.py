@@ -7,7 +7,7 @@ import contextlib
 
 from ...blender.datablocks import Snapshot
 from .images import new_image, pack
-from .materials import UNTEXTURED, new_material
+from .materials import UNTEXTURED, new_environment_material, new_material
 from .meshes import new_mesh
 
 
@@ -59,6 +59,15 @@ class SharedBlocks:
         if name not in self.materials:
             self._add(self.materials, name, new_material(name, texture, self.image(texture) if texture else None))
         return self.materials[name]
+
+    def environment_material(self, texture, name, transparent, two_sided, shade):
+        """The material of environment quads of this texture (None: not found, `name` says
+        which) drawn this way, its colour times the corner colour `shade`."""
+        key = ("environment", name, transparent, two_sided)
+        if key not in self.materials:
+            self._add(self.materials, key, new_environment_material(
+                name, texture, self.image(texture) if texture else None, shade, transparent, two_sided))
+        return self.materials[key]
 
     def image(self, texture):
         """The image of a texture (its pixels packed by pack_images)."""

@@ -10,9 +10,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..io.oban.record import Animation
+from ..io.level.model import DOOR_FLAGS, Door, LevelContents
+from ..io.oban.record import Animation, stored_columns
+from ..io.objects.model import PlacedObject
 
 DOUBLE_LEAF = 0x1000   # leaf 1 of door d is the object setup of door id d | DOUBLE_LEAF
+MIRROR = DOOR_FLAGS["Mirror"]
 
 
 def euler_rotations(degrees) -> np.ndarray:
@@ -79,3 +82,60 @@ def _turn(degrees):
     m = np.eye(4)
     m[:3, :3] = euler_rotations(degrees)
     return m
+
+
+def door_leaves(contents: LevelContents, setups: list) -> list[PlacedObject]:
+    """Every leaf of every door of `contents` as a placed object playing its door class's OBAN
+    (flipped where it turns): the object setup `setups` holds for it (PlacedObject.setup: its
+    OBOA index), as stored; else one made by Bungie's rule from the class's geometry."""
+    by_setup = {placed.setup: placed for placed in setups}
+    leaves = []
+    for door in contents.doors:
+        flips = leaf_flips(bool(door.door_flags & MIRROR), door.leaf_count)
+        made = _builder_leaves(door) if any(setup is None for setup in door.setups[:door.leaf_count]) else None
+        for leaf, (setup, flip) in enumerate(zip(door.setups, flips)):
+            placed = by_setup.get(setup) if setup is not None else None
+            placed = placed if placed is not None else made[leaf] if made else None
+            if placed is None:
+                continue
+            animation = door.door_class.animation if door.door_class is not None else None
+            leaves.append(replace(placed, animation=flipped(animation) if animation and flip else animation,
+                                  door_id=door.door_id, leaf=leaf))
+    return leaves
+
+
+def _builder_leaves(door: Door) -> list[PlacedObject] | None:
+    """A door's leaves placed by Bungie's rule from its class's geometry (leaf 1 takes the
+    class's second geometry where it has one), with the door's textures; None without a class
+    or geometry."""
+    geometries = door.door_class.geometries if door.door_class is not None else [None, None]
+    first = geometries[0]
+    meshes = [element.mesh for element in first.elements if element.mesh is not None] if first else []
+    if not meshes:
+        return None
+    origins, _ = builder_origins(placements([door.position], [door.rotation])[0], meshes[0].points,
+                                 door.leaf_count == 2, bool(door.door_flags & MIRROR))
+    texture = door.textures[0]   # leaf 1 takes Texture1 too, where Texture2 is set (docs/level.md 3)
+    made = []
+    for leaf, origin in enumerate(origins):
+        geometry = geometries[leaf] if leaf and geometries[1] is not None else first
+        parts = [element.mesh for element in geometry.elements if element.mesh is not None]
+        if texture is not None and (leaf == 0 or door.texture_names[1]):
+            parts = [replace(mesh, texture=texture, texture_name=texture.name) for mesh in parts]
+        made.append(PlacedObject(
+            name=f"door_{door.door_id | DOUBLE_LEAF * leaf}", flags=0, physics=0, script_id=0, door_gunk_id=0,
+            door_id=door.door_id, position=np.zeros(3, np.float32), rotation=np.array([0, 0, 0, 1], np.float32),
+            scale=1.0, origin=stored_columns(origin), meshes=parts, animation=None))
+    return made
+
+
+def furniture_objects(contents: LevelContents) -> list[PlacedObject]:
+    """The furniture of the object lists as placed objects of their geometry's meshes, at
+    T(position) . Rz . Ry . Rx (docs/level.md 4): what shows it where no environment does."""
+    pieces = [piece for piece in contents.furniture if piece.geometry is not None]
+    origins = placements([p.position for p in pieces], [p.rotation for p in pieces]) if pieces else []
+    return [PlacedObject(name=f"furniture_{piece.id}", flags=0, physics=0, script_id=0, door_gunk_id=0, door_id=0,
+                         position=np.asarray(piece.position, np.float32), rotation=np.array([0, 0, 0, 1], np.float32),
+                         scale=1.0, origin=stored_columns(origin),
+                         meshes=[e.mesh for e in piece.geometry.elements if e.mesh is not None], animation=None)
+            for piece, origin in zip(pieces, origins)]

@@ -64,6 +64,8 @@ class PlacedObject:
     meshes: list              # [Mesh], in M3GA order
     animation: Animation | None
     warnings: list = field(default_factory=list)   # e.g. a placeholder not found
+    setup: int = -1           # its index in its OBOA (a door's leaves name theirs), -1 for none
+    leaf: int = -1            # a door's leaf 0 or 1 (door_id: then its door's id, the list's), -1 for none
 
 
 def at_origin(mesh: Mesh) -> PlacedObject:

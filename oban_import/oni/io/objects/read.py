@@ -30,7 +30,8 @@ def read_objects(path: str) -> Level:
         for oboa in arrays:
             label = c.label(oboa)
             for n, record in enumerate(parse_oboa(c.instance(oboa, OBOA_TAG)[0], path, label)):
-                objects.append(_placed(library, c, oboa, n, record, used))
+                if not empty_setup(record):
+                    objects.append(_placed(library, c, oboa, n, record, used))
         animations = list(used.values())
         for i in c.with_data(OBAN_TAG):  # every OBAN of the file, those no object uses included
             animation = library.cached(c, i, read_oban)
@@ -38,6 +39,12 @@ def read_objects(path: str) -> Level:
                 used[id(animation)] = animation
                 animations.append(animation)
         return Level(objects=objects, animations=animations, warnings=list(library.warnings))
+
+
+def empty_setup(record) -> bool:
+    """A setup in use by nothing: no flags, no geometry, no animation (OniSplit's level builder
+    writes 32 after the real ones, docs/level.md 3)."""
+    return not record["flags"] and not record["geometry"] and not record["animation"]
 
 
 def _placed(library, c, oboa, n, record, used) -> PlacedObject:
@@ -70,7 +77,7 @@ def _placed(library, c, oboa, n, record, used) -> PlacedObject:
         physics=int(record["physics"]), script_id=int(record["script_id"]),
         door_gunk_id=int(record["door_gunk_id"]), door_id=int(record["door_id"]),
         position=record["position"].copy(), rotation=record["rotation"].copy(), scale=float(record["scale"]),
-        origin=record["origin"].copy(), meshes=found, animation=animation, warnings=warnings)
+        origin=record["origin"].copy(), meshes=found, animation=animation, warnings=warnings, setup=n)
 
 
 def read_mesh_file(path: str) -> Mesh:

@@ -1,24 +1,28 @@
 """What a file brings to an import or a listing (no bpy): PLAN has one entry per kind of
-thing an Oni file can hold, saying by which instances a file holds it and how it is read;
-bring() reads a file by it. The importer builds each part of what bring() gives with its
-Blender builder, `--list` tabulates it. A new format is its reader, an entry here and its
-builder.
+thing an Oni file can hold, saying by which instances a file holds it and how it is read
+(io/ reads, engine/ applies the engine's rules, e.g. which door leaf plays what); bring()
+reads a file by it. The importer builds each part of what bring() gives with its Blender
+builder, `--list` tabulates it. A new format is its reader, an entry here and its builder.
 """
 
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...core.errors import ObanError
-from ...core.files import open_regular, read_head
-from ...core.names import name_matcher
-from .characters.model import Character
-from .characters.read import read_character, read_characters, read_trams
-from .characters.tram_xml import looks_like_tram_xml
-from .container.container import (M3GM_TAG, OBAN_TAG, OBOA_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG,
-                                  TRGA_TAG, TRIA_TAG, TRMA_TAG, TRTA_TAG, TXMP_TAG, Container, looks_like_container)
-from .objects.model import Level, Texture, at_origin
-from .objects.read import read_mesh_file, read_objects, read_texture_file
+from ..core.errors import ObanError
+from ..core.files import open_regular, read_head
+from ..core.names import name_matcher
+from .engine.doors import door_leaves, furniture_objects
+from .io.characters.model import Character
+from .io.characters.read import read_character, read_characters, read_trams
+from .io.characters.tram_xml_read import looks_like_tram_xml
+from .io.container.container import (AKEV_TAG, BINA_TAG, DOOR_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, OFGA_TAG, ONCC_TAG,
+                                     ONLV_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG,
+                                     TRTA_TAG, TXMP_TAG, Container, looks_like_container)
+from .io.level.model import LevelContents
+from .io.level.read import read_level
+from .io.objects.model import Level, Texture, at_origin
+from .io.objects.read import read_mesh_file, read_objects, read_texture_file
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element
@@ -37,7 +41,8 @@ class Brought:
     """What one file brings, read and checked, before anything is made of it."""
     path: str
     kinds: frozenset = frozenset()   # the PLAN entries the file holds, by name
-    level: Level | None = None       # placed objects: a level's, an OBOA .oni's, a loose M3GM's
+    level: Level | None = None       # placed objects: a level's, an OBOA .oni's, a loose M3GM's; door leaves
+    level_parts: LevelContents | None = None   # a level's environment, object lists and classes
     loose_mesh: bool = False         # `level` is a loose M3GM standing at the origin
     texture: Texture | None = None   # a loose TXMP
     characters: list = field(default_factory=list)   # (Character, the TRAMs of its collection chosen)
@@ -61,14 +66,23 @@ class Source:
 
 
 def _objects(brought, choices):
-    level = read_objects(brought.path)
-    matches = name_matcher(choices.name_filter)
-    if matches:
-        level.objects = [o for o in level.objects if matches(o.name)]
-    brought.level_obans = [a for a in level.unused() if not matches or matches(a.name)]
-    if not level.objects and not brought.level_obans:
-        raise ObanError(brought.path, f"holds no object or OBAN instance matching '{choices.name_filter}'")
-    brought.level = level
+    brought.level = read_objects(brought.path)
+
+
+def _level_parts(brought, choices):
+    """The environment, object lists and classes; with placed objects, each door's leaves
+    moved by their class's OBAN (the setups they replace, or placed by Bungie's rule) and,
+    without an environment, the furniture's meshes."""
+    parts = brought.level_parts = read_level(brought.path)
+    if not choices.objects:
+        return
+    level = brought.level if brought.level is not None else Level([], [])
+    leaves = door_leaves(parts, level.objects)
+    replaced = {leaf.setup for leaf in leaves if leaf.setup >= 0}
+    level.objects = [o for o in level.objects if o.setup not in replaced] + leaves
+    if parts.environment is None:
+        level.objects += furniture_objects(parts)
+    brought.level = level if level.objects or brought.level is not None else None
 
 
 def _characters(brought, choices):
@@ -83,7 +97,7 @@ def _trams(brought, choices):
 
 
 def _parts(brought, choices):
-    brought.parts_only = brought.kinds == {"character parts"}
+    brought.parts_only = brought.kinds in ({"character parts"}, {"classes"})
 
 
 def _obans(brought, choices):
@@ -100,6 +114,8 @@ def _texture(brought, choices):
 
 PLAN = (
     Source("objects", frozenset({OBOA_TAG}), _objects, placed=True),
+    Source("level", frozenset({ONLV_TAG, AKEV_TAG, BINA_TAG}), _level_parts),
+    Source("classes", frozenset({DOOR_TAG, OFGA_TAG}), _parts),
     Source("characters", frozenset({ONCC_TAG}), _characters),
     Source("bodies", frozenset({TRBS_TAG}), _characters),
     Source("animations", frozenset({TRAM_TAG}), _trams),
@@ -128,7 +144,19 @@ def bring(path: str, choices: Choices = Choices()) -> Brought:
             done.add(source.read)
             source.read(brought, choices)
     brought.obans = brought.obans or not brought.kinds
+    if brought.level is not None and not brought.loose_mesh:
+        _filtered(brought, choices)
     return brought
+
+
+def _filtered(brought, choices):
+    """A level's placed objects and the OBANs none of them plays, those matching the filter."""
+    level, matches = brought.level, name_matcher(choices.name_filter)
+    if matches:
+        level.objects = [o for o in level.objects if matches(o.name)]
+    brought.level_obans = [a for a in level.unused() if not matches or matches(a.name)]
+    if matches and not level.objects and not brought.level_obans:
+        raise ObanError(brought.path, f"holds no object or OBAN instance matching '{choices.name_filter}'")
 
 
 def contents(path: str) -> frozenset:
@@ -141,6 +169,18 @@ def contents(path: str) -> frozenset:
     if not found:
         found = [source.name for source in PLAN if present & source.tags][:1]
     return frozenset(found)
+
+
+def _check_tags(container):
+    """ObanError for an instance tagged as one kind PLAN knows and named as another (swapped
+    descriptors' tags): read by its tag, it would be taken for what it is not, or for nothing."""
+    known = {tag[::-1].decode("latin-1") for source in PLAN for tag in source.tags}
+    for index in range(len(container.descriptors)):
+        if container.is_unnamed(index):
+            continue
+        said, tag = container.full_name(index)[:4], container.tag_of(index)[::-1].decode("latin-1")
+        if said != tag and said in known:
+            raise ObanError(container.path, f"{container.label(index)} is tagged {tag}, but its name says {said}")
 
 
 def _present(path):
@@ -157,6 +197,7 @@ def _present(path):
                 return set()
             f.seek(0)
             container = Container(f, path, size)
+            _check_tags(container)
             return {bytes(tag) for tag, placeholder in zip(container.descriptors["tag"],
                                                            container.ends == container.starts) if not placeholder}
         except OSError as error:

@@ -10,9 +10,9 @@ import pytest
 from paths import DATA, EXAMPLES
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io import plan
+from oban_import.oni import plan
 from oban_import.oni.io.container.container import M3GM_TAG
-from oban_import.oni.io.plan import Choices, Source, bring, contents
+from oban_import.oni.plan import Choices, Source, bring, contents
 
 CHARACTER_LEVEL = os.path.join(DATA, "characters", "level", "level3_Final.dat")
 

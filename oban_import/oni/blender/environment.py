@@ -1,0 +1,92 @@
+"""A level's environment in Blender (docs/level.md, "In Blender"): every quad one face (a
+triangle where its flags say so), corners in the stored order at s.A.p, with its texture
+coordinates, its shades as a byte colour per corner, its flags, object tag and index as face
+attributes, and a material per texture and way of drawing. What the game draws is one visible
+object; the quads it does not draw (markers) and each door's closed gunk are objects of their
+own in hidden collections."""
+
+import bpy
+import numpy as np
+
+from ...blender import compat
+from ...core.report import Made
+from ..engine.environment import quad_groups
+from ..io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents
+from ..io.level.properties import ENVIRONMENT, FLAGS_ATTRIBUTE, QUAD_ATTRIBUTE, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP
+from .materials import UNTEXTURED
+
+TRANSPARENT = QUAD_FLAGS["Transparent"]
+MARKERS, DOOR_GUNK = "markers", "door gunk"   # the hidden collections' names, after the level's
+
+
+def import_environment(contents: LevelContents, path, settings, collection, shared) -> list:
+    """Made(path, contents, object) of each object made of `contents.environment` in
+    `collection`: the drawn quads, then the markers, each door's gunk and the door frames
+    InDoorFrame doors hide (those in hidden collections)."""
+    environment, groups = contents.environment, quad_groups(contents.environment, contents)
+    made = []
+    for name, quads, hidden in [(f"{contents.name} environment", groups.drawn, None),
+                                (f"{contents.name} markers", groups.markers, MARKERS),
+                                *[(f"DOOR {door} gunk", quads, DOOR_GUNK) for door, quads in groups.door_gunk.items()],
+                                (f"{contents.name} door frames", groups.door_frames, DOOR_GUNK)]:
+        if not len(quads):
+            continue
+        target = collection if hidden is None else _hidden_collection(collection, f"{contents.name} {hidden}")
+        obj = bpy.data.objects.new(name, new_environment_mesh(name, environment, quads, shared, settings))
+        obj[ENVIRONMENT] = environment.name
+        target.objects.link(obj)
+        made.append(Made(path, contents, obj))
+    return made
+
+
+def new_environment_mesh(name, environment: Environment, quads, shared, settings) -> "bpy.types.Mesh":
+    """A mesh of the environment's quads `quads` (indices, in the file's order): its points
+    the ones they use, converted; a material per texture and way of drawing (materials.py)."""
+    counts = environment.corner_counts[quads]
+    used = np.arange(4)[None, :] < counts[:, None]                       # (n, 4) the corners each has
+    corner_points = environment.quad_points[quads][used]
+    kept, corners = np.unique(corner_points, return_inverse=True)
+    points = environment.points[kept].astype(np.float64) @ (settings.global_scale * np.asarray(settings.axes)).T
+    uvs = environment.texture_coordinates[environment.quad_uvs[quads][used]].astype(np.float32)
+    uvs[:, 1] = 1.0 - uvs[:, 1]                                          # Direct3D v -> Blender's
+    mesh = bpy.data.meshes.new(name)
+    compat.set_polygons(mesh, points.astype(np.float32), corners.astype(np.int32), counts, uvs, UV_MAP)
+    flags = environment.flags[quads]
+    for attribute, values in ((FLAGS_ATTRIBUTE, flags.view(np.int32)), (TAG_ATTRIBUTE, environment.object_tags[quads]),
+                              (QUAD_ATTRIBUTE, quads.astype(np.int32))):
+        mesh.attributes.new(attribute, "INT", "FACE").data.foreach_set("value", np.ascontiguousarray(values, np.int32))
+    shades = environment.shade_bytes[quads][used]
+    compat.set_byte_colors(mesh, SHADE_ATTRIBUTE, shades)
+    _materials(mesh, environment, quads, flags, shared)
+    mesh.update(calc_edges=True)
+    return mesh
+
+
+def _materials(mesh, environment, quads, flags, shared):
+    """A material slot per (texture, transparent, two-sided) the quads use, in first use order."""
+    textures = environment.quad_textures[quads].astype(np.int64)
+    transparent = (flags & TRANSPARENT) != 0
+    two_sided = (flags & TWO_SIDED) != 0
+    key = textures * 4 + transparent * 2 + two_sided
+    kinds, first, slot = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    for kind in kinds[order].tolist():
+        index = kind // 4
+        texture, name = environment.textures[index], environment.texture_names[index]
+        mesh.materials.append(shared.environment_material(texture, name or UNTEXTURED, bool(kind & 2), bool(kind & 1),
+                                                          SHADE_ATTRIBUTE))
+    if len(kinds) > 1:
+        mesh.polygons.foreach_set("material_index", rank[slot].astype(np.int32))
+
+
+def _hidden_collection(parent, name):
+    """The child collection `name` of `parent`, made hidden (viewport and render) when new."""
+    found = parent.children.get(name)
+    if found is None:
+        found = bpy.data.collections.new(name)
+        parent.children.link(found)
+        found.hide_render = True
+        compat.hide_in_view_layers(found)
+    return found
