@@ -1,4 +1,5 @@
-"""Properties > Object > Oni Object Animation and Oni Character: the imported fields, editable.
+"""Properties > Object > Oni Object Animation and Oni Character: the imported fields, editable;
+Oni Level: an environment face's flags by name, a door's fields.
 
 The values live in the object's custom properties (oni/properties.py), the ones an
 exporter reads; this panel edits them in place, keeping the flag bits and the flag
@@ -6,6 +7,7 @@ booleans in step, on the object and on its action.
 """
 
 import bpy
+import numpy as np
 from bpy.props import BoolProperty, IntProperty, PointerProperty
 
 from ..core.id_properties import unsigned32
@@ -14,6 +16,9 @@ from ..oni.blender.oban_actions import action_of, animated_of
 from ..oni.io.characters.tram import tram_flag_text
 from ..oni.io.characters.tram_properties import NAME as TRAM_NAME
 from ..oni.io.characters.tram_properties import PREFIX as TRAM_PREFIX
+from ..oni.io.level.model import DOOR_FLAGS, OBJECT_TAG_TYPES, QUAD_FLAGS
+from ..oni.io.level.properties import ENVIRONMENT, FLAGS_ATTRIBUTE, QUAD_ATTRIBUTE, TAG_ATTRIBUTE, TYPE, flag_names
+from ..oni.io.objects.properties import OBJECT_DOOR_ID, OBJECT_DOOR_LEAF
 from ..oni.io.oban.properties import FIELDS, FLAG_BITS, NAME, flag_properties
 from ..oni.io.oban.record import FLAGS, KNOWN_FLAGS, MAX_COUNT
 
@@ -131,7 +136,71 @@ class OBJECT_PT_oni_character(_ObjectPanel, bpy.types.Panel):
         layout.label(text=f"{len(action.pose_markers)} events as markers (footstep, sound, particle)")
 
 
-classes = [ObanObjectSettings, OBJECT_PT_oban, OBJECT_PT_oni_character]
+class OBJECT_PT_oni_level(_ObjectPanel, bpy.types.Panel):
+    """Properties > Object > Oni Level: what an environment object's quads (in Edit Mode, its
+    active face's) and a level object's Empty or door leaf hold."""
+    bl_label = "Oni Level"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and (ENVIRONMENT in obj or TYPE in obj or OBJECT_DOOR_LEAF in obj)
+
+    def draw(self, context):
+        for line in level_lines(context.object):
+            self.layout.label(text=line)
+
+
+def level_lines(obj) -> list:
+    """The panel's lines for an environment object, a level object's Empty or a door leaf."""
+    if ENVIRONMENT in obj:
+        return environment_lines(obj)
+    if OBJECT_DOOR_LEAF in obj:
+        return [f"Leaf {obj[OBJECT_DOOR_LEAF]} of door {obj[OBJECT_DOOR_ID]}"]
+    lines = [f"{obj[TYPE]} {obj['oni_object_id']}"]
+    if "oni_door_class" in obj:
+        lines += [f"Class: {obj['oni_door_class']}", f"Door id {obj['oni_door_id']}, key id {obj['oni_key_id']}",
+                  f"Flags: {flag_names(obj['oni_door_flags'], DOOR_FLAGS)}",
+                  f"Textures: {obj['oni_texture1'] or '-'}, {obj['oni_texture2'] or '-'}"]
+        lines += [f"Event: {event}" for event in obj["oni_events"]] or ["No events"]
+    elif "oni_furniture_class" in obj:
+        lines += [f"Class: {obj['oni_furniture_class']}", f"Particle: {obj['oni_particle'] or '-'}"]
+    return lines
+
+
+def environment_lines(obj) -> list:
+    """In Edit Mode the active face's quad, flags and object; else how many quads carry each flag."""
+    if obj.mode == "EDIT":
+        import bmesh
+        faces = bmesh.from_edit_mesh(obj.data).faces
+        face = faces.active
+        if face is None:
+            return ["No active face"]
+        flags, tag, quad = (face[faces.layers.int[name]] for name in (FLAGS_ATTRIBUTE, TAG_ATTRIBUTE, QUAD_ATTRIBUTE))
+        return [f"Quad {quad}", *quad_flag_lines(np.array([flags])), object_line(tag)]
+    flags = np.empty(len(obj.data.polygons), np.int32)
+    obj.data.attributes[FLAGS_ATTRIBUTE].data.foreach_get("value", flags)
+    return [f"{len(flags)} quads of {obj[ENVIRONMENT]}", *quad_flag_lines(flags)]
+
+
+def quad_flag_lines(flags) -> list:
+    """One line per flag some of `flags` (int32 as the face attribute holds them) carry: its
+    name (its count where there are several quads)."""
+    bits = flags.astype(np.int64) & 0xFFFFFFFF
+    counts = {name: int(((bits & bit) != 0).sum()) for name, bit in QUAD_FLAGS.items()}
+    unnamed = int(np.bitwise_or.reduce(bits, initial=0)) & ~sum(QUAD_FLAGS.values())
+    lines = [name if len(bits) == 1 else f"{name}: {count}" for name, count in counts.items() if count]
+    return lines + ([f"Other bits: 0x{unnamed:x}"] if unnamed else []) or ["No flags"]
+
+
+def object_line(tag) -> str:
+    if tag == -1:
+        return "Object: none"
+    kind = OBJECT_TAG_TYPES.get(tag >> 24, f"type {tag >> 24}")
+    return f"Object: {kind} {tag & 0xFFFFFF}"
+
+
+classes = [ObanObjectSettings, OBJECT_PT_oban, OBJECT_PT_oni_character, OBJECT_PT_oni_level]
 
 
 def register():

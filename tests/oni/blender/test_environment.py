@@ -249,3 +249,34 @@ def test_both_command_lines_import_a_level(tmp_path, command):
     done = run(command, LEVEL, "-o", out, "--no-object-lists")
     assert done.returncode == 0, done.stderr
     assert out.exists() and "level5" in done.stdout and "266" in done.stdout   # the environment's quads
+
+
+def test_the_panel_shows_a_faces_flags_by_name_and_a_doors_fields():
+    from oban_import.ui.panel import OBJECT_PT_oni_level, level_lines
+    import_level()
+    environment = bpy.data.objects["level5 environment"]
+    bpy.context.view_layer.objects.active = environment
+    assert OBJECT_PT_oni_level.poll(bpy.context)
+    akev = xml_akev(os.path.join(ENV, "xml", "AKEVlevel5.xml"))
+    lines = level_lines(environment)
+    assert lines[0] == f"{len(environment.data.polygons)} quads of level5"
+    quads = [face[5] for face in face_data(environment)]
+    transparent = sum(bool(akev["flags"][q] & 0x80) for q in quads)
+    assert f"Transparent: {transparent}" in lines and transparent
+    bpy.ops.object.mode_set(mode="EDIT")
+    import bmesh
+    faces = bmesh.from_edit_mesh(environment.data).faces
+    faces.ensure_lookup_table()
+    quad = quads[5]
+    faces.active = faces[5]
+    lines = level_lines(environment)
+    names = [name for name, bit in (("Triangle", 0x40), ("Transparent", 0x80), ("TwoSided", 0x200),
+                                    ("Horizontal", 0x80000), ("Vertical", 0x100000)) if akev["flags"][quad] & bit]
+    assert lines[0] == f"Quad {quad}" and all(name in lines for name in names) and lines[-1] == "Object: none"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    door = next(obj for obj in bpy.data.objects if obj.get("oni_type") == "DOOR" and obj["oni_object_id"] == 7)
+    lines = level_lines(door)
+    assert lines[:4] == ["DOOR 7", "Class: dr_swing", "Door id 7, key id 2", "Flags: InDoorFrame DoubleDoor Mirror"]
+    assert "Event: UnlockDoor: 12" in lines and "Event: ActivateTurret: 3" in lines
+    leaf = bpy.data.objects["door_4103"]
+    assert level_lines(leaf) == ["Leaf 1 of door 7"]

@@ -5,36 +5,12 @@ import math
 
 import numpy as np
 import pytest
+from door_reference import chain, plain_keys, rotation, spec_origins, translation
 from oban_generate import random_animation, random_unit_quaternion
-from reference_engine import matrix_at, multiply
+from reference_engine import matrix_at
 
 from oban_import.oni.engine.doors import builder_origins, euler_rotations, flipped, leaf_flips, placements
 from oban_import.oni.io.oban.record import KEY_DTYPE, LOCALIZED, Animation, stored_columns
-
-
-def rotation(axis, degrees):
-    """4x4 rows of a right-handed rotation about axis 0, 1 or 2 (column vectors)."""
-    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
-    i, j = [k for k in range(3) if k != axis]
-    m = [[float(r == k) for k in range(4)] for r in range(4)]
-    m[i][i], m[i][j], m[j][i], m[j][j] = c, -s, s, c
-    if axis == 1:   # about y the plane is (z, x): x -> -z for a positive turn
-        m[i][j], m[j][i] = s, -s
-    return m
-
-
-def translation(offset):
-    m = [[float(r == k) for k in range(4)] for r in range(4)]
-    for r in range(3):
-        m[r][3] = float(offset[r])
-    return m
-
-
-def chain(*matrices):
-    out = matrices[0]
-    for m in matrices[1:]:
-        out = multiply(out, m)
-    return np.array(out)
 
 
 def test_a_quarter_turn_about_each_axis_moves_the_axes_the_right_hand_way():
@@ -54,11 +30,6 @@ def test_euler_rotations_are_rz_ry_rx_of_degrees():
         np.testing.assert_allclose(matrix, wanted, atol=1e-12)
 
 
-def plain_keys(animation):
-    return [(tuple(map(float, k["rotation"])), tuple(map(float, k["position"])), int(k["frame"]))
-            for k in animation.keys]
-
-
 @pytest.mark.parametrize("localized", [False, True])
 def test_a_flipped_leaf_plays_the_matrix_turned_half_about_x_after_the_base(localized):
     rng = np.random.default_rng(5)
@@ -76,23 +47,6 @@ def test_a_flipped_leaf_plays_the_matrix_turned_half_about_x_after_the_base(loca
 def test_which_leaf_turns():
     assert leaf_flips(False, 1) == [False] and leaf_flips(True, 1) == [True]
     assert leaf_flips(False, 2) == [False, True] and leaf_flips(True, 2) == [True, False]
-
-
-def spec_origins(position, degrees, points, double, mirror):
-    """docs/level.md, "Doors": Bungie's builder, one leaf at a time."""
-    lo, hi = [min(p[i] for p in points) for i in range(3)], [max(p[i] for p in points) for i in range(3)]
-    centre = ((hi[0] + lo[0]) / 2, -lo[2], (hi[1] + lo[1]) / 2)
-    width = hi[0] - lo[0]
-    place = chain(translation(position), rotation(2, degrees[2]), rotation(1, degrees[1]), rotation(0, degrees[0]))
-    sides = [(centre[0] + width / 2, centre[1], centre[2]), (centre[0] - width / 2, centre[1], centre[2])] \
-        if double else [centre]
-    flips = [mirror, not mirror]
-    origins, gunk = [], []
-    for k, side in enumerate(sides):
-        turn = rotation(1, 180) if flips[k] else rotation(1, 0)
-        origins.append(chain(place.tolist(), translation(side), rotation(0, -90), turn))
-        gunk.append(chain(place.tolist(), translation(side), turn, rotation(0, -90)))
-    return np.array(origins), np.array(gunk)
 
 
 @pytest.mark.parametrize("double", [False, True])

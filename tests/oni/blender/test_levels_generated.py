@@ -1,0 +1,129 @@
+"""Generated levels of every case in Blender (tools/generate/level_generate.py): every quad a face
+with its points, texture coordinates, shades, flags and tag exactly (triangles, every flag bit,
+tags of every type), sorted into drawn, markers and door gunk by the rules written out here;
+doors without object setups placed by Bungie's rule (tests/fixtures/door_reference.py);
+a level and its loose files alike."""
+
+import os
+
+import bpy
+import level_generate as lg
+import numpy as np
+import pytest
+from commands import COMMANDS, run
+from door_reference import plain_keys, spec_origins
+from reference_engine import matrix_at
+
+from oban_import.oni.engine.to_blender import DEFAULT_AXES
+
+pytestmark = pytest.mark.usefixtures("addon")
+
+SCALE = 0.25
+NOT_DRAWN = 0x1 | 0x2 | 0x4 | 0x8 | 0x2000 | 0x40000
+
+
+def generated(tmp_path, seed=3, loose=False, no_setups=False, **kinds):
+    level = lg.standard_level(np.random.default_rng(seed), **kinds)
+    if no_setups:
+        level.setups = None
+    path = lg.write_loose(level, tmp_path) if loose else lg.write_level(level, tmp_path)
+    return level, str(path)
+
+
+def import_path(path, **options):
+    assert bpy.ops.import_anim.oban(filepath=path, global_scale=SCALE, **options) == {"FINISHED"}
+
+
+def faces(obj):
+    mesh = obj.data
+    points = np.empty(3 * len(mesh.vertices), np.float32)
+    mesh.vertices.foreach_get("co", points)
+    corners = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    uvs = np.empty(2 * len(mesh.loops), np.float32)
+    mesh.uv_layers.active.data.foreach_get("uv", uvs)
+    colors = np.empty(4 * len(mesh.loops), np.float32)
+    mesh.color_attributes.active_color.data.foreach_get("color_srgb", colors)
+    sizes = np.empty(len(mesh.polygons), np.int32)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    found = {}
+    for name in ("oni_flags", "oni_object_tag", "oni_quad"):
+        found[name] = np.empty(len(mesh.polygons), np.int32)
+        mesh.attributes[name].data.foreach_get("value", found[name])
+    starts = np.cumsum(sizes) - sizes
+    for i, (a, n) in enumerate(zip(starts, sizes)):
+        yield (found["oni_quad"][i], points.reshape(-1, 3)[corners[a:a + n]], uvs.reshape(-1, 2)[a:a + n],
+               np.round(colors.reshape(-1, 4)[a:a + n] * 255).astype(np.uint8), found["oni_flags"][i],
+               found["oni_object_tag"][i])
+
+
+@pytest.mark.parametrize("loose", [False, True], ids=["level", "loose"])
+def test_every_generated_quad_is_a_face_as_written(tmp_path, loose):
+    level, path = generated(tmp_path, loose=loose)
+    import_path(path)
+    env = level.environment
+    seen = {}
+    for obj in [o for o in bpy.data.objects if "oni_environment" in o]:
+        for quad, points, uvs, colors, flags, tag in faces(obj):
+            seen[quad] = obj
+            k = 3 if env.flags[quad] & 0x40 else 4
+            corners = env.quad_points[quad, :k]
+            expected = (SCALE * env.points[corners].astype(np.float64) @ DEFAULT_AXES.T).astype(np.float32)
+            np.testing.assert_array_equal(points, expected)
+            uv = env.uvs[env.quad_uvs[quad, :k]]
+            np.testing.assert_array_equal(uvs, np.column_stack([uv[:, 0], np.float32(1) - uv[:, 1]]))
+            shades = env.shades[quad, :k].astype(np.int64)
+            np.testing.assert_array_equal(colors, np.stack([shades >> 16, shades >> 8, shades, shades >> 24], -1) & 255)
+            assert np.uint32(flags & 0xFFFFFFFF) == env.flags[quad] and tag == env.tags[quad]
+    assert sorted(seen) == list(range(len(env.flags)))
+    for quad, obj in seen.items():
+        flags, tag = int(env.flags[quad]), int(env.tags[quad])
+        if tag >> 24 == 3:
+            assert obj.name == f"DOOR {tag & 0xFFFFFF} gunk" and not obj.visible_get()
+        elif flags & NOT_DRAWN:
+            assert obj.name == "gen markers" and not obj.visible_get()
+        else:
+            assert obj.name == "gen environment" and obj.visible_get()
+
+
+def test_doors_without_setups_stand_by_bungies_rule(tmp_path):
+    level, path = generated(tmp_path, no_setups=True)
+    import_path(path)
+    change = np.eye(4)
+    change[:3, :3] = SCALE * DEFAULT_AXES
+    localized = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+    animation = level.animations["door_anim"]
+    doors = {entry.id: entry for entry in level.lists["Door"]}
+    leaves = [obj for obj in bpy.data.objects if "oni_door_leaf" in obj]
+    assert len(leaves) == 6   # two single doors, two double ones
+    for obj in leaves:
+        entry = doors[obj.parent["oni_object_id"]]
+        flags = obj.parent["oni_door_flags"]
+        first_mesh = level.meshes[level.geometries["dr_main"][0][1]]
+        origins, _ = spec_origins(entry.position, entry.rotation, first_mesh.points.tolist(), bool(flags & 0x80),
+                                  bool(flags & 0x100))
+        leaf = obj["oni_door_leaf"]
+        turn = np.diag([1.0, -1, -1, 1]) if bool(flags & 0x100) != bool(leaf) else np.eye(4)
+        bpy.context.scene.frame_set(1)
+        wanted = change @ origins[leaf] @ localized @ np.array(
+            matrix_at(plain_keys(animation), list(map(float, animation.base_matrix)), False, 0)) @ turn
+        np.testing.assert_allclose(np.array(obj.matrix_world), wanted @ np.linalg.inv(change), atol=1e-5)
+
+
+def test_a_level_without_an_environment_shows_its_furniture(tmp_path):
+    level, path = generated(tmp_path, environment=False)
+    import_path(path)
+    assert not [o for o in bpy.data.objects if "oni_environment" in o]
+    assert sorted(o.name for o in bpy.data.objects if o.name.startswith("furniture_")) == ["furniture_5", "furniture_6"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_listing_names_every_door_and_list(tmp_path, command):
+    level, path = generated(tmp_path)
+    done = run(command, path, "--list")
+    assert done.returncode == 0, done.stderr
+    for entry in level.lists["Door"]:
+        assert f"  {entry.id}  " in done.stdout or f" {entry.id} " in done.stdout
+    for kind in ("DOOR", "FURN", "CMBT", "TRIG", "WEAP"):
+        assert kind in done.stdout
+    assert "gen" in done.stdout and os.path.basename(path) in done.stdout
