@@ -8,7 +8,9 @@
 
 Beside them, written by OniSplit itself (copies of tests/data/objects): level9_Final.dat
 + .raw, a level of nine placed objects, and M3GMobj03_part0.oni + TXMPtex03_rgba.oni, a
-loose mesh and its texture; a character (copies of tests/data/characters/oni):
+loose mesh and its texture; level5_Final.dat + .raw, a level with its environment, door
+classes, twelve doors, furniture and object lists (copies of tests/data/environment/level);
+a character (copies of tests/data/characters/oni):
 ONCCchar0.oni with its body (TRBS), textures (TRMA, TXMP), animation collection (TRAC)
 and six animations (TRAM); and op2_art.prt + .bmp, made by tools/make_op2_example.py.
 """

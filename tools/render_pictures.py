@@ -1,6 +1,7 @@
 """Renders the README's pictures with Blender (Cycles on the CPU), from the bundled examples:
 
   docs/images/level.png         the sample level as imported, every object where the game puts it
+  docs/images/environment.png   a level as the game shows it: its environment textured and shaded, doors mid-swing
   docs/images/motion_path.png   an animated object's path, and where (and how turned) it stands on six frames
   docs/images/character.png     the sample character mid-walk, textured, with its root's path
   docs/images/sprites.png       the Outpost 2 example's two animations, every frame of each
@@ -197,6 +198,28 @@ def level_picture():
     save(rendered(scene), "level.png")
 
 
+def environment_picture():
+    """The sample level with its environment: textured, shaded as the game bakes it, its doors
+    mid-swing, seen from above with the ceilings cut away (the faces that look down)."""
+    scene = new_scene(engine_samples=32)
+    scene.render.resolution_x, scene.render.resolution_y = 1200, 675
+    bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level5_Final.dat"))
+    environment = bpy.data.objects["level5 environment"]
+    mesh = environment.data
+    normals = np.empty(3 * len(mesh.polygons), np.float32)
+    mesh.polygons.foreach_get("normal", normals)
+    import bmesh
+    cut = bmesh.new()
+    cut.from_mesh(mesh)
+    bmesh.ops.delete(cut, geom=[f for f, z in zip(cut.faces, normals[2::3]) if z < -0.5], context="FACES")
+    cut.to_mesh(mesh)
+    cut.free()
+    scene.frame_set(scene.frame_start + 40)   # the doors half open
+    sun(scene, rotation=(0.5, 0.3, 0.9), strength=2.0)
+    frame(scene, [environment], (-0.45, 0.75, -1.0), margin=1.05)
+    save(rendered(scene), "environment.png")
+
+
 def motion_picture():
     """The level's longest-moving object: its path over every frame, and where it stands on
     six of them, each drawn half transparent with its own axes (x red, y green, z blue), so
@@ -272,6 +295,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     oban_import.register()
     level_picture()
+    environment_picture()
     motion_picture()
     character_picture()
     sprite_picture()
