@@ -13,6 +13,7 @@ from ...core.report import Made
 from ..engine.environment import quad_groups
 from ..io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents
 from ..io.level.properties import ENVIRONMENT, FLAGS_ATTRIBUTE, QUAD_ATTRIBUTE, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP
+from .images import Encoders
 from .materials import UNTEXTURED
 
 TRANSPARENT = QUAD_FLAGS["Transparent"]
@@ -25,6 +26,15 @@ def import_environment(contents: LevelContents, path, settings, collection, shar
     InDoorFrame doors hide (those in hidden collections)."""
     environment, groups = contents.environment, quad_groups(contents.environment, contents)
     made = []
+    with Encoders([t for t in environment.textures if t is not None and t.name not in shared.images]) as encoders:
+        made = _objects(contents, groups, path, settings, collection, shared)
+        shared.remove_templates()
+        shared.pack_images(encoders.png)   # last: the PNGs were made while the rest was built
+    return made
+
+
+def _objects(contents, groups, path, settings, collection, shared):
+    environment, made = contents.environment, []
     for name, quads, hidden in [(f"{contents.name} environment", groups.drawn, None),
                                 (f"{contents.name} markers", groups.markers, MARKERS),
                                 *[(f"DOOR {door} gunk", quads, DOOR_GUNK) for door, quads in groups.door_gunk.items()],
@@ -45,7 +55,7 @@ def new_environment_mesh(name, environment: Environment, quads, shared, settings
     counts = environment.corner_counts[quads]
     used = np.arange(4)[None, :] < counts[:, None]                       # (n, 4) the corners each has
     corner_points = environment.quad_points[quads][used]
-    kept, corners = np.unique(corner_points, return_inverse=True)
+    kept, corners = _compacted(corner_points, len(environment.points))
     points = environment.points[kept].astype(np.float64) @ (settings.global_scale * np.asarray(settings.axes)).T
     uvs = environment.texture_coordinates[environment.quad_uvs[quads][used]].astype(np.float32)
     uvs[:, 1] = 1.0 - uvs[:, 1]                                          # Direct3D v -> Blender's
@@ -64,21 +74,28 @@ def new_environment_mesh(name, environment: Environment, quads, shared, settings
 
 def _materials(mesh, environment, quads, flags, shared):
     """A material slot per (texture, transparent, two-sided) the quads use, in first use order."""
-    textures = environment.quad_textures[quads].astype(np.int64)
     transparent = (flags & TRANSPARENT) != 0
     two_sided = (flags & TWO_SIDED) != 0
-    key = textures * 4 + transparent * 2 + two_sided
-    kinds, first, slot = np.unique(key, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    for kind in kinds[order].tolist():
-        index = kind // 4
-        texture, name = environment.textures[index], environment.texture_names[index]
-        mesh.materials.append(shared.environment_material(texture, name or UNTEXTURED, bool(kind & 2), bool(kind & 1),
-                                                          SHADE_ATTRIBUTE))
+    key = environment.quad_textures[quads].astype(np.int64) * 4 + transparent * 2 + two_sided
+    first = np.full(4 * len(environment.textures), len(key))
+    first[key[::-1]] = np.arange(len(key))[::-1]            # each kind's first quad (the earliest write wins)
+    kinds = np.flatnonzero(first < len(key))
+    kinds = kinds[np.argsort(first[kinds])]
+    slot = np.zeros(len(first), np.int32)
+    slot[kinds] = np.arange(len(kinds))
+    for kind in kinds.tolist():
+        texture, name = environment.textures[kind // 4], environment.texture_names[kind // 4]
+        mesh.materials.append(shared.environment_material(texture, name or UNTEXTURED, bool(kind & 2), bool(kind & 1)))
     if len(kinds) > 1:
-        mesh.polygons.foreach_set("material_index", rank[slot].astype(np.int32))
+        mesh.polygons.foreach_set("material_index", slot[key])
+
+
+def _compacted(indices, count):
+    """(the distinct values of `indices` (each < count), in order; each index's position among them)."""
+    used = np.zeros(count, bool)
+    used[indices] = True
+    position = np.cumsum(used) - 1
+    return np.flatnonzero(used), position[indices]
 
 
 def _hidden_collection(parent, name):

@@ -5,16 +5,18 @@ M3GM parts. What a file that failed had made is forgotten with it."""
 
 import contextlib
 
+import bpy
+
 from ...blender.datablocks import Snapshot
 from .images import new_image, pack
-from .materials import UNTEXTURED, new_environment_material, new_material
+from .materials import UNTEXTURED, environment_material, environment_template, new_material
 from .meshes import new_mesh
 
 
 class SharedBlocks:
     def __init__(self, settings):
         self.settings = settings
-        self.images, self.materials, self.meshes = {}, {}, {}
+        self.images, self.materials, self.meshes, self.templates = {}, {}, {}, {}
         self.unpacked = {}     # texture name -> (image, texture): made, pixels not packed yet
         self.added = []        # (dictionary, key) in the order they were made
 
@@ -60,14 +62,24 @@ class SharedBlocks:
             self._add(self.materials, name, new_material(name, texture, self.image(texture) if texture else None))
         return self.materials[name]
 
-    def environment_material(self, texture, name, transparent, two_sided, shade):
+    def environment_material(self, texture, name, transparent, two_sided):
         """The material of environment quads of this texture (None: not found, `name` says
-        which) drawn this way, its colour times the corner colour `shade`."""
+        which) drawn this way: a copy of its kind's template (made once, removed by
+        remove_templates)."""
         key = ("environment", name, transparent, two_sided)
         if key not in self.materials:
-            self._add(self.materials, key, new_environment_material(
-                name, texture, self.image(texture) if texture else None, shade, transparent, two_sided))
+            kind = (texture is not None, transparent, two_sided)
+            if kind not in self.templates:
+                self._add(self.templates, kind, environment_template(*kind))
+            self._add(self.materials, key, environment_material(self.templates[kind], kind, name, texture,
+                                                                self.image(texture) if texture else None))
         return self.materials[key]
+
+    def remove_templates(self):
+        """The templates materials were copied from (they are not used)."""
+        for template in self.templates.values():
+            bpy.data.materials.remove(template)
+        self.templates.clear()
 
     def image(self, texture):
         """The image of a texture (its pixels packed by pack_images)."""
