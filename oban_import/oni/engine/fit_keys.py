@@ -14,12 +14,10 @@ from ...core.errors import ObanError
 from ..io.oban.record import (IDENTITY, KEY_DTYPE, LOCALIZED, MAX_COUNT, Animation, check, matrix_from_columns,
                               stored_columns)
 from .frames import frame_matrices, run_starts
+from .furthest_reach import Tally, furthest_reach_keys, kinks, stands_out
 from .rotations import (LOCALIZED_TURN, nearest_rotations, quaternions, relative_errors, relative_linear_errors,
                         rotation_matrices, stored_from_hamilton)
 
-PROBES = 4                # ends tried per round: doublings, kinks (twice as many narrowing)
-DENSE = 4                 # keys at most this far apart: batch the first probes of the next starts,
-MAX_AHEAD = 256           # up to this many
 MAX_RATIO = 16.0          # a segment's fitted length ratio beyond this (or its inverse) is not believed
 MAX_LENGTH = 2.0 ** 60    # a key's length, the ratios chained, beyond this (or its inverse): unit keys instead
 RIGID = 1e-6             # float32 matrices are rotations times the base only to a few 1e-8: not shear
@@ -49,37 +47,23 @@ def engine_keys_from_matrices(matrices: np.ndarray, base_matrix: np.ndarray,
 
 
 def fewest_keys(quaternions: np.ndarray, positions: np.ndarray, tolerance: float = 1e-4,
-                base_matrix: np.ndarray = IDENTITY, fit_lengths: bool = True, measure=None) -> np.ndarray:
+                base_matrix: np.ndarray = IDENTITY, fit_lengths: bool = True, measure=None,
+                tally: Tally | None = None) -> np.ndarray:
     """Sorted frame indices of a small key subset (first 0, last n - 1) whose replay by the
     engine (docs/engine.md 2, from the float32 keys that will be written) gives every frame within
     `tolerance` (`relative_errors`) of the matrices the per-frame keys give with `base_matrix`.
 
-    Greedy furthest reach: from each key, the furthest end whose whole segment passes.
-    First probes: the ends 2, 4, 8 and 16 frames on, and the next kinks (frames where the
-    motion bends sharply, such as an original animation's keys: the error is not monotone
-    in a segment's length, and a segment to such a key can pass where shorter ones fail).
-    Then the reach doubles while probes pass, or narrows between the furthest passing and
-    the nearest failing end. A probe passes only if every frame of its segment does (a
-    screen of five frames first rejects most failing ones cheaply). Where keys come dense,
-    the first probes of the next starts are batched ahead. The next frame always qualifies,
-    so a tolerance finer than float32 keys can hold gives a key on every frame. The
-    Localized turn is left out: it does not change the error. With `fit_lengths`, each
-    segment's end key is lengthened as `length_ratios` says (key_lengths gives the keys).
-    `measure` (left, right): the errors are those of left . M . right, 4x4 each (where the
-    matrices end up, e.g. in Blender's world), else of M itself.
+    The search is furthest_reach's, probing the kinks where the motion bends sharply. A segment
+    passes only if every frame of it does (a screen of five frames first rejects most failing
+    ones cheaply). The Localized turn is left out: it does not change the error. With
+    `fit_lengths`, each segment's end key is lengthened as `length_ratios` says (key_lengths
+    gives the keys). `measure` (left, right): the errors are those of left . M . right, 4x4 each
+    (where the matrices end up, e.g. in Blender's world), else of M itself. `tally` is added
+    what the search measures.
     """
     segments = _Segments(quaternions, positions, np.asarray(base_matrix, np.float32), tolerance, fit_lengths,
-                         measure)
-    last = len(segments.wanted) - 1
-    chosen, first_probes, ahead = [0], {}, 1
-    while chosen[-1] < last:
-        start = chosen[-1]
-        if start not in first_probes:
-            first_probes = segments.first_probes(np.arange(start, min(start + ahead, last)))
-        end = segments.furthest_end(start, *first_probes[start])
-        ahead = min(2 * ahead, MAX_AHEAD) if end - start <= DENSE else 1
-        chosen.append(end)
-    return np.array(chosen)
+                         measure, tally)
+    return furthest_reach_keys(len(segments.wanted), segments.kinks, segments.passes, tally=tally)
 
 
 def length_ratios(quaternions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -115,7 +99,7 @@ def key_lengths(quaternions: np.ndarray, chosen: np.ndarray) -> np.ndarray | Non
 class _Segments:
     """Segments of the per-frame keys, replayed from keys at their ends by the engine."""
 
-    def __init__(self, quaternions, positions, base, tolerance, fit_lengths, measure):
+    def __init__(self, quaternions, positions, base, tolerance, fit_lengths, measure, tally):
         quaternions = np.asarray(quaternions, np.float64)
         self.quaternions, self.fit_lengths = quaternions, fit_lengths
         self.keys = np.zeros(len(quaternions), KEY_DTYPE)      # float32, as written
@@ -126,7 +110,7 @@ class _Segments:
         self.wanted = np.concatenate([rotation @ base4[:3, :3],
                                       (rotation @ base4[:3, 3] + positions)[:, :, None]], axis=2)
         self.kinks = _kinks(self.wanted)
-        self.measure = measure
+        self.measure, self.tally = measure, tally
         self.target = self.wanted if measure is None else measured(self.wanted, measure)
 
     def errors(self, starts, ends, segment, step, ratios):
@@ -142,6 +126,8 @@ class _Segments:
                            ticks_per_frame=0, frames=int(offsets[-1] + lengths[-1] + 1), door_open_frame=0,
                            keys=pairs)
         got = frame_matrices(replay, offsets[segment] + step)
+        if self.tally is not None:
+            self.tally.frames += len(got)
         return relative_errors(got if self.measure is None else measured(got, self.measure),
                                self.target[starts[segment] + step])
 
@@ -160,41 +146,6 @@ class _Segments:
             ok[ok] = np.maximum.reduceat(errors, np.flatnonzero(step == 0)) <= self.tolerance
         return ok
 
-    def first_probes(self, starts):
-        """{start: (ends, passes)} for the first probes of each start, in one batch."""
-        last = len(self.wanted) - 1
-        ends = [np.union1d(doubled_ends(start, start + 1, last),
-                           self.kinks[np.searchsorted(self.kinks, start + 1, "right"):][:PROBES])
-                for start in starts]
-        counts = [len(e) for e in ends]
-        ok = self.passes(np.repeat(starts, counts), np.concatenate(ends))
-        return dict(zip(starts.tolist(), zip(ends, np.split(ok, np.cumsum(counts)[:-1]))))
-
-    def furthest_end(self, start, ends, ok):
-        return furthest_passing(start, len(self.wanted) - 1, ends, ok,
-                                lambda probes: self.passes(np.full(len(probes), start), probes))[0]
-
-
-def furthest_passing(start, top, ends, ok, passes):
-    """(the furthest end from `start`, at most `top`, whose segment passes; every end seen to
-    pass), from the first probes' `ends` and whether they pass (`ok`): doubling while probes
-    pass, then narrowing between the furthest passing and the nearest failing end.
-    passes(ends) -> bool per end."""
-    reach, fails, passed = start + 1, top + 1, [ends[ok]]   # furthest passing end; nearest failing above it
-    while True:
-        if ok.any():
-            reach = max(reach, int(ends[ok].max()))
-        fails = min([fails] + [int(e) for e in ends[~ok] if e > reach])
-        if fails > top:
-            ends = doubled_ends(start, reach, top)
-        else:
-            ends = np.unique(np.linspace(reach, fails, 2 * PROBES + 2).round().astype(np.int64))
-        ends = ends[(ends > reach) & (ends < fails)]
-        if not ends.size:
-            return reach, np.concatenate(passed)
-        ok = passes(ends)
-        passed.append(ends[ok])
-
 
 def measured(matrices, measure):
     """left . M . right for (n, 3, 4) or (n, 4, 4) affine matrices M; (n, 4, 4)."""
@@ -205,29 +156,10 @@ def measured(matrices, measure):
     return left @ full @ right
 
 
-def doubled_ends(start, reach, last):
-    """Ends reaching 2, 4, ... 2 ** PROBES times as far from `start` as `reach`, up to `last`."""
-    return np.unique(np.minimum(start + (reach - start) * 2 ** np.arange(1, PROBES + 1), last))
-
-
 def _kinks(wanted):
     """Frames where the motion bends much more than at one of its neighbours (keys of its
     own, likely), and the last frame."""
     return kinks(len(wanted), lambda: stands_out(relative_errors((wanted[:-2] + wanted[2:]) / 2, wanted[1:-1])))
-
-
-def kinks(count, breaks):
-    """The frames among `count` where the motion breaks (breaks(): a bool for each of frames 1
-    to count - 2, asked only where there are such frames), and the last frame."""
-    if count < 3:
-        return np.array([count - 1])
-    return np.append(1 + np.flatnonzero(breaks()), count - 1)
-
-
-def stands_out(values):
-    """Where a value is more than twice the smaller of its neighbours'."""
-    neighbours = np.pad(values, 1, mode="edge")
-    return values > 2 * np.minimum(neighbours[:-2], neighbours[2:])
 
 
 @dataclass
@@ -281,7 +213,8 @@ def animation_from_matrices(name: str, matrices: np.ndarray, base_matrix: np.nda
         chosen = fewest_keys(quaternions, positions, tolerance, base, fit_lengths=False, measure=unturned)
         lengths = np.ones(len(chosen))
     keys = np.zeros(len(chosen), KEY_DTYPE)
-    keys["rotation"], keys["position"], keys["frame"] = quaternions[chosen] * lengths[:, None], positions[chosen], chosen
+    keys["rotation"], keys["position"] = quaternions[chosen] * lengths[:, None], positions[chosen]
+    keys["frame"] = chosen
     start = stored_columns(matrices[0]) if start_matrix is None else np.asarray(start_matrix, np.float32)
     animation = Animation(name=name, flags=flags, start_matrix=start, base_matrix=base,
                           ticks_per_frame=ticks_per_frame, frames=frames, door_open_frame=door_open_frame,

@@ -1,4 +1,4 @@
-"""CHARACTERS.md 3-4 in reverse (docs/characters.md "Writing a motion back"): a TRAM's tracks and root
+"""docs/characters.md "The engine's math" in reverse ("Writing a motion back"): a TRAM's tracks and root
 motion from a motion, every part's rotation at every frame and the root's location.
 
 Each part gets the fewest keys (first at frame 0, last at F - 1, gaps of 1 to 255) whose replay by
@@ -10,18 +10,19 @@ engine's stored (x, y, z, w) (docs/engine.md 1), of any sign.
 """
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ..io.characters.tram import Track
-from .fit_keys import (DENSE, MAX_AHEAD, PROBES, doubled_ends, furthest_passing, key_lengths, kinks, length_ratios,
-                       stands_out)
+from .fit_keys import key_lengths, length_ratios
 from .frames import run_starts, sample_many
-from .poses import ANGLE_PER_CODE, euler_hamilton, key_quaternions, part_rotations, root_motion, world_matrices
-from .rotations import (TINY, hamilton_from_stored, quaternions, relative_errors, relative_linear_errors,
-                        rotation_matrices, stored_from_hamilton)
+from .furthest_reach import furthest_reach_keys, kinks, stands_out
+from .poses import ANGLE_PER_CODE, euler_hamilton, key_quaternions, part_rotations, world_matrices
+from .rotations import (TINY, hamilton_from_stored, quaternions, relative_linear_errors, rotation_matrices,
+                        stored_from_hamilton)
 
-MAX_GAP = 255         # a track's gaps are u8, at least 1 (CHARACTERS.md 3)
+MAX_GAP = 255         # a track's gaps are u8, at least 1 (docs/characters.md 3)
 CODES_PER_TURN = 65535
 OFF_PLANE = 1e-6      # a quaternion this far off its neighbours' plane breaks it (float32 input: 1e-7)
 
@@ -29,7 +30,8 @@ OFF_PLANE = 1e-6      # a quaternion this far off its neighbours' plane breaks i
 def codes_from_quaternions(quaternions) -> np.ndarray:
     """(n, 3) uint16: the 6-byte key nearest each stored quaternion (n, 4) (any length or sign).
 
-    The engine's key is Rx(a0) . Ry(a1) . Rz(a2), a = code . 2pi / 65535 (CHARACTERS.md 3). Both
+    The engine's key is Rx(a0) . Ry(a1) . Rz(a2), a = code . 2pi / 65535 (docs/characters.md "The
+    engine's math" 1). Both
     XYZ Euler solutions (a, b, c) and (a + pi, pi - b, c + pi) are found; of the 16 code triples
     that round their angles down or up, the one nearest the rotation (the shortest distance
     between the unit quaternions, on the nearer sign: the smallest angle) wins. Codes are taken
@@ -56,7 +58,7 @@ def fit_tracks(rotations, key_size: int, tolerance: float, parents=None, transla
     (`relative_errors`), the character placed by `locations` (F, 3), the root's (x, height, z)
     as root_motion_from takes them (default: at the origin, height 0): parts fitted parents
     first, each to its world rotation and its children's origins (`_fit_body`). A tolerance
-    finer than the keys can hold gives a key on every frame (replay_report says how far it is off).
+    finer than the keys can hold gives a key on every frame.
     `still` (P,) bool, with a body: parts the engine keeps at rest whatever their keys (an
     overlay's unused parts): their tracks hold rest keys, and the parts below them make up for them.
     """
@@ -89,36 +91,6 @@ def root_motion_from(locations) -> tuple[np.ndarray, np.ndarray]:
     velocities[:-1] = np.diff(np.round(planar / grid) * grid, axis=0)
     velocities[-1] = velocities[-2] if len(locations) > 1 else 0.0
     return locations[:, 1].astype(np.float32), velocities
-
-
-@dataclass
-class TrackReport:
-    keys: int                # all parts' keys
-    worst_error: float       # the replay's, against the wanted motion
-    worst_part: int
-    worst_frame: int
-
-
-def replay_report(tram, rotations, parents=None, translations=None, locations=None) -> TrackReport:
-    """How far a TRAM (what will be written, read as poses reads it) replays from the wanted
-    `rotations` (F, P, 4): per part and frame the rotation's `relative_linear_errors`, or, with
-    a body, the world matrix's `relative_errors`: the wanted ones placed by `locations` (F, 3),
-    (x, height, z), the replayed ones by the TRAM's own root motion (both by the TRAM's when no
-    `locations` are given)."""
-    replayed = part_rotations(tram)
-    rotations = np.asarray(rotations, np.float64)
-    if parents is None:
-        errors = relative_linear_errors(rotation_matrices(replayed.reshape(-1, 4)),
-                                        rotation_matrices(rotations.reshape(-1, 4)))
-    else:
-        location, heights = root_motion(tram)
-        wanted_location, wanted_heights = (location, heights) if locations is None else _placement(locations, 0)
-        wanted = world_matrices(parents, translations, rotations, wanted_location, wanted_heights)
-        got = world_matrices(parents, translations, replayed, location, heights)
-        errors = relative_errors(got.reshape(-1, 4, 4), wanted.reshape(-1, 4, 4))
-    errors = errors.reshape(rotations.shape[:2])
-    frame, part = np.unravel_index(int(errors.argmax()), errors.shape)
-    return TrackReport(sum(len(track.frames) for track in tram.tracks), float(errors.max()), int(part), int(frame))
 
 
 def _unit(rotations):
@@ -276,45 +248,9 @@ class _Part:
         return Track(frames=chosen, values=(self.target[chosen] * lengths[:, None]).astype(np.float32))
 
     def _fewest_keys(self, fit_lengths):
-        """Greedy furthest reach, as fit_keys.fewest_keys: from each key the furthest end (at
-        most MAX_GAP on) whose whole segment passes (the next frame always does); but where a
-        kink short of it passes too (a key of a motion made from keys, likely), the one of the
-        two that reaches further with one more key (the kink if as far): the nlerp from a frame
-        between keys does not retrace the motion's own keys, so the furthest end can be a dead end."""
-        reaches, last = _Reaches(self, fit_lengths), len(self.target) - 1
-        chosen = [0]
-        while chosen[-1] < last:
-            end, kink = reaches[chosen[-1]]
-            if 0 <= kink < end < last and reaches[kink][0] >= reaches[end][0]:
-                end = kink
-            reaches.ahead = min(2 * reaches.ahead, MAX_AHEAD) if end - chosen[-1] <= DENSE else 1
-            chosen.append(end)
-        return np.array(chosen)
-
-    def first_probes(self, starts, fit_lengths):
-        """{start: (ends, passes)} for the first probes of each start, in one batch: 2, 4, 8 and
-        16 frames on, and the next kinks."""
-        ends = [np.union1d(doubled_ends(start, start + 1, self._top(start)), self._next_kinks(start))
-                for start in starts]
-        counts = [len(e) for e in ends]
-        ok = self._passes(np.repeat(starts, counts), np.concatenate(ends), fit_lengths)
-        return dict(zip(starts.tolist(), zip(ends, np.split(ok, np.cumsum(counts)[:-1]))))
-
-    def reach(self, start, ends, ok, fit_lengths):
-        """(the furthest end that passes, the furthest kink that passes or -1), from the first
-        probes' `ends` and whether they pass: doubling while probes pass, then narrowing between
-        the furthest passing and the nearest failing end."""
-        reach, passed = furthest_passing(start, self._top(start), ends, ok,
-                                         lambda probes: self._passes(np.full(len(probes), start), probes, fit_lengths))
-        return reach, int(max(np.intersect1d(passed, self.kinks), default=-1))
-
-    def _top(self, start):
-        """The furthest a key from `start` may go."""
-        return min(start + MAX_GAP, len(self.target) - 1)
-
-    def _next_kinks(self, start):
-        kinks = self.kinks[np.searchsorted(self.kinks, start + 1, "right"):][:PROBES]
-        return kinks[kinks <= self._top(start)]
+        """furthest_reach's keys, at most MAX_GAP apart, wary of dead ends past the motion's own keys."""
+        passes = partial(self._passes, fit_lengths=fit_lengths)
+        return furthest_reach_keys(len(self.target), self.kinks, passes, MAX_GAP, dead_ends=True)
 
     def _passes(self, starts, ends, fit_lengths):
         """Whether each segment, replayed from keys at its ends, passes the check at every frame."""
@@ -327,22 +263,6 @@ class _Part:
         offsets = run_starts(lengths + 1)
         frames = np.arange(len(replayed)) + np.repeat(starts - offsets, lengths + 1)
         return np.maximum.reduceat(self.check.excess(frames, rotation_matrices(replayed)), offsets) <= 0.0
-
-
-class _Reaches(dict):
-    """{start: part.reach(start)}, computed when first asked for; the first probes of the next
-    `ahead` starts are batched (where keys come dense, many of them are asked for)."""
-
-    def __init__(self, part, fit_lengths):
-        super().__init__()
-        self.part, self.fit_lengths, self.ahead, self.first = part, fit_lengths, 1, {}
-
-    def __missing__(self, start):
-        if start not in self.first:
-            starts = np.arange(start, min(start + self.ahead, len(self.part.target) - 1))
-            self.first = self.part.first_probes(starts, self.fit_lengths)
-        self[start] = self.part.reach(start, *self.first[start], self.fit_lengths)
-        return self[start]
 
 
 def _euler_solutions(m):

@@ -1,13 +1,11 @@
 """Keys from wanted matrices: round trips through the engine, fewest keys on smooth, noisy
-and sparse motion, tolerance, speed, and what an OBAN cannot hold."""
+and sparse motion, tolerance, the search's work on long motions, and what an OBAN cannot hold."""
 
 import math
 import os
-import time
 
 import numpy as np
 import pytest
-from limits import retimed
 from oban_generate import BASES, camera_on_a_circle, non_unit_keys, plain_keys, random_animation, rotation_about
 from paths import DATA
 from reference_engine import matrix_at
@@ -15,6 +13,7 @@ from reference_engine import matrix_at
 from oban_import.core.errors import ObanError
 from oban_import.oni.engine.fit_keys import animation_from_matrices, engine_keys_from_matrices, fewest_keys
 from oban_import.oni.engine.frames import frame_matrices
+from oban_import.oni.engine.furthest_reach import Tally, furthest_reach_keys
 from oban_import.oni.engine.rotations import LOCALIZED_TURN, relative_errors
 from oban_import.oni.io.oban.read import read_file
 from oban_import.oni.io.oban.record import IDENTITY, LOCALIZED, LOOP, matrix_from_columns, stored_columns
@@ -153,14 +152,43 @@ def test_fewest_keys_ends_at_both_ends():
         assert chosen[0] == 0 and chosen[-1] == frames - 1 and (np.diff(chosen) > 0).all()
 
 
-@pytest.mark.parametrize("noise", [0.0, 0.5])
-def test_ten_thousand_frames_take_well_under_a_second_or_two(noise):
+@pytest.mark.parametrize("noise, segments, frames", [(0.0, 1.5, 20.0), (0.5, 15.0, 75.0)])
+def test_ten_thousand_frames_take_a_few_measurements_a_frame(noise, segments, frames):
+    """The search's work grows with the frames, not their square: per frame, the segments it
+    probes and the frames it replays stay within about twice what it takes (smooth: 0.75 and 10;
+    noisy, a key on nearly every frame: 7.3 and 36)."""
     wanted = camera_on_a_circle(10_000)
     wanted[:, :3, 3] += np.random.default_rng(4).normal(0, noise, (10_000, 3))
-    began = time.perf_counter()
+    quaternions, positions, _ = engine_keys_from_matrices(wanted, IDENTITY, False)
+    tally = Tally()
+    chosen = fewest_keys(quaternions, positions, tally=tally)
+    assert len(chosen) - 1 <= tally.segments <= segments * 10_000       # a probe at least from every key
+    assert 5 * tally.segments <= tally.frames <= frames * 10_000           # five frames screen every probe
     _, report = animation_from_matrices("long", wanted)
-    assert retimed(time.perf_counter() - began, lambda: animation_from_matrices("long", wanted), 2.0) < 2.0
-    assert report.worst_error <= 1e-4
+    assert report.keys == len(chosen) and report.worst_error <= 1e-4
+
+
+# ---- the search both exporters share ------------------------------------------------------
+
+@pytest.mark.parametrize("reach, max_gap", [(1, None), (3, None), (37, None), (300, None), (37, 20), (300, 255)])
+def test_the_search_reaches_exactly_as_far_as_segments_pass(reach, max_gap):
+    """Segments pass up to `reach` frames long: every key is that far (or max_gap) past the one before."""
+    tally = Tally()
+    chosen = furthest_reach_keys(1000, np.array([999]), lambda starts, ends: ends - starts <= reach, max_gap,
+                                 tally=tally)
+    step = reach if max_gap is None else min(reach, max_gap)
+    np.testing.assert_array_equal(chosen, np.append(np.arange(0, 999, step), 999))
+    assert len(chosen) - 1 <= tally.segments
+
+
+def test_the_search_steps_around_a_dead_end_to_a_kink_when_asked():
+    """From 0 segments pass up to frame 12, from the kink at 10 to the end, from elsewhere one
+    frame on: the furthest end, 12, leads to a key on every frame; the kink to one more key."""
+    def passes(starts, ends):
+        return ends <= np.select([starts == 0, starts == 10], [12, 30], starts + 1)
+    kinks = np.array([10, 20, 30])
+    assert furthest_reach_keys(31, kinks, passes).tolist() == [0] + list(range(12, 31))
+    assert furthest_reach_keys(31, kinks, passes, dead_ends=True).tolist() == [0, 10, 30]
 
 
 # ---- what an OBAN cannot hold --------------------------------------------------------------

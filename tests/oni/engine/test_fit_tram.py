@@ -4,15 +4,16 @@ authored motions (key counts and errors as measured, docs/characters.md "Writing
 
 import json
 import os
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 from characters_generate import SPECIAL_CODES, every_tram
 from paths import DATA
 
-from oban_import.oni.engine.fit_tram import MAX_GAP, codes_from_quaternions, fit_tracks, replay_report, root_motion_from
-from oban_import.oni.engine.poses import ANGLE_PER_CODE, key_quaternions, part_rotations, root_motion
-from oban_import.oni.engine.rotations import multiply, relative_linear_errors, rotation_matrices
+from oban_import.oni.engine.fit_tram import MAX_GAP, codes_from_quaternions, fit_tracks, root_motion_from
+from oban_import.oni.engine.poses import ANGLE_PER_CODE, key_quaternions, part_rotations, root_motion, world_matrices
+from oban_import.oni.engine.rotations import multiply, relative_errors, relative_linear_errors, rotation_matrices
 from oban_import.oni.io.characters.read import read_tram_file
 from oban_import.oni.io.characters.tram import Tram
 from oban_import.oni.io.characters.tram_write import tram_oni_bytes
@@ -38,6 +39,40 @@ def written(tracks, key_size, locations=None):
     heights, velocities = root_motion_from(np.zeros((frames, 3)) if locations is None else locations)
     return Tram(name="fitted", frames=frames, key_size=key_size, flags=0, used_parts=0, replaced_parts=0,
                 heights=heights, velocities=velocities, tracks=tracks)
+
+
+@dataclass
+class TrackReport:
+    keys: int                # all parts' keys
+    worst_error: float       # the replay's, against the wanted motion
+    worst_part: int
+    worst_frame: int
+
+
+def replay_report(tram, rotations, parents=None, translations=None, locations=None) -> TrackReport:
+    """How far a TRAM (what will be written, read as poses reads it) replays from the wanted
+    `rotations` (F, P, 4): per part and frame the rotation's `relative_linear_errors`, or, with
+    a body, the world matrix's `relative_errors`: the wanted ones placed by `locations` (F, 3),
+    (x, height, z), the replayed ones by the TRAM's own root motion (both by the TRAM's when no
+    `locations` are given)."""
+    replayed = part_rotations(tram)
+    rotations = np.asarray(rotations, np.float64)
+    if parents is None:
+        errors = relative_linear_errors(rotation_matrices(replayed.reshape(-1, 4)),
+                                        rotation_matrices(rotations.reshape(-1, 4)))
+    else:
+        location, heights = root_motion(tram)
+        if locations is None:
+            wanted_location, wanted_heights = location, heights
+        else:
+            locations = np.asarray(locations, np.float64)
+            wanted_location, wanted_heights = locations * [1.0, 0.0, 1.0], locations[:, 1]
+        wanted = world_matrices(parents, translations, rotations, wanted_location, wanted_heights)
+        got = world_matrices(parents, translations, replayed, location, heights)
+        errors = relative_errors(got.reshape(-1, 4, 4), wanted.reshape(-1, 4, 4))
+    errors = errors.reshape(rotations.shape[:2])
+    frame, part = np.unravel_index(int(errors.argmax()), errors.shape)
+    return TrackReport(sum(len(track.frames) for track in tram.tracks), float(errors.max()), int(part), int(frame))
 
 
 def assert_storable(tracks, frames, key_size):
