@@ -16,8 +16,8 @@ import tempfile
 from ..core.errors import ObanError
 from ..oni.io.characters.model import Character
 from ..oni.io.characters.tram import Tram
-from ..oni.io.level.model import LevelContents
 from ..oni.io.container.container import level_of_raw_data
+from ..oni.io.level.model import LevelContents
 from ..oni.io.oban.read import read_file
 from ..oni.io.oban.record import Animation
 from ..oni.io.objects.model import PlacedObject
@@ -25,10 +25,11 @@ from ..oni.io.objects.textures import FORMAT_NAMES
 from ..oni.plan import Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
-from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table,
-                      furniture_table, object_lists_table, objects_table, sprite_rows, table, trams_table)
-from .options import (CHARACTER_EXPORT_OPTIONS, EXPORT_OPTIONS, IMPORT_OPTIONS, SPRITE_OPTIONS, TRAM_FORMATS,
-                      CharacterExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, parse_ranges)
+from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table, furniture_table,
+                      object_lists_table, objects_table, sprite_rows, table, trams_table)
+from .options import (CHARACTER_EXPORT_OPTIONS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT, SPRITE_OPTIONS,
+                      TRAM_FORMATS, CharacterExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings,
+                      parse_ranges)
 
 PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
@@ -40,7 +41,8 @@ MODES = f"""modes:
                                 .raw), placed objects (OBOA), loose meshes (M3GM) and textures (TXMP)
   op2_art.prt... -o OUT.blend   Outpost 2 sprite animations (every input a .prt, its .bmp beside it)
   export IN.blend -o OUTDIR     a .blend's animated objects back to OBAN files, and the actions
-                                of its character armatures to TRAM files
+                                of its character armatures to TRAM files; --format level-patch:
+                                its imported levels' shading, flags and textures, in place
   IN... --list                  what any mix of files holds, importing nothing (no Blender needed)
 
 examples:
@@ -247,6 +249,8 @@ def export_main(argv):
     for name in missing:
         print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
     chosen = [bpy.data.objects[name] for name in args.objects or () if name not in missing]
+    if args.file_format == LEVEL_PATCH_FORMAT:
+        return _level_patches(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
     armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
     objects = [obj for obj in chosen if obj not in armatures] if args.objects \
         else animated_objects(bpy.context.scene.objects)
@@ -268,6 +272,21 @@ def export_main(argv):
         print(f"{PROG} export: {args.blend} has no animated object or character armature", file=sys.stderr)
         return 1
     return 1 if missing or any(part and part.errors for part in (report, characters)) else 0
+
+
+def _level_patches(context, args, candidates, missing):
+    """`export --format level-patch`: each imported level's shading, flags and textures in place."""
+    from ..oni.blender.level_patch import environment_objects, export_level_patches
+    objects = environment_objects(candidates)
+    if not objects:
+        print(f"{PROG} export: {args.blend} has no environment imported by this add-on", file=sys.stderr)
+        return 1
+    report = export_level_patches(context, objects, args.output)
+    print_messages(report)
+    if report.made:
+        print(format_table(("file", "environment", "quads"), [(os.path.basename(m.path), m.item.name, len(m.item.flags))
+                                                              for m in report.made], numeric=("quads",)))
+    return 1 if missing or report.errors else 0
 
 
 def _usage(parser, error):

@@ -9,13 +9,15 @@ from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
 from ..oni.blender.importer import import_files
+from ..oni.blender.level_patch import environment_objects, export_level_patches
 from ..oni.blender.oban_export import animated_objects, export_objects
 from ..oni.blender.tram_export import character_armatures, export_characters
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
-from .options import (CHARACTER_EXPORT, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, CharacterExportSettings,
-                      OniExportSettings, OniImportSettings, SpriteImportSettings, groups, parse_ranges)
+from .options import (CHARACTER_EXPORT, LEVEL_PATCH, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT,
+                      CharacterExportSettings, LevelPatchSettings, OniExportSettings, OniImportSettings,
+                      SpriteImportSettings, groups, parse_ranges)
 
 
 def _property(option):
@@ -185,6 +187,20 @@ class ExportTRAM(bpy.types.Operator, _ExportDialog):
                            lambda tram: f"{tram.frames} frames, {sum(len(t.frames) for t in tram.tracks)} keys")
 
 
+@with_options(LEVEL_PATCH.options)
+class ExportLevelShading(bpy.types.Operator, _ExportDialog):
+    """Write a copy of each imported level with its environment's shades, flags and textures as
+    the scene has them, rewritten in place (every other byte as read); what cannot change in
+    place is refused, naming the face"""
+    bl_idname = LEVEL_PATCH.idname
+    bl_label = LEVEL_PATCH.button
+
+    def execute(self, context):
+        return self.export(context, environment_objects(self.candidates(context)), "imported environment",
+                           export_level_patches, LevelPatchSettings.from_options(self),
+                           lambda environment: f"{len(environment.flags)} quads")
+
+
 def _menu_entry(operator, dialog):
     """A File menu's entry for an operator (`dialog` on it, for the tests to find)."""
     def draw(self, context):
@@ -196,7 +212,8 @@ def _menu_entry(operator, dialog):
 MENUS = (("TOPBAR_MT_file_import", _menu_entry(ImportOBAN, ONI_IMPORT)),
          ("TOPBAR_MT_file_import", _menu_entry(ImportOP2Sprites, SPRITE_IMPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportOBAN, ONI_EXPORT)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportTRAM, CHARACTER_EXPORT)))
+         ("TOPBAR_MT_file_export", _menu_entry(ExportTRAM, CHARACTER_EXPORT)),
+         ("TOPBAR_MT_file_export", _menu_entry(ExportLevelShading, LEVEL_PATCH)))
 
 
 def _file_handler(idname, label, operator, extensions):
@@ -206,7 +223,7 @@ def _file_handler(idname, label, operator, extensions):
         "bl_file_extensions": extensions, "poll_drop": classmethod(lambda cls, context: compat.poll_drop(context))})
 
 
-classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM]
+classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading]
 if compat.HAS_FILE_HANDLER:
     classes += [_file_handler("OBAN_FH_import", "Oni files", ImportOBAN, ";".join(EXTENSIONS)),
                 _file_handler("OP2_FH_import", "Outpost 2 sprite animations", ImportOP2Sprites, ".prt")]

@@ -56,6 +56,7 @@ CHARACTER_ANIMATIONS = (
     ("MATCHING", "Matching the Filter", "Those whose name matches the Name Filter"),
     ("NONE", "None", "The character alone"),
 )
+LEVEL_PATCH_FORMAT = "level-patch"   # the command line's export of levels' shading in place
 EXPORT_FORMATS = (
     ("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
     ("xml", "OniSplit XML", "OBANName.xml"),
@@ -110,7 +111,8 @@ IMPORT_OPTIONS = (
            "ALL", "Characters", flag="--character-animations", items=CHARACTER_ANIMATIONS, cli_lower=True),
 )
 EXPORT_OPTIONS = (
-    Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS),
+    Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS,
+           cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT)),
     Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
            "File"),
     Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", 1e-4, "Keys",
@@ -141,6 +143,12 @@ CHARACTER_EXPORT_OPTIONS = (
                                     "this add-on keeps its own)", 0.1, "Transform", flag="--scale",
            minimum=1e-6, maximum=1e6),
     FORWARD, UP,
+)
+
+
+LEVEL_PATCH_OPTIONS = (
+    Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
+                                             "imported environment)", True, "File"),
 )
 
 
@@ -184,7 +192,9 @@ SPRITE_IMPORT = Dialog("import_anim.op2_sprites", "Outpost 2 Sprite Animations (
 ONI_EXPORT = Dialog("export_anim.oban", "Oni Object Animation (.oni, .xml, .oban)", "Export OBAN", EXPORT_OPTIONS)
 CHARACTER_EXPORT = Dialog("export_anim.tram", "Oni Character Animation (.oni, .xml)", "Export TRAM",
                           CHARACTER_EXPORT_OPTIONS)
-DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT)
+LEVEL_PATCH = Dialog("export_anim.oni_level_shading", "Oni Level Shading (.dat, .oni)", "Export Level Shading",
+                     LEVEL_PATCH_OPTIONS)
+DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH)
 
 
 def parse_ranges(text: str) -> list[int] | None:
@@ -243,6 +253,7 @@ OniImportSettings = _settings("OniImportSettings", IMPORT_OPTIONS, ONI_FPS, "Wha
 OniExportSettings = _settings("OniExportSettings", EXPORT_OPTIONS, doc="What an Oni export does.")
 CharacterExportSettings = _settings("CharacterExportSettings", CHARACTER_EXPORT_OPTIONS,
                                     doc="What an export of character animations does.")
+LevelPatchSettings = _settings("LevelPatchSettings", LEVEL_PATCH_OPTIONS, doc="What an export of levels' shading does.")
 
 
 class SpriteImportSettings(_settings("_SpriteOptions", SPRITE_OPTIONS, SPRITE_FPS)):

@@ -5,14 +5,20 @@ attributes, and a material per texture and way of drawing. What the game draws i
 object; the quads it does not draw (markers) and each door's closed gunk are objects of their
 own in hidden collections."""
 
+import os
+
 import bpy
 import numpy as np
 
 from ...blender import compat
+from ...core.id_properties import signed32
 from ...core.report import Made
 from ..engine.environment import quad_groups
 from ..io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents
-from ..io.level.properties import ENVIRONMENT, FLAGS_ATTRIBUTE, QUAD_ATTRIBUTE, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP
+from ..io.level.patch import fingerprint
+from ..io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE,
+                                   SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
+from ..io.oban.properties import import_properties
 from .images import Encoders
 from .materials import UNTEXTURED
 
@@ -43,7 +49,10 @@ def _objects(contents, groups, path, settings, collection, shared):
             continue
         target = collection if hidden is None else _hidden_collection(collection, f"{contents.name} {hidden}")
         obj = bpy.data.objects.new(name, new_environment_mesh(name, environment, quads, shared, settings))
-        obj[ENVIRONMENT] = environment.name
+        obj.id_properties_ensure().update({ENVIRONMENT: environment.name, LEVEL_FILE: os.path.abspath(path),
+                                           FINGERPRINT: signed32(fingerprint(environment))}
+                                          | import_properties(settings.global_scale, settings.axes,
+                                                              settings.frame_start))
         target.objects.link(obj)
         made.append(Made(path, contents, obj))
     return made

@@ -13,7 +13,7 @@ from ..container.container import (ABNA_TAG, AGDB_TAG, AGQC_TAG, AGQG_TAG, AGQR_
 from ..container.library import Library
 from ..objects.meshes import parse_array, parse_links
 from ..objects.read import texture_at
-from .arrays import counted, first_bad
+from .arrays import COUNT_OFFSET, counted, first_bad
 from .model import TRIANGLE, Environment
 
 # The AKEV's links from 0x00, in order: (field, tag); the ones read, and those a scene cannot do without.
@@ -60,7 +60,7 @@ def _environment(library, c, index):
             if value:
                 return None   # a placeholder not found: warned
             raise ObanError(c.path, f"{label}: no {field} ({tag_name(tag)}) (link 0)")
-        arrays[field] = None if target is None else (*target, target[0].instance(target[1], tag)[0])
+        arrays[field] = None if target is None else (*target, *target[0].instance(target[1], tag))
     return _build(library, c.short_name(index), arrays, np.frombuffer(data, "<f4", 6, BOUNDING_BOX_OFFSET).copy())
 
 
@@ -71,12 +71,12 @@ def _build(library, name, arrays, bounding_box):
         found = arrays[field]
         if found is None:
             return np.zeros(0, dtype)
-        c, i, data = found
+        c, i, data, _ = found
         return counted(data, dtype, c.path, c.label(i), field)
 
-    points_c, points_i, points_data = arrays["points"]
+    points_c, points_i, points_data, _ = arrays["points"]
     points = parse_array(points_data, PNTA_TAG, points_c.path, points_c.label(points_i))
-    uvs_c, uvs_i, uvs_data = arrays["texture coordinates"]
+    uvs_c, uvs_i, uvs_data, _ = arrays["texture coordinates"]
     uvs = parse_array(uvs_data, TXCA_TAG, uvs_c.path, uvs_c.label(uvs_i))
     for found, values, what in ((arrays["points"], points, "points"), (arrays["texture coordinates"], uvs,
                                                                        "texture coordinates")):
@@ -85,7 +85,7 @@ def _build(library, name, arrays, bounding_box):
     quads = read("quads", QUAD_DTYPE)
     quad_textures = read("quad textures", QUAD_TEXTURE_DTYPE)["texture"]
     collision, planes = read("quad collision", COLLISION_DTYPE), read("planes", ("<f4", 4))
-    textures, names = _textures(library, *arrays["textures"])
+    textures, names = _textures(library, *arrays["textures"][:3])
     stored_rooms, door_frames = read("rooms", STORED_ROOM_DTYPE), read("door frames", DOOR_FRAME_DTYPE)
     rooms = np.zeros(len(stored_rooms), ROOM_DTYPE)
     for field in ROOM_DTYPE.names:
@@ -103,7 +103,14 @@ def _build(library, name, arrays, bounding_box):
         object_tags=quads["object_tag"].copy(), quad_textures=quad_textures.copy(),
         collision_planes=collision["plane"].copy(), collision_boxes=collision["box"].reshape(-1, 6).copy(),
         planes=planes.reshape(-1, 4), textures=textures, texture_names=names, rooms=rooms, door_frames=door_frames,
-        bounding_box=bounding_box, zero_area=zero_area)
+        bounding_box=bounding_box, zero_area=zero_area,
+        quads_at=_first_record(arrays["quads"]), quad_textures_at=_first_record(arrays["quad textures"]))
+
+
+def _first_record(found) -> tuple:
+    """(the file, the byte) where an array instance's first record is stored: past its count."""
+    c, _, _, offset = found
+    return c.path, offset + COUNT_OFFSET + 4
 
 
 def _textures(library, c, index, data):
@@ -120,11 +127,11 @@ def _textures(library, c, index, data):
 
 def _check_counts(arrays, quads, quad_textures, collision):
     """AGQR, and AGQC if there is one, hold one entry per AGQG quad."""
-    qc, qi, _ = arrays["quads"]
+    qc, qi, _, _ = arrays["quads"]
     for field, values in (("quad textures", quad_textures), ("quad collision", collision)):
         found = arrays[field]
         if found is not None and len(values) != len(quads):
-            c, i, _ = found
+            c, i, _, _ = found
             raise ObanError(c.path, f"{c.label(i)}: {len(values)} {field} for the {len(quads)} quads of "
                                     f"{qc.label(qi)}")
 
@@ -144,7 +151,7 @@ def _check_indices(arrays, quads, points, uvs, quad_textures, textures, collisio
         if indices.ndim > 1:
             corner = int(np.argmax((value < 0) | (value >= count)))
             value, where = value[corner], f"{where} corner {corner}"
-        c, i, _ = arrays[field]
+        c, i, _, _ = arrays[field]
         raise ObanError(c.path, f"{c.label(i)}: {where} is {what} {int(value)}, past the {count} {whose}")
 
 

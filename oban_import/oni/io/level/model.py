@@ -55,6 +55,8 @@ class Environment:
     door_frames: np.ndarray        # (d,) DOOR_FRAME_DTYPE (AKDA): quad, box, position, facing, width, height
     bounding_box: np.ndarray       # (6,) float32 min xyz, max xyz as stored
     zero_area: np.ndarray          # (q,) bool: quads of no area (warned; not to be made)
+    quads_at: tuple = ("", -1)     # (file, byte) of the first AGQG quad as stored: where a patch rewrites them
+    quad_textures_at: tuple = ("", -1)   # (file, byte) of the first AGQR element
 
     @property
     def corner_counts(self) -> np.ndarray:

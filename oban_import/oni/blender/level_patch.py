@@ -1,0 +1,151 @@
+"""A level's shading, flags and textures written back in place (docs/level.md 11): for each
+level the environment objects come from, a copy of its file with every quad's shades, flags
+and texture index as the scene has them (the rest of the file as read); a change the file
+cannot carry in place refuses that level, naming the face."""
+
+import os
+
+import numpy as np
+
+from ...core.errors import ObanError
+from ...core.files import read_bytes
+from ...core.id_properties import signed32
+from ...core.report import Made, Report
+from ..io.container.container import raw_path
+from ..io.level.patch import fingerprint, patched_files, refusals
+from ..io.level.properties import ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE
+from ..io.level.read import read_level
+from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE
+from ..io.objects.properties import TEXTURE_NAME
+
+MOVED = 1e-5   # relative: a corner further than this from where it was imported has moved
+
+
+def environment_objects(objects) -> list:
+    """The environment mesh objects among `objects` (imported by the add-on)."""
+    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT in obj and LEVEL_FILE in obj]
+
+
+def export_level_patches(context, objects, directory, settings=None) -> Report:
+    """Each level of the environment `objects` as patched copies in `directory`; Made(path,
+    environment, first object) per file written."""
+    report = Report(unit="levels")
+    levels = {}
+    for obj in environment_objects(objects):
+        levels.setdefault(obj[LEVEL_FILE], []).append(obj)
+    report.files = len(levels)
+    for path, found in levels.items():
+        try:
+            report.made += _patch(path, found, directory)
+        except ObanError as error:
+            report.errors.append(str(error))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+def _patch(path, objects, directory):
+    environment = read_level(path).environment
+    if environment is None or signed32(fingerprint(environment)) != objects[0][FINGERPRINT]:
+        raise ObanError(path, "its quads are not the ones imported: the file has changed since")
+    quads = _scene_quads(objects, environment)
+    refused = [f"object '{objects[k].name}' face {face} (quad {quad}): {why}"
+               for quad, why in refusals(environment, quads["flags"], quads["textures"])
+               for k, face in [quads["where"][quad]]] + quads["refused"]
+    if refused:
+        raise ObanError(path, "cannot be patched in place: " + "; ".join(refused[:5])
+                              + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
+                              + " (rebuild the level with OniSplit instead, docs/level.md 11)")
+    files = patched_files(environment, quads["shades"], quads["flags"], quads["textures"])
+    if os.path.splitext(path)[1].lower() == ".dat":
+        files.setdefault(raw_path(path), read_bytes(raw_path(path)))   # the .raw goes with its .dat
+    made = []
+    os.makedirs(directory, exist_ok=True)
+    for source, data in files.items():
+        target = os.path.join(directory, os.path.basename(source))
+        if os.path.abspath(target) == os.path.abspath(source):
+            raise ObanError(target, "is the level imported: write the patched copy into another folder")
+        with open(target, "wb") as f:
+            f.write(data)
+        made.append(Made(target, environment, objects[0]))
+    return made
+
+
+def _scene_quads(objects, environment) -> dict:
+    """The quads as the scene has them: (q,) flags, (q, 4) shades (a triangle's fourth as
+    stored), (q,) TXMA indices (-1 for a texture the level does not list), each quad's
+    (object index, face); and what keeps them from being patched (a quad missing or made
+    twice, its corners changed in number or moved)."""
+    count = len(environment.flags)
+    flags, shades = environment.flags.copy(), environment.shades.copy()
+    textures = environment.quad_textures.astype(np.int64)
+    seen, where, refused = np.zeros(count, np.int64), {}, []
+    for k, obj in enumerate(objects):
+        mesh = obj.data
+        faces = len(mesh.polygons)
+        quad = _face_values(mesh, QUAD_ATTRIBUTE, faces)
+        valid = (quad >= 0) & (quad < count)
+        if not valid.all():
+            face = int(np.argmax(~valid))
+            refused.append(f"object '{obj.name}' face {face}: not a quad of the level (a face added)")
+            continue
+        np.add.at(seen, quad, 1)
+        where.update(zip(quad.tolist(), ((k, face) for face in range(faces))))
+        flags[quad] = _face_values(mesh, FLAGS_ATTRIBUTE, faces).view(np.uint32)
+        sizes = np.empty(faces, np.int32)
+        mesh.polygons.foreach_get("loop_total", sizes)
+        wrong = sizes != environment.corner_counts[quad]
+        refused += [f"object '{obj.name}' face {face} (quad {quad[face]}): {sizes[face]} corners, "
+                    f"{environment.corner_counts[quad[face]]} imported" for face in np.flatnonzero(wrong)[:3]]
+        if wrong.any():
+            continue
+        shades[quad] = _corner_shades(mesh, sizes, shades[quad])
+        textures[quad] = _face_textures(mesh, faces, environment.texture_names)
+        refused += _moved(obj, mesh, sizes, quad, environment)
+    refused += [f"quad {q}: {'deleted' if seen[q] == 0 else f'made {seen[q]} times'}"
+                for q in np.flatnonzero(seen != 1)[:5].tolist()]
+    return {"flags": flags, "shades": shades, "textures": textures, "where": where, "refused": refused}
+
+
+def _face_values(mesh, name, faces):
+    values = np.empty(faces, np.int32)
+    mesh.attributes[name].data.foreach_get("value", values)
+    return values
+
+
+def _corner_shades(mesh, sizes, stored):
+    """(f, 4) uint32 0xAARRGGBB of each face's corners (its active colour's bytes), a
+    triangle's fourth from `stored`."""
+    colours = np.empty(4 * len(mesh.loops), np.float32)
+    mesh.color_attributes.active_color.data.foreach_get("color_srgb", colours)
+    rgba = np.rint(colours.reshape(-1, 4) * 255).astype(np.uint32)
+    packed = rgba[:, 3] << 24 | rgba[:, 0] << 16 | rgba[:, 1] << 8 | rgba[:, 2]
+    shades = stored.copy()
+    corner = np.arange(4)[None, :] < sizes[:, None]
+    shades[corner] = packed
+    return shades
+
+
+def _face_textures(mesh, faces, names):
+    """Each face's TXMA index: its material's texture by name, -1 for one the level does not list."""
+    slots = np.empty(faces, np.int32)
+    mesh.polygons.foreach_get("material_index", slots)
+    index = {name: i for i, name in reversed(list(enumerate(names)))}
+    per_slot = np.array([index.get(material.get(TEXTURE_NAME), -1) if material else -1
+                         for material in mesh.materials] or [-1], np.int64)
+    return per_slot[np.minimum(slots, len(per_slot) - 1)]
+
+
+def _moved(obj, mesh, sizes, quad, environment) -> list:
+    """The faces whose corners stand elsewhere than the points they were imported from."""
+    scale = float(obj[IMPORT_SCALE])
+    axes = np.array(obj[IMPORT_AXES], np.float64).reshape(3, 3)
+    points = np.empty(3 * len(mesh.vertices), np.float32)
+    mesh.vertices.foreach_get("co", points)
+    corners = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    used = np.arange(4)[None, :] < sizes[:, None]
+    stored = environment.points[environment.quad_points[quad][used]].astype(np.float64) @ (scale * axes).T
+    distance = np.abs(points.reshape(-1, 3)[corners] - stored).max(axis=1)
+    moved = distance > MOVED * max(1.0, float(np.abs(stored).max(initial=0.0)))
+    faces = np.repeat(np.arange(len(sizes)), sizes)[moved]
+    return [f"object '{obj.name}' face {face} (quad {quad[face]}): its corners moved" for face in np.unique(faces)[:3]]
