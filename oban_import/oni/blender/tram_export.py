@@ -26,7 +26,7 @@ from ..io.characters.read import read_tram_file
 from ..io.characters.tram import OVERLAY, Tram
 from ..io.characters.tram_properties import NAME, PREFIX, tram_from_properties, tram_properties
 from ..io.characters.tram_write import tram_oni_bytes
-from ..io.characters.tram_xml import tram_xml_bytes
+from ..io.characters.tram_xml_write import tram_xml_bytes
 from ..io.oban.properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE
 from .characters import PARENTS, PARTS, TRANSLATIONS
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io.characters.tram import flat_tracks
+from ...core.runs import bounded_runs
 from . import poses
 from .frames import run_starts, sample_many
 from .rotations import continuous, matrix_quaternions, quaternion_matrices
 
 CHILD_OF_CHAIN = 0.5   # a bone with no child: this share of its parent's length, along it
-KEY_BLOCK = 1 << 14    # keys decoded and turned at a time, about (_key_blocks)
+KEY_BLOCK = 1 << 14    # keys decoded and turned together at most: what bounds _turned_keys' temporaries
 
 
 @dataclass
@@ -69,41 +69,64 @@ def bone_keys(trams, rest_rotations, axes, scale, every_frame=False, start=0) ->
     rotation R_b in armature space (as Blender made it from head, tail and roll). With
     `every_frame`, every part is keyed on every frame with the engine's blend (poses.py); else
     with the file's own keys. An overlay keys only its used and replaced parts, and has no
-    root motion (docs/characters.md).
+    root motion (docs/characters.md). Each TRAM's keys are its own: no other TRAM changes them.
 
-    The keys are turned into Blender's terms before the blend: the map is an isometry of the
-    quaternions, which the blend (shorter arc, lerp, normalise) commutes with. The TRAMs are
-    worked on by key size (decoded in blocks of one size), and given back in their order."""
+    A TRAM is read by attribute: frames, key_size, flags, used_parts, replaced_parts, heights,
+    velocities, and its tracks as tracks.counts, .frames and .values (every part's keys end to
+    end, tram.Tracks); each track's key frames rising from 0 to F - 1 (docs/characters.md 3: a
+    key, then (gap, key) pairs, no gap 0, the gaps summing to F - 1), as the reader checks."""
     if not trams:
         return []
-    order = sorted(range(len(trams)), key=lambda i: int(trams[i].key_size))
-    trams = [trams[i] for i in order]
+    keyed = sorted((_Keyed.of(index, tram) for index, tram in enumerate(trams)), key=lambda one: one.key_size)
     turns, root_turn = _bone_turns(rest_rotations, axes, scale)
-    chosen = [keyed_parts(tram) for tram in trams]
-    keyed = [_keyed_keys(tram, parts) for tram, parts in zip(trams, chosen)]
-    key_counts = np.concatenate([counts for counts, _, _ in keyed])
-    key_frames = np.concatenate([frames for _, frames, _ in keyed])
-    turned = _turned_keys(trams, keyed, turns[np.concatenate(chosen)])
-    if every_frame:
-        frame_counts = np.repeat([int(tram.frames) for tram in trams], [len(parts) for parts in chosen])
-        values, sizes = sample_many(frame_counts, key_counts, key_frames, turned), frame_counts
-    else:
-        values, sizes = turned, key_counts
-    values = continuous(values, run_starts(sizes))
-    part_firsts, sizes = run_starts([len(parts) for parts in chosen]).tolist(), sizes.tolist()
-    per_tram = [sizes[first:first + len(parts)] for first, parts in zip(part_firsts, chosen)]
-    bounds = np.cumsum([0] + [sum(s) for s in per_tram]).tolist()
+    curve_sizes, values = _pose_keys(keyed, turns, every_frame)
     frame_times = _frame_times(trams, start)
+    times = None if every_frame else np.concatenate([one.frames for one in keyed]) + start
+    made, sizes, first_curve, first_row = [None] * len(trams), curve_sizes.tolist(), 0, 0
+    for one, root in zip(keyed, _root_locations(keyed, root_turn, frame_times)):   # their curves and rows in turn
+        own = sizes[first_curve:first_curve + len(one.parts)]
+        end = first_row + sum(own)
+        rows = (_every_frame_rows(values[first_row:end], len(own), frame_times) if every_frame else
+                _curve_rows(times[first_row:end], values[first_row:end]))
+        made[one.index] = BoneKeys(one.parts, own * 4, rows, root)
+        first_curve, first_row = first_curve + len(own), end
+    return made
+
+
+@dataclass(slots=True)
+class _Keyed:
+    """One TRAM's keys on the bones it keys: its keyed parts (keyed_parts) and their keys as
+    stored, part after part; `index`, its place among the TRAMs given."""
+    index: int
+    tram: object
+    key_size: int
+    parts: np.ndarray      # (n,) the parts keyed
+    counts: np.ndarray     # (n,) int64: their key counts
+    frames: np.ndarray     # (k,) int64: each key's frame
+    values: np.ndarray     # (k, 3) u16 codes or (k, 4) float32: each key as stored
+
+    @classmethod
+    def of(cls, index, tram):
+        tracks, parts = tram.tracks, keyed_parts(tram)
+        counts, frames, values = tracks.counts, tracks.frames, tracks.values
+        if len(parts) < len(counts):
+            kept = np.zeros(len(counts), bool)
+            kept[parts] = True
+            kept = np.repeat(kept, counts)
+            counts, frames, values = counts[parts], frames[kept], values[kept]
+        return cls(index, tram, int(tram.key_size), parts, counts, frames, values)
+
+
+def _pose_keys(keyed, turns, every_frame):
+    """(each curve's key count, (K, 4) their keys): the keyed parts' pose quaternions
+    (_turned_keys), their own keys or (every_frame) the engine's blend of them at every
+    frame, part after part, their signs continuous along each part's curves (w >= 0 first)."""
+    values = _turned_keys(keyed, turns)
+    counts = np.concatenate([one.counts for one in keyed])
     if every_frame:
-        rows = [_every_frame_rows(values[a:b], len(parts), frame_times)
-                for a, b, parts in zip(bounds, bounds[1:], chosen)]
-    else:
-        times = key_frames + start
-        rows = [_curve_rows(times[a:b], values[a:b]) for a, b in zip(bounds, bounds[1:])]
-    roots = _root_locations(trams, root_turn, frame_times)
-    made = [BoneKeys(parts, track_sizes * 4, block, root)
-            for parts, track_sizes, block, root in zip(chosen, per_tram, rows, roots)]
-    return [made[i] for i in np.argsort(order).tolist()]
+        sizes = np.repeat([int(one.tram.frames) for one in keyed], [len(one.parts) for one in keyed])
+        values, counts = sample_many(sizes, counts, np.concatenate([one.frames for one in keyed]), values), sizes
+    return counts, continuous(values, run_starts(counts))
 
 
 def _bone_turns(rest_rotations, axes, scale):
@@ -123,43 +146,19 @@ def keyed_parts(tram):
     return parts
 
 
-def _keyed_keys(tram, parts):
-    """(counts, frames, values) of the keys of these parts of a TRAM, part after part."""
-    counts, frames, values = flat_tracks(tram.tracks)
-    if len(parts) == len(counts):
-        return counts, frames, values
-    kept = np.zeros(len(counts), bool)
-    kept[parts] = True
-    kept = np.repeat(kept, counts)
-    return counts[parts], frames[kept], values[kept]
-
-
-def _turned_keys(trams, keyed, turns):
-    """(K, 4) pose quaternions (_in_bone_terms) of the keys of every TRAM's keyed parts, in
-    order, `turns` (n, 3, 3) those of its keyed parts: a block of TRAMs at a time (_key_blocks)."""
-    turned = np.empty((sum(len(values) for _, _, values in keyed), 4))
-    key = part = 0
-    for size, block in _key_blocks(trams, keyed):
-        counts = np.concatenate([counts for counts, _, _ in block])
-        stored = poses.key_quaternions(np.concatenate([values for _, _, values in block]), size)
-        _in_bone_terms(stored, turns[part:part + len(counts)], counts, turned[key:key + len(stored)])
-        key, part = key + len(stored), part + len(counts)
+def _turned_keys(keyed, turns):
+    """(K, 4) pose quaternions (_in_bone_terms) of every _Keyed's keys, in order, `turns` (P,
+    3, 3) each bone's (_bone_turns): decoded in runs of one key size of at most KEY_BLOCK keys."""
+    turned = np.empty((sum(len(one.values) for one in keyed), 4))
+    key = 0
+    for run in bounded_runs([len(one.values) for one in keyed], KEY_BLOCK, [one.key_size for one in keyed]):
+        block = keyed[run]
+        counts = np.concatenate([one.counts for one in block])
+        stored = poses.key_quaternions(np.concatenate([one.values for one in block]), block[0].key_size)
+        parts = np.concatenate([one.parts for one in block])
+        _in_bone_terms(stored, turns[parts], counts, turned[key:key + len(stored)])
+        key += len(stored)
     return turned
-
-
-def _key_blocks(trams, keyed):
-    """(key size, [keyed keys]) of TRAMs in a row of one key size, at most KEY_BLOCK keys a
-    block (or one TRAM's): each block decoded in one go, its temporaries small enough to stay
-    in the cache (and off fresh pages)."""
-    block, size, keys = [], None, 0
-    for tram, found in zip(trams, keyed):
-        if block and (int(tram.key_size) != size or keys + len(found[2]) > KEY_BLOCK):
-            yield size, block
-            block, keys = [], 0
-        block.append(found)
-        size, keys = int(tram.key_size), keys + len(found[2])
-    if block:
-        yield size, block
 
 
 def _frame_times(trams, start):
@@ -202,21 +201,18 @@ def _in_bone_terms(stored, turns, counts, out):
             out[:, 1 + j] += term
 
 
-def _root_locations(trams, turn, frame_times):
-    """Each TRAM's root location curves, (3F, 2) float32 rows x, y, z, a key every frame:
-    R_b^-1 . s.A (summed velocities + (0, height, 0)), as poses.root_motion sums them (to
-    float64 rounding: one running sum for all the TRAMs, less its value at each one's start);
-    None for an overlay."""
-    moving = [tram for tram in trams if not tram.flags & poses.OVERLAY]
+def _root_locations(keyed, turn, frame_times):
+    """Each _Keyed's root location curves, (3F, 2) float32 rows x, y, z, a key every frame:
+    R_b^-1 . s.A (summed velocities + (0, height, 0)), each TRAM's velocities summed on their
+    own as poses.root_motion sums them (poses.summed_velocities); None for an overlay."""
+    moving = [one for one in keyed if not one.tram.flags & poses.OVERLAY]
     if not moving:
-        return [None] * len(trams)
-    frames = np.array([int(tram.frames) for tram in moving])
-    steps = np.concatenate([tram.velocities for tram in moving], dtype=np.float64).reshape(-1, 2)
-    summed = np.cumsum(steps, axis=0) - steps                 # each frame: the steps before it
-    location = np.empty((len(steps), 3))
-    location[:, ::2] = summed - np.repeat(summed[run_starts(frames)], frames, axis=0)   # ... in its TRAM
-    location[:, 1] = np.concatenate([tram.heights for tram in moving])
+        return [None] * len(keyed)
+    frames = [int(one.tram.frames) for one in moving]
+    location = np.empty((sum(frames), 3))
+    location[:, ::2] = poses.summed_velocities(frames, np.concatenate([one.tram.velocities for one in moving]))
+    location[:, 1] = np.concatenate([one.tram.heights for one in moving])
     turned = location @ turn                                   # R_b^T . s.A . v for each row v
-    bounds = np.cumsum(np.append(0, frames)).tolist()
-    rows = iter([_curve_rows(frame_times[:b - a], turned[a:b]) for a, b in zip(bounds, bounds[1:])])
-    return [None if tram.flags & poses.OVERLAY else next(rows) for tram in trams]
+    ends = np.cumsum(frames).tolist()
+    rows = iter([_curve_rows(frame_times[:end - first], turned[first:end]) for first, end in zip([0] + ends, ends)])
+    return [None if one.tram.flags & poses.OVERLAY else next(rows) for one in keyed]

@@ -1,5 +1,5 @@
-"""A character's pose at every frame (spec CHARACTERS.md 3-4, docs/characters.md "The engine's
-math"): each part's rotation, the root motion and every part's world matrix, all frames at once.
+"""A character's pose at every frame (docs/characters.md, "The engine's math", cited below as
+"math N"): each part's rotation, the root motion and every part's world matrix, all frames at once.
 
 A TRAM and a body are read by their attributes only: tram.frames, key_size, flags, used_parts,
 replaced_parts, heights, velocities and tracks[p].frames / .values; body.parents and
@@ -14,15 +14,15 @@ import numpy as np
 from .frames import run_starts, sample_many
 from .rotations import rotation_matrices
 
-OVERLAY = 0x2000                        # TRAM flag (CHARACTERS.md 2)
-ANGLE_PER_CODE = 2.0 * np.pi / 65535.0  # a 6-byte key's u16 code -> radians, in [0, 2pi) (CHARACTERS.md 3)
+OVERLAY = 0x2000                        # TRAM flag (docs/characters.md 2)
+ANGLE_PER_CODE = 2.0 * np.pi / 65535.0  # a 6-byte key's u16 code -> radians, in [0, 2pi) (math 1)
 STORED_IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 def key_quaternions(values, key_size: int) -> np.ndarray:
     """(k, 4) float64 stored quaternions of keys as stored: 6-byte keys (k, 3) u16 codes -> the
     engine's MUrXYZrEulerToQuat, (x, y, z, -w) of the Hamilton product qx(a0).qy(a1).qz(a2);
-    16-byte keys (k, 4) x y z w as they are (not normalised) (CHARACTERS.md 3)."""
+    16-byte keys (k, 4) x y z w as they are (not normalised) (math 1)."""
     if key_size == 16:
         return np.array(values, np.float64).reshape(-1, 4)
     if key_size != 6:
@@ -55,9 +55,9 @@ def _euler_product(cx, sx, cy, sy, cz, sz):
 
 
 def part_rotations(tram) -> np.ndarray:
-    """(F, P, 4) unit stored quaternions of every part at every frame (CHARACTERS.md 3): on a key's
+    """(F, P, 4) unit stored quaternions of every part at every frame (math 2): on a key's
     frame the key (normalised), between keys the engine's MUrQuat_Lerp (shorter-arc flip, lerp,
-    normalise). An overlay on its own turns only its used | replaced parts (CHARACTERS.md 4)."""
+    normalise). An overlay on its own turns only its used | replaced parts (math 3)."""
     frames, tracks = int(tram.frames), tram.tracks
     key_counts = np.array([len(track.frames) for track in tracks], np.int64)
     key_frames = np.concatenate([track.frames for track in tracks]).astype(np.int64)
@@ -71,12 +71,12 @@ def part_rotations(tram) -> np.ndarray:
 
 
 def part_mask(bits: int, parts: int) -> np.ndarray:
-    """(parts,) bool: bit p of a used / replaced mask is part p (CHARACTERS.md 1)."""
+    """(parts,) bool: bit p of a used / replaced mask is part p (docs/characters.md 2)."""
     return (int(bits) >> np.arange(parts)) & 1 == 1
 
 
 def root_motion(tram, facing: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """Location (F, 3) and height (F,) of the animation on its own (CHARACTERS.md 4): location[f]
+    """Location (F, 3) and height (F,) of the animation on its own (math 4): location[f]
     = the sum of velocities[0 .. f-1] as (x, 0, z) turned by RotY(facing) (radians, the engine's
     MUrPoint_RotateYAxis: x' = x cos + z sin, z' = z cos - x sin); height[f] as stored, of frame
     f. An overlay has none: zeros."""
@@ -84,16 +84,43 @@ def root_motion(tram, facing: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     location, heights = np.zeros((frames, 3)), np.zeros(frames)
     if tram.flags & OVERLAY:
         return location, heights
-    steps = np.asarray(tram.velocities, np.float64).reshape(frames, 2)
     cos, sin = np.cos(facing), np.sin(facing)
-    location[1:, ::2] = np.cumsum(steps[:-1], axis=0) @ np.array([[cos, -sin], [sin, cos]])
+    location[1:, ::2] = summed_velocities([frames], tram.velocities)[1:] @ np.array([[cos, -sin], [sin, cos]])
     heights[:] = tram.heights
     return location, heights
 
 
+def summed_velocities(frame_counts, velocities) -> np.ndarray:
+    """(N, 2) float64: for animations of these frame counts, their velocities (N, 2) end to
+    end, each frame's sum of its own animation's velocities before it (0 on its first frame):
+    root_motion's x and z, unturned, for many animations at once. Each animation's velocities
+    are summed on their own, in order (the bits of np.cumsum of them alone): no other
+    animation's values change them. Animations within a factor of 2 in length are summed side
+    by side, each padded to the longest of them."""
+    counts = np.asarray(frame_counts, np.int64)
+    order = np.argsort(counts, kind="stable")
+    lengths = counts[order] - 1                    # the velocities summed: those before frames 1 .. F - 1
+    groups = np.flatnonzero(np.diff(np.frexp(counts[order])[1], prepend=-1))   # 2^(e-1) <= F < 2^e
+    members = np.diff(np.append(groups, len(order)))
+    widths = np.repeat(lengths[groups + members - 1], members)                 # its group's longest
+    padded_firsts = run_starts(widths)
+    at = np.arange(lengths.sum()) - np.repeat(run_starts(lengths), lengths)
+    before = np.repeat(run_starts(counts)[order], lengths) + at
+    padded_at = np.repeat(padded_firsts, lengths) + at
+    pairs = np.ascontiguousarray(velocities, np.float64).reshape(-1, 2).view(np.complex128)[:, 0]   # x, z as one
+    padded = np.zeros(widths.sum(), np.complex128)                            # item: moved whole, faster
+    padded[padded_at] = pairs[before]
+    for first, count, width in zip(padded_firsts[groups].tolist(), members.tolist(), widths[groups].tolist()):
+        group = padded[first:first + count * width].view(np.float64).reshape(count, width, 2)
+        np.cumsum(group, axis=1, out=group)
+    summed = np.zeros(len(pairs), np.complex128)
+    summed[before + 1] = padded[padded_at]
+    return summed.view(np.float64).reshape(-1, 2)
+
+
 def character_matrices(location, heights, facing: float = 0.0, scale: float = 1.0) -> np.ndarray:
     """(F, 4, 4) C[f] = T(location[f]) . RotY(facing) . S(scale) . T(0, height[f], 0)
-    (ONrCharacter_BuildMatricies, CHARACTERS.md 4)."""
+    (ONrCharacter_BuildMatricies, math 5)."""
     heights = np.asarray(heights, np.float64)
     cos, sin = np.cos(facing), np.sin(facing)
     matrices = np.zeros((len(heights), 4, 4))
@@ -106,7 +133,7 @@ def character_matrices(location, heights, facing: float = 0.0, scale: float = 1.
 
 def world_matrices(parents, translations, rotations, location, heights, facing: float = 0.0,
                    scale: float = 1.0) -> np.ndarray:
-    """(F, P, 4, 4) every part's matrix at every frame (CHARACTERS.md 4): W[p] = W[parent(p)] .
+    """(F, P, 4, 4) every part's matrix at every frame (math 5): W[p] = W[parent(p)] .
     T(translations[p]) . R(rotations[:, p]), a root's parent being C[f] (character_matrices).
 
     parents (P,), -1 for a root, each parent before its children; translations (P, 3);
@@ -133,7 +160,7 @@ def animation_matrices(body, tram, facing: float = 0.0, scale: float = 1.0) -> n
 
 
 def _check_key_frames(key_frames: np.ndarray, key_counts: np.ndarray, frames: int) -> None:
-    """Each track's keys rise strictly from frame 0 to frame F - 1 (CHARACTERS.md 3), as the
+    """Each track's keys rise strictly from frame 0 to frame F - 1 (docs/characters.md 3), as the
     sampler needs."""
     if frames < 1 or not len(key_counts) or (key_counts < 1).any():
         raise ValueError("an animation needs at least one frame, one track and a key per track")

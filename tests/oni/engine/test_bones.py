@@ -10,15 +10,17 @@ import types
 import numpy as np
 import pytest
 
+from oban_import.core.runs import bounded_runs
 from oban_import.oni.engine import bones, poses
 from oban_import.oni.engine.rotations import quaternion_matrices
 from oban_import.oni.engine.to_blender import DEFAULT_AXES, axes_matrix
+from oban_import.oni.io.characters.tram import Track, Tram
 
 PARENTS = np.array([-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 9, 8, 11, 12, 13, 8, 15, 16, 17])
 
 
 def random_tram(rng, frames=40, key_size=6, flags=0, used=0, replaced=0):
-    """A TRAM-shaped namespace (the reader's attributes): each part's keys at random frames."""
+    """A Tram with each part's keys at random frames."""
     tracks = []
     for _ in PARENTS:
         inner = np.sort(rng.choice(np.arange(1, frames - 1), size=min(frames - 2, int(rng.integers(0, 6))),
@@ -28,11 +30,10 @@ def random_tram(rng, frames=40, key_size=6, flags=0, used=0, replaced=0):
             values = rng.integers(0, 65536, size=(len(key_frames), 3)).astype(np.uint16)
         else:
             values = (rng.normal(size=(len(key_frames), 4)) * rng.uniform(0.3, 1.7)).astype(np.float32)
-        tracks.append(types.SimpleNamespace(frames=key_frames, values=values))
-    return types.SimpleNamespace(frames=frames, key_size=key_size, flags=flags, used_parts=used,
-                                 replaced_parts=replaced, tracks=tracks,
-                                 heights=rng.uniform(10, 20, frames).astype(np.float32),
-                                 velocities=rng.uniform(-2, 2, (frames, 2)).astype(np.float32))
+        tracks.append(Track(frames=key_frames, values=values))
+    return Tram(name="random", frames=frames, key_size=key_size, flags=flags, used_parts=used, replaced_parts=replaced,
+                tracks=tracks, heights=rng.uniform(10, 20, frames).astype(np.float32),
+                velocities=rng.uniform(-2, 2, (frames, 2)).astype(np.float32))
 
 
 def rest_matrices(rng, heads, tilt):
@@ -129,3 +130,64 @@ def test_rest_heads_sum_the_translations_and_tails_point_down_the_chain():
     tails = bones.rest_tails(PARENTS, heads, (0, 0, 1))
     assert np.allclose(tails[0], heads[7])           # the pelvis points at the spine, its farthest child
     assert np.allclose(tails[3] - heads[3], 0.5 * (tails[2] - heads[2]))   # a leaf follows its parent
+
+
+def same_keys(a, b):
+    """Whether two BoneKeys are the same, array bytes and all."""
+    return (a.parts.tobytes() == b.parts.tobytes() and a.counts == b.counts
+            and a.rotations.tobytes() == b.rotations.tobytes()
+            and (a.root_location is None) == (b.root_location is None)
+            and (a.root_location is None or a.root_location.tobytes() == b.root_location.tobytes()))
+
+
+@pytest.mark.parametrize("every_frame", [False, True], ids=["file keys", "every frame"])
+def test_one_trams_data_never_changes_another_trams_keys(every_frame):
+    """A character's TRAMs worked out together: changing one TRAM (its velocities; one of them
+    made huge but finite; its keys and heights) leaves every other TRAM's BoneKeys bit for bit
+    as they were, and as that TRAM alone gives them; a TRAM's root curves are its own
+    velocities summed from 0, frame by frame, in float64."""
+    rng = np.random.default_rng(11)
+    rest = np.tile(np.eye(3), (len(PARENTS), 1, 1))
+    axes, scale = axes_matrix("-Z", "Y"), 0.1
+    trams = [random_tram(rng, frames=f, key_size=k, flags=o, used=0b1101) for f, k, o in
+             ((40, 6, 0), (300, 6, 0), (17, 16, poses.OVERLAY), (1, 6, 0), (70, 16, 0), (129, 6, 0))]
+    before = bones.bone_keys(trams, rest, axes, scale, every_frame)
+    for tram, keys in zip(trams, before):
+        (alone,) = bones.bone_keys([tram], rest, axes, scale, every_frame)
+        assert same_keys(alone, keys)
+        if keys.root_location is not None:   # with R_b = I: x, y, z = s.A (sum of velocities before f, height, 0)
+            summed = np.zeros((tram.frames, 3))
+            summed[1:, ::2] = np.cumsum(tram.velocities[:-1].astype(np.float64), axis=0)
+            summed[:, 1] = tram.heights
+            x, y, z = np.split(keys.root_location[:, 1], 3)
+            assert np.array_equal(np.stack([x, y, z], axis=1), (summed @ (scale * axes).T).astype(np.float32))
+    changed = 1
+    edits = {"velocities": rng.normal(0, 5, (300, 2)).astype(np.float32),
+             "huge velocity": np.where(np.arange(300)[:, None] == 3, np.float32(3e38), trams[changed].velocities),
+             "keys and heights": None}
+    for edit, velocities in edits.items():
+        other = random_tram(np.random.default_rng(99), frames=300)
+        edited = Tram(**{**trams[changed].__dict__, **({"velocities": velocities} if velocities is not None else
+                                                       {"tracks": other.tracks, "heights": other.heights})})
+        after = bones.bone_keys(trams[:changed] + [edited] + trams[changed + 1:], rest, axes, scale, every_frame)
+        assert not same_keys(after[changed], before[changed]), edit
+        assert all(same_keys(a, b) for n, (a, b) in enumerate(zip(after, before)) if n != changed), edit
+
+
+def test_bounded_runs_are_the_greedy_runs():
+    """core.runs.bounded_runs (which cuts bone_keys' keys into KEY_BLOCK runs of one key size)
+    gives the runs a plain greedy walk makes: an item joins the run unless its key differs or
+    the run's sum would pass the limit."""
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        sizes = rng.choice([0, 1, 2, 5, 9, 20], int(rng.integers(0, 12))).tolist()
+        keys = rng.integers(0, 3, len(sizes)).tolist() if rng.random() < 0.5 else None
+        limit = int(rng.integers(0, 26))
+        runs, start, total = [], 0, 0
+        for i, size in enumerate(sizes):
+            if i > start and ((keys is not None and keys[i] != keys[i - 1]) or total + size > limit):
+                runs.append(slice(start, i))
+                start, total = i, 0
+            total += size
+        runs += [slice(start, len(sizes))] if sizes else []
+        assert bounded_runs(sizes, limit, keys) == runs, (sizes, limit, keys)

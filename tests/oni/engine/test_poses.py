@@ -1,5 +1,6 @@
-"""A character's pose (engine/poses.py) against spec CHARACTERS.md 3-4 written out plainly, and against
-OniSplit's Collada bakes of the sample animations (an independent answer key, with spec 7's differences)."""
+"""A character's pose (engine/poses.py) against docs/characters.md "The engine's math" written out plainly, and
+against OniSplit's Collada bakes of the sample animations (an independent answer key, with the differences that
+section explains)."""
 
 import json
 import math
@@ -15,7 +16,7 @@ import pytest
 from paths import DATA
 
 from oban_import.oni.engine.poses import (OVERLAY, animation_matrices, key_quaternions, part_rotations, root_motion,
-                                          world_matrices)
+                                          summed_velocities, world_matrices)
 from oban_import.oni.engine.rotations import rotation_matrices
 
 TOLERANCE = 1e-6
@@ -23,12 +24,13 @@ SAMPLES = os.path.join(DATA, "characters")
 MANIFEST = json.load(open(os.path.join(SAMPLES, "manifest.json")))
 SAMPLE_NAMES = [animation["name"] for animation in MANIFEST["animations"]]
 PART_NAMES = ("Pelvis LeftThigh LeftCalf LeftFoot RightThigh RightCalf RightFoot Mid Chest Neck Head LeftShoulder "
-              "LeftArm LeftWrist LeftFist RightShoulder RightArm RightWrist RightFist").split()   # spec 1
-# spec 7.1 / the samples' README: OniSplit reads codes as signed; its bake is that far from the engine
+              "LeftArm LeftWrist LeftFist RightShoulder RightArm RightWrist RightFist").split()   # docs/characters.md 1
+# docs/characters.md "The engine's math" / the samples' README: OniSplit reads codes as signed; its bake is that
+# far from the engine
 SIGNED_READING_ROTATION, SIGNED_READING_TRANSLATION = 7.5e-4, 0.0083
 # OniSplit's Collada holds angles and positions in float32: its own reading agrees to this (relative)
 FLOAT32_BAKE = 3e-6
-# spec 7.2 / the samples' README: its Euler angles are wrong where |sin y| > 0.999: {animation: {part: frames}}
+# the same / the samples' README: its Euler angles are wrong where |sin y| > 0.999: {animation: {part: frames}}
 EULER_FAULTS = {"TRAMchar0_wrap03": {12: (7, 34)}}
 SPECIAL_CODES = (0, 1, 32766, 32767, 32768, 32769, 65534, 65535)
 ONI_PARENTS = MANIFEST["bodies"][0]["parent"]
@@ -203,6 +205,26 @@ def test_root_motion_sums_the_steps_before_each_frame_turned_by_the_facing():
     tram.flags = OVERLAY
     for array in root_motion(tram, facing=1.0):
         assert not array.any()
+
+
+def test_summed_velocities_sum_each_animation_on_its_own():
+    """Animations of 1 to 6000 frames (of every length class, in any order) end to end, with
+    velocities of any size (one 3e38, one -0): each frame's sum is its own animation's
+    velocities before it summed in order from 0, bit for bit as np.cumsum of them alone."""
+    rng = np.random.default_rng(8)
+    counts = np.concatenate([[1, 1, 2, 3, 4, 6000], rng.integers(1, 600, 200)])
+    rng.shuffle(counts)
+    velocities = (rng.normal(size=(counts.sum(), 2)) * 10.0 ** rng.integers(-20, 20, (counts.sum(), 2)))
+    velocities = velocities.astype(np.float32)
+    velocities[[7, 9]] = [3e38, -0.0]
+    summed = summed_velocities(counts, velocities)
+    first = 0
+    for count in counts.tolist():
+        alone = np.zeros((count, 2))
+        alone[1:] = np.cumsum(velocities[first:first + count - 1].astype(np.float64), axis=0)
+        assert summed[first:first + count].tobytes() == alone.tobytes()
+        first += count
+    assert summed_velocities([], np.zeros((0, 2))).shape == (0, 2)
 
 
 def test_world_matrices_refuse_a_parent_after_its_child_and_a_wrong_part_count():

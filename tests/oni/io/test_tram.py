@@ -323,23 +323,36 @@ def test_trams_read_together_equal_the_reference_walker(tmp_path, monkeypatch, c
         assert_tracks_equal_reference(tram, path.read_bytes())
 
 
-def test_the_tracks_as_read_are_flat_and_give_each_part_as_the_written_ones(tmp_path):
-    """A read TRAM keeps its tracks end to end (flat_tracks takes them whole); a part's Track,
-    by index (negative too), slice or iteration, is the written one."""
+def test_the_tracks_are_one_form_whatever_made_the_tram(tmp_path):
+    """A read TRAM and one built from a list of Track hold the same Tracks: every part's keys
+    end to end (the counts, frames and values a key walk of the written file gives); a
+    part's Track, by index (negative too), slice or iteration, is the one it was built from."""
     written = GENERATED[sorted(GENERATED)[0]]
+    parts = [Track(track.frames.copy(), track.values.copy()) for track in written.tracks]
+    built = Tram(**{**written.__dict__, "tracks": parts})
     path = tmp_path / "TRAMone.oni"
     path.write_bytes(tram_oni_bytes(written))
     read = read_tram_file(str(path))
-    assert isinstance(read.tracks, tram_module.Tracks) and len(read.tracks) == len(written.tracks)
-    counts, frames, values = tram_module.flat_tracks(read.tracks)
-    assert counts is read.tracks.counts and frames is read.tracks.frames and values is read.tracks.values
-    joined = tram_module.flat_tracks(written.tracks)              # a list of Tracks, joined
-    assert all(np.array_equal(a, b) for a, b in zip((counts, frames, values), joined))
-    for got, want in zip([*read.tracks, read.tracks[-1], *read.tracks[1:3]],
-                         [*written.tracks, written.tracks[-1], *written.tracks[1:3]], strict=True):
-        assert np.array_equal(got.frames, want.frames) and np.array_equal(got.values, want.values)
-    with pytest.raises(IndexError):
-        read.tracks[len(written.tracks)]
+    walked = cg.reference_tracks(rotation_data(path.read_bytes()), len(parts), written.frames, written.key_size)
+    for tram in (read, built):
+        assert isinstance(tram.tracks, tram_module.Tracks) and len(tram.tracks) == len(parts)
+        assert tram.tracks.counts.tolist() == [len(frames) for frames, _ in walked]
+        assert np.array_equal(tram.tracks.frames, np.concatenate([frames for frames, _ in walked]))
+        assert tram.tracks.values.tobytes() == b"".join(values.tobytes() for _, values in walked)
+        for got, want in zip([*tram.tracks, tram.tracks[-1], *tram.tracks[1:3]], [*parts, parts[-1], *parts[1:3]],
+                             strict=True):
+            assert np.array_equal(got.frames, want.frames) and np.array_equal(got.values, want.values)
+        with pytest.raises(IndexError):
+            tram.tracks[len(parts)]
+
+
+def test_a_track_whose_frames_and_values_differ_in_count_is_refused():
+    frames = 9
+    tracks = [Track(np.array([0, 8]), np.zeros((2, 3), np.uint16)),
+              Track(np.array([0, 8]), np.zeros((3, 3), np.uint16))]
+    with pytest.raises(ValueError, match="part 1's track has 2 key frames and 3 key values"):
+        Tram(name="x", frames=frames, key_size=6, flags=0, used_parts=0, replaced_parts=0,
+             heights=np.ones(frames, np.float32), velocities=np.zeros((frames, 2), np.float32), tracks=tracks)
 
 
 def test_a_faulty_tram_read_with_others_is_named(tmp_path):
@@ -512,7 +525,8 @@ def gap_at(tram, part, key):
 
 def test_gaps_that_do_not_reach_the_last_frame(tmp_path):
     tram = plain_tram(frames=9)
-    tram.tracks[-1] = Track(np.array([0, 1, 8]), np.zeros((3, 3), np.uint16))   # the last bytes of the raw data
+    last = Track(np.array([0, 1, 8]), np.zeros((3, 3), np.uint16))   # the last bytes of the raw data
+    tram = Tram(**{**tram.__dict__, "tracks": [*tram.tracks[:-1], last]})
     data = raw_patched(tram_oni_bytes(tram), "rotations_at", gap_at(tram, 18, 1), bytes([6]))
     refused(tmp_path, data, "part 18's track", "its gaps reach frame 7 where the raw data ends, not the last frame 8")
 

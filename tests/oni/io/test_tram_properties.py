@@ -55,6 +55,19 @@ def test_edited_markers_are_what_is_read_back():
         tram_from_properties(tram_properties(tram), [("particle: dust", 4)], list(PART_NAMES))
 
 
+def test_the_motion_as_read_is_the_tracks_end_to_end():
+    """tram_key_counts, _frames and _values are the parts' keys end to end (each part's as
+    read, in part order); key counts that do not add up to the keys are refused."""
+    tram = read_tram_file(os.path.join(DATA, "characters", "oni", "TRAMchar0_punch02.oni"))
+    described = tram_properties(tram)
+    assert described["tram_key_counts"].tolist() == [len(track.frames) for track in tram.tracks]
+    assert described["tram_key_frames"].tolist() == [int(f) for track in tram.tracks for f in track.frames]
+    assert described["tram_key_values"].tolist() == [float(v) for track in tram.tracks for v in track.values.ravel()]
+    described["tram_key_counts"] = described["tram_key_counts"][1:]
+    with pytest.raises(ValueError, match="tram_key_counts sum to"):
+        tram_from_properties(described, [], list(PART_NAMES))
+
+
 def test_names_with_bytes_after_their_end_keep_them():
     tram = read_tram_file(os.path.join(DATA, "characters", "oni", "TRAMchar0_walk00.oni"))
     tram.sounds = tram.sounds.copy()

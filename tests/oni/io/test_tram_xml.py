@@ -13,8 +13,10 @@ import hashlib
 import io
 import json
 import lzma
+import math
 import os
 import re
+from unittest import mock
 
 import characters_generate as cg
 import numpy as np
@@ -24,12 +26,13 @@ from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.oni.io.characters import tram as tr
-from oban_import.oni.io.characters import tram_xml
+from oban_import.oni.io.characters import tram_xml_read
 from oban_import.oni.io.characters.read import read_tram_file
 from oban_import.oni.io.characters.tram import Track, Tram
 from oban_import.oni.io.characters.tram_write import tram_oni_bytes
-from oban_import.oni.io.characters.tram_xml import (ekey_codes, ekey_degrees, looks_like_tram_xml, read_tram_xml,
-                                                    tram_xml_bytes)
+from oban_import.oni.io.characters.tram_xml_read import looks_like_tram_xml, read_tram_xml
+from oban_import.oni.io.characters.tram_xml_schema import DEGREES, RADIANS, ekey_codes, ekey_degrees
+from oban_import.oni.io.characters.tram_xml_write import tram_xml_bytes
 from oban_import.oni.io.container.container import HEADER_DTYPE
 
 DATA = os.path.join(TEST_DATA, "characters")
@@ -359,7 +362,7 @@ def test_we_read_onisplits_xml_of_our_oni_files(name):
 
 def onisplit_round_trip(radians):
     """Radians through OniSplit's degrees text and back (its writer's and reader's float32 steps)."""
-    return F32(F32(radians) * tram_xml.DEGREES) * tram_xml.RADIANS
+    return F32(F32(radians) * DEGREES) * RADIANS
 
 
 # --- values ------------------------------------------------------------------------------------------
@@ -480,17 +483,25 @@ def test_looks_like_tram_xml():
 # --- bad input (docs/bad_input.md) --------------------------------------------------------------------
 
 def refused(tmp_path, data, *fragments, name="TRAMbad.xml"):
-    """The message for `data`, checked for the path, speed and memory; never any other exception."""
+    """(The message for `data`, the elements the parser took before refusing it): the message
+    checked for the path and the fragments, the read's memory bounded; never any other exception."""
     path = tmp_path / name
     path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-    outcome, seconds, peak = measured(lambda: read_tram_file(str(path)), 1.0)
+    readers, read = [], tram_xml_read._TramXml.read
+
+    def kept(reader, f):
+        readers.append(reader)
+        return read(reader, f)
+
+    with mock.patch.object(tram_xml_read._TramXml, "read", kept):
+        outcome, _, peak = measured(lambda: read_tram_file(str(path)), math.inf)
     assert isinstance(outcome, ObanError), outcome
     message = str(outcome)
     assert message.startswith(f"{path}: "), message
     for fragment in fragments:
         assert fragment in message, message
-    assert seconds < 1.0 and peak < 20 << 20, (seconds, peak)
-    return message
+    assert peak < 20 << 20, peak
+    return message, sum(reader.elements for reader in readers)
 
 
 BILLION_LAUGHS = ('<?xml version="1.0"?>\n<!DOCTYPE Oni [\n <!ENTITY lol0 "lol">\n'
@@ -520,18 +531,23 @@ BILLION_LAUGHS = ('<?xml version="1.0"?>\n<!DOCTYPE Oni [\n <!ENTITY lol0 "lol">
         "huge_comment", "too_many_items", "truncated", "binary", "empty", "other_root", "no_animation",
         "another_instance"])
 def test_hostile_and_malformed_files(tmp_path, data, message):
-    refused(tmp_path, data, message)
+    """Each refused with its message, its read's memory bounded; too many items are refused at
+    the first one past the limit: the parser took the elements before it and no more."""
+    _, parsed = refused(tmp_path, data, message)
+    if "more than 65535 <Sound>" in message:
+        first_past = [found.start() for found in re.finditer("<Sound>", data)][65535]
+        assert parsed == len(re.findall("<[A-Za-z]", data[:first_past])) + 1
 
 
 def test_too_many_elements(tmp_path, monkeypatch):
-    monkeypatch.setattr(tram_xml._TramXml, "max_elements", 100)
+    monkeypatch.setattr(tram_xml_read._TramXml, "max_elements", 100)
     refused(tmp_path, PUNCH, "line 121: more than 100 elements")
 
 
 def test_file_over_the_size_cap_is_refused_before_reading(tmp_path):
     path = tmp_path / "TRAMbig.xml"
     with open(path, "wb") as f:
-        f.truncate(tram_xml.MAX_ELEMENTS * 0 + (256 << 20) + 1)   # sparse
+        f.truncate((256 << 20) + 1)   # sparse
     with pytest.raises(ObanError, match="268435457 bytes: XML files over 256 MiB are refused"):
         read_tram_file(str(path))
 

@@ -20,7 +20,7 @@ from ..objects.read import main_instance, mesh_at, texture_at
 from .model import PART_NAMES, Body, BodyPart, Character
 from .tram import MAX_PARTS, Tram
 from .tram_read import read_tram_instances
-from .tram_xml import read_tram_xml
+from .tram_xml_read import read_tram_xml
 
 ONCC_BODY_AT, ONCC_TEXTURES_AT, ONCC_ANIMATIONS_AT = 0xC34, 0xC38, 0xC80
 TRBS_LEVELS = 5                  # TRCM links, low to high detail: the last one is used

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-OVERLAY, REAL_WORLD = 0x2000, 0x20000   # flags (spec CHARACTERS.md 2, 4)
+OVERLAY, REAL_WORLD = 0x2000, 0x20000   # flags (docs/characters.md 2)
 KEY_SIZES = (6, 16)                     # what the game's files use (docs/characters.md 3)
 ENGINE_ONLY_KEY_SIZES = (3, 4, 8)       # read by the engine, in no known file: refused
 MAX_PARTS = 32                          # the engine's TRcMaxParts: part masks are 32 bits
@@ -69,7 +69,7 @@ RECORD_DTYPE = np.dtype([
 ])
 assert RECORD_DTYPE.itemsize == 0x180 and RECORD_DTYPE.fields["extent_count"][1] == 0x130
 # The record's scalar fields (the counts, pointers and PLAIN_FIELDS) as Python values in one
-# unpack: 2 us, where a numpy record's item() takes 14 (its extent info alone has 60 values)
+# struct unpack, which skips what a numpy record's item() would unpack too (the extent info's 60 values)
 SCALARS = [name for name in RECORD_DTYPE.names if not RECORD_DTYPE[name].shape and RECORD_DTYPE[name].kind in "uif"]
 SCALAR_STRUCT = struct.Struct("<" + "".join(
     RECORD_DTYPE[name].char if name in SCALARS else f"{RECORD_DTYPE[name].itemsize}x" for name in RECORD_DTYPE.names))
@@ -89,15 +89,29 @@ class Track:                 # one body part's rotation keys
 
 
 class Tracks(Sequence):
-    """A TRAM's tracks as the reader decodes them: every part's keys end to end, as one
-    array each (what the bone keys and the properties take whole); a part's Track is a view
-    of them, made when asked for."""
+    """A TRAM's tracks, the one form a Tram holds them in (docs/characters.md 3): every part's
+    keys end to end, as one array each (what the reader decodes, and what the bone keys and
+    the properties take whole); part p's Track is a view of them, made when asked for."""
 
     def __init__(self, counts, frames, values):
         self.counts = counts     # (P,) int64: each part's key count
         self.frames = frames     # (K,) int64: every key's frame, part after part
         self.values = values     # (K, 3) uint16 or (K, 4) float32: every key as stored
         self._ends = None        # each part's end in them, worked out when a part is asked for
+
+    @classmethod
+    def joined(cls, tracks, key_size: int) -> "Tracks":
+        """Parts' tracks (each with .frames and .values, such as Track) end to end."""
+        counts = np.array([len(track.frames) for track in tracks], np.int64)
+        if not len(counts):
+            width, dtype = (3, np.uint16) if key_size == 6 else (4, np.float32)
+            return cls(counts, np.zeros(0, np.int64), np.zeros((0, width), dtype))
+        values = [np.asarray(track.values) for track in tracks]
+        uneven = np.flatnonzero(counts != [len(value) for value in values])
+        if len(uneven):
+            raise ValueError(f"part {uneven[0]}'s track has {counts[uneven[0]]} key frames and "
+                             f"{len(values[uneven[0]])} key values")
+        return cls(counts, np.concatenate([track.frames for track in tracks]).astype(np.int64), np.concatenate(values))
 
     def __len__(self):
         return len(self.counts)
@@ -110,16 +124,6 @@ class Tracks(Sequence):
             self._ends = np.cumsum(self.counts).tolist()
         start, end = self._ends[part - 1] if part else 0, self._ends[part]
         return Track(frames=self.frames[start:end], values=self.values[start:end])
-
-
-def flat_tracks(tracks) -> tuple:
-    """(counts (P,) int64, frames (K,) int64, values (K, 3 or 4)) of tracks end to end: as the
-    reader keeps them (Tracks), else joined."""
-    if isinstance(tracks, Tracks):
-        return tracks.counts, tracks.frames, tracks.values
-    return (np.array([len(track.frames) for track in tracks], np.int64),
-            np.concatenate([track.frames for track in tracks]).astype(np.int64),
-            np.concatenate([track.values for track in tracks]))
 
 
 def _none(dtype):
@@ -136,7 +140,7 @@ class Tram:
     replaced_parts: int
     heights: np.ndarray      # (F,) float32
     velocities: np.ndarray   # (F, 2) float32
-    tracks: list             # [Track], one per part, in part order
+    tracks: Tracks           # every part's keys, in part order (a list of Track is joined: Tracks.joined)
     # the other raw arrays, as stored (docs/characters.md 2); positions is (F,) or (0,) when absent
     positions: np.ndarray = _none(POSITION_DTYPE)
     attacks: np.ndarray = _none(ATTACK_DTYPE)
@@ -176,6 +180,10 @@ class Tram:
     name_pointer: int = 0                 # 0x00, 0x150, 0x154: the engine fills them at run time (0 in files)
     sound_name_pointer: int = 0
     sound_frame: int = 0
+
+    def __post_init__(self):
+        if not isinstance(self.tracks, Tracks):
+            self.tracks = Tracks.joined(self.tracks, self.key_size)
 
     @property
     def parts(self) -> int:

@@ -26,8 +26,8 @@ import numpy as np
 
 from ....core.id_properties import signed32, unsigned32
 from .tram import (ATTACK_DTYPE, EXTENT_DTYPE, EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, MOTION_BLUR_DTYPE, PARTICLE_DTYPE,
-                   PLAIN_FIELDS, POSITION_DTYPE, SELF_DAMAGE_DTYPE, SHORTCUT_DTYPE, SOUND_DTYPE, THROW_DTYPE, Track,
-                   Tram, flat_tracks)
+                   PLAIN_FIELDS, POSITION_DTYPE, SELF_DAMAGE_DTYPE, SHORTCUT_DTYPE, SOUND_DTYPE, THROW_DTYPE, Tracks,
+                   Tram)
 
 PREFIX = "tram_"
 NAME = PREFIX + "name"
@@ -108,21 +108,24 @@ def tram_from_properties(described, markers, part_names: list, tracks=None, heig
 def _motion(tram):
     """The motion as read: the tracks flat (frames, values, each part's key count), heights,
     velocities (numpy arrays: Blender keeps them as arrays without a list in between)."""
-    counts, frames, values = flat_tracks(tram.tracks)
-    return {PREFIX + "key_counts": counts.astype(np.int32), PREFIX + "key_frames": frames.astype(np.int32),
-            PREFIX + "key_values": values.astype(np.float64).ravel(),
+    tracks = tram.tracks
+    return {PREFIX + "key_counts": tracks.counts.astype(np.int32),
+            PREFIX + "key_frames": tracks.frames.astype(np.int32),
+            PREFIX + "key_values": tracks.values.astype(np.float64).ravel(),
             PREFIX + "heights": np.asarray(tram.heights, np.float64),
             PREFIX + "velocities": np.asarray(tram.velocities, np.float64).ravel()}
 
 
 def _tracks(described):
+    """The Tracks of _motion's key counts, frames and values."""
+    width, dtype = (3, np.uint16) if int(described[PREFIX + "key_size"]) == 6 else (4, np.float32)
     counts = np.array(described[PREFIX + "key_counts"], np.int64)
-    key_size = int(described[PREFIX + "key_size"])
     frames = np.array(described[PREFIX + "key_frames"], np.int64)
-    width, dtype = (3, np.uint16) if key_size == 6 else (4, np.float32)
     values = np.array(described[PREFIX + "key_values"], np.float64).reshape(-1, width).astype(dtype)
-    ends = np.cumsum(counts)[:-1]
-    return [Track(f, v) for f, v in zip(np.split(frames, ends), np.split(values, ends))]
+    if counts.sum() != len(frames) or len(frames) != len(values):
+        raise ValueError(f"{PREFIX}key_counts sum to {counts.sum()} for {len(frames)} key frames and "
+                         f"{len(values)} key values")
+    return Tracks(counts, frames, values)
 
 
 def _events(markers, part_names):

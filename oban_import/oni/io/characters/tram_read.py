@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....core.errors import ObanError
+from ....core.runs import bounded_runs
 from ..container.container import TRAM_TAG
 from .tram import (ENGINE_ONLY_KEY_SIZES, EXTENT_DTYPE, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ARRAYS, RECORD_DTYPE,
-                   SCALAR_STRUCT, SCALARS, Track, Tracks, Tram, flat_tracks)
+                   SCALAR_STRUCT, SCALARS, Track, Tracks, Tram)
 
 
 def read_tram(c, index: int) -> Tram:
@@ -27,7 +28,7 @@ def read_tram_instances(instances) -> list[Tram]:
     tracks = _all_tracks(stored)
     if any(t is None for t in tracks) or not _all_finite(stored, tracks):
         for s, t in zip(stored, tracks):   # the first TRAM at fault says what it is
-            _check_finite(s, t if t is not None else _tracks_at_fault(s))
+            _check_finite(s, t if t is not None else _walked_alone(s))
     if not stored:
         return []
     records = np.frombuffer(b"".join(s.record for s in stored), RECORD_DTYPE)
@@ -81,9 +82,9 @@ def _stored(c, index):
 
 def _tram(s, tracks, extent_info, impact, direct_animations, final_rotation):
     """The Tram of a _Stored, its tracks and the record's fields that are no plain value."""
-    c, name = s.c, s.c.full_name(s.index)
+    c = s.c
     return Tram(
-        name=name[4:] if name.startswith("TRAM") else name, frames=s.frames, key_size=s.key_size,
+        name=c.short_name(s.index), frames=s.frames, key_size=s.key_size,
         heights=s.arrays.pop("heights"), velocities=s.arrays.pop("velocities"), tracks=tracks, **s.arrays,
         extent_info=extent_info, impact=impact, final_rotation=final_rotation,
         direct_animations=tuple(_direct_name(c, s.index, value, n) if value else ""
@@ -91,10 +92,11 @@ def _tram(s, tracks, extent_info, impact, direct_animations, final_rotation):
         **{key: s.fields[key] for key in PLAIN_FIELDS})
 
 
-def _tracks_at_fault(s):
-    """A _Stored's tracks one by one: the first one at fault raises, saying what it is."""
-    return [_track(s.blob, int(start), s.frames, s.key_size, s.c.path, f"{s.label}: part {part}'s track")
-            for part, start in enumerate(s.offsets)]
+def _walked_alone(s):
+    """A _Stored's Tracks walked one by one: the first one at fault raises, saying what it is."""
+    return Tracks.joined([_track(s.blob, int(start), s.frames, s.key_size, s.c.path,
+                                 f"{s.label}: part {part}'s track") for part, start in enumerate(s.offsets)],
+                         s.key_size)
 
 
 def _checked_sizes(fields, path, label):
@@ -123,118 +125,169 @@ def _raw_array(c, label, fields, name, dtype, count_field):
     return np.frombuffer(c.raw(at, count * dtype.itemsize, f"{label}'s {what}"), dtype, count).copy()
 
 
-TRACK_CELLS = 1 << 21   # track-frames walked together at most (what bounds a run's arrays)
+TRACK_CELLS = 1 << 21   # track-frames decoded together at most: what bounds a run's arrays
 
 
 def _all_tracks(stored):
-    """Each _Stored's tracks (docs/characters.md 3: u16 offsets from the rotation data's start,
-    each track a key then (u8 gap, key) pairs until the gaps reach F - 1), or None for one
-    with a track at fault: by key size, shortest first, in runs of at most TRACK_CELLS."""
-    found = [None] * len(stored)
+    """Each _Stored's Tracks, or None for one with a track at fault: by key size, shortest
+    first, in runs of at most TRACK_CELLS track-frames (_run_tracks)."""
     order = sorted(range(len(stored)), key=lambda i: (stored[i].key_size, stored[i].frames))
-    run, rows = [], 0
-    for i in order:
-        s = stored[i]
-        if run and (s.key_size != stored[run[0]].key_size or (rows + len(s.offsets)) * s.frames > TRACK_CELLS):
-            found = _put(found, run, _sound_tracks([stored[j] for j in run]))
-            run, rows = [], 0
-        run.append(i)
-        rows += len(s.offsets)
-    return _put(found, run, _sound_tracks([stored[j] for j in run])) if run else found
-
-
-def _put(found, at, values):
-    for i, value in zip(at, values):
-        found[i] = value
+    found = [None] * len(stored)
+    cells = [len(stored[i].offsets) * stored[i].frames for i in order]
+    for run in bounded_runs(cells, TRACK_CELLS, [stored[i].key_size for i in order]):
+        for i, tracks in zip(order[run], _run_tracks([stored[i] for i in order[run]])):
+            found[i] = tracks
     return found
 
 
-def _sound_tracks(stored):
-    """The tracks of TRAMs of one key size (a list of Tracks each, or None where one of its
-    tracks is at fault), every track at once: their blobs end to end. Tracks laid end to end
-    (_end_to_end) are read whole; the others walked, all those still short of their last frame
-    together, in steps of 1, 2, 4, ... keys (a handful of steps; the gap bytes read at most
-    twice the keys there are, not F - 1 a track)."""
-    key_size = stored[0].key_size
-    stride = key_size + 1
-    bases = np.cumsum([0] + [len(s.blob) for s in stored])
-    blob = np.concatenate([s.blob for s in stored]) if len(stored) > 1 else stored[0].blob
-    parts = np.array([len(s.offsets) for s in stored])
-    offsets = np.concatenate([s.offsets for s in stored]) + np.repeat(bases[:-1], parts)
-    ends = np.repeat(bases[1:], parts)                                    # each track's blob end
-    last_frame = np.repeat([s.frames - 1 for s in stored], parts)
-    tracks = len(offsets)
-    reached, counts, bad = np.zeros(tracks, np.int32), np.ones(tracks, np.int64), np.zeros(tracks, bool)
-    walking, width = np.flatnonzero(last_frame > 0), 1
-    whole, taken, frames = _end_to_end(blob, offsets, ends, last_frame, walking, key_size)
-    taken_keys = [(whole, counts[whole], taken, frames)]   # per step: the tracks walked, their keys
-    counts[whole] += taken                                  # before it, the keys taken, their frames
-    walking = np.setdiff1d(walking, whole, assume_unique=True)
-    gap_at = (offsets[walking] + key_size).astype(np.int32)
+@dataclass
+class _Run:
+    """The tracks of TRAMs of one key size, their rotation data end to end (docs/characters.md
+    3): where each track starts, where its TRAM's data ends, the frame it must reach."""
+    key_size: int
+    blob: np.ndarray          # uint8: the TRAMs' rotation data (each from its offsets on), end to end
+    parts: np.ndarray         # (n,) each TRAM's track count
+    starts: np.ndarray        # (T,) int64: each track's first key in blob
+    ends: np.ndarray          # (T,) int64: where its TRAM's data ends in blob
+    last_frames: np.ndarray   # (T,) F - 1 of its TRAM
+
+    @classmethod
+    def of(cls, stored):
+        bases = np.cumsum([0] + [len(s.blob) for s in stored])
+        parts = np.array([len(s.offsets) for s in stored])
+        return cls(key_size=stored[0].key_size,
+                   blob=np.concatenate([s.blob for s in stored]) if len(stored) > 1 else stored[0].blob,
+                   parts=parts, starts=np.concatenate([s.offsets for s in stored]) + np.repeat(bases[:-1], parts),
+                   ends=np.repeat(bases[1:], parts), last_frames=np.repeat([s.frames - 1 for s in stored], parts))
+
+    @property
+    def stride(self) -> int:   # a key and the gap byte after it
+        return self.key_size + 1
+
+
+@dataclass
+class _Found:
+    """Keys a step of the walk found: `taken` more keys for each of `tracks`, which had
+    `before` keys, at these frames (theirs end to end)."""
+    tracks: np.ndarray
+    before: np.ndarray
+    taken: np.ndarray
+    frames: np.ndarray
+
+
+def _run_tracks(stored):
+    """The Tracks of TRAMs of one key size (None for one with a track at fault), every track
+    at once. A track must be (docs/characters.md 3) a key at its u16 offset from the start of
+    the rotation data, then (u8 gap, key) pairs, no gap 0, the gaps summing to F - 1 within
+    the raw data: what the engine's walk reads. Its steps: the tracks' keys found (_walk),
+    their frames placed (_key_frames), their bytes gathered (_key_values)."""
+    run = _Run.of(stored)
+    counts, bad, found = _walk(run)
+    firsts = np.cumsum(counts) - counts
+    frames = _key_frames(counts, firsts, bad, found)
+    del found
+    values = _key_values(run, counts, firsts)
+    first_key = np.append(firsts, len(frames)).tolist()          # each track's, then the end
+    first_track = np.cumsum(np.append(0, run.parts)).tolist()    # each TRAM's, then the end
+    at_fault = np.logical_or.reduceat(bad, first_track[:-1]).tolist()
+    return [None if at_fault[t] else
+            Tracks(counts[a:b], frames[first_key[a]:first_key[b]], values[first_key[a]:first_key[b]])
+            for t, (a, b) in enumerate(zip(first_track, first_track[1:]))]
+
+
+def _walk(run):
+    """(each track's key count, 0 for one at fault; whether it is at fault; the keys found
+    after each track's first, as _Found steps). The tracks laid end to end are read whole
+    (_end_to_end); the others walked, all those short of their last frame at once
+    (_walk_steps); a track whose keys run past its TRAM's data is at fault."""
+    counts, bad = np.ones(len(run.starts), np.int64), np.zeros(len(run.starts), bool)
+    walking = np.flatnonzero(run.last_frames > 0)
+    whole = _end_to_end(run, walking)
+    counts[whole.tracks] += whole.taken
+    found = [whole] + _walk_steps(run, np.setdiff1d(walking, whole.tracks, assume_unique=True), counts, bad)
+    bad |= run.starts + counts * run.stride - 1 > run.ends
+    counts[bad] = 0
+    return counts, bad, found
+
+
+def _end_to_end(run, walking):
+    """The tracks of `walking` laid end to end, as files lay them. A track (docs/characters.md
+    3: at its u16 offset from the rotation data's start, a key then (u8 gap, key) pairs, no
+    gap 0, the gaps summing to F - 1) whose keys fill the bytes up to the next track's start
+    (or its TRAM's data's end) is read whole, its gaps checked as a walk checks them (no key
+    more or less). A _Found of those tracks' keys after the first."""
+    stride, starts = run.stride, run.starts[walking]
+    following = np.sort(run.starts)
+    next_start = np.minimum(np.append(following, len(run.blob))[np.searchsorted(following, starts, side="right")],
+                            run.ends[walking])
+    length = next_start - starts + 1                      # the track's bytes and a gap byte after them
+    taken = length // stride - 1                          # the gaps there is room for
+    tried = (length % stride == 0) & (taken >= 1) & (taken <= run.last_frames[walking])
+    tracks, taken = walking[tried], taken[tried]
+    if not len(tracks):
+        return _Found(tracks, np.ones(0, np.int64), taken, np.zeros(0, np.int64))
+    first = np.cumsum(taken) - taken
+    gaps = run.blob[np.repeat(run.starts[tracks] + run.key_size - stride * first, taken)
+                    + stride * np.arange(taken.sum())]
+    frames = np.cumsum(gaps, dtype=np.int64)
+    frames -= np.repeat(frames[first] - gaps[first], taken)
+    whole = (np.minimum.reduceat(gaps, first) > 0) & (frames[first + taken - 1] == run.last_frames[tracks])
+    return _Found(tracks[whole], np.ones(whole.sum(), np.int64), taken[whole], frames[np.repeat(whole, taken)])
+
+
+def _walk_steps(run, walking, counts, bad):
+    """The keys of the tracks of `walking` as the engine's walk finds them, every track short
+    of its last frame taking its next 1, 2, 4, ... gaps in one step (every stride-th byte
+    after a key, none past its TRAM's data: 0 there, a fault), whose running sum finds the
+    key that reaches the last frame; a gap of 0, or gaps passing the last frame, put a track
+    at fault (`bad`). Adds the keys to `counts`; the _Found of each step."""
+    stride, found, width = run.stride, [], 1
+    reached = np.zeros(len(run.starts), np.int32)
+    gap_at = (run.starts[walking] + run.key_size).astype(np.int32)
     while len(walking):
         at = gap_at[:, None] + np.arange(0, stride * width, stride, dtype=np.int32)
-        inside = at < ends[walking, None]
-        gaps = blob[np.where(inside, at, 0)] * inside                     # past the raw data: 0, a fault
+        inside = at < run.ends[walking, None]
+        gaps = run.blob[np.where(inside, at, 0)] * inside
         now = reached[walking, None] + np.cumsum(gaps, axis=1, dtype=np.int32)
-        stop = (gaps == 0) | (now >= last_frame[walking, None])
+        stop = (gaps == 0) | (now >= run.last_frames[walking, None])
         ending = stop.any(axis=1)
         taken = np.where(ending, stop.argmax(axis=1) + 1, width)
         row = np.arange(len(walking))
         final = now[row, taken - 1]
-        bad[walking[ending & ((gaps[row, taken - 1] == 0) | (final > last_frame[walking]))]] = True
-        taken_keys.append((walking, counts[walking], taken, now[np.arange(width) < taken[:, None]]))
+        bad[walking[ending & ((gaps[row, taken - 1] == 0) | (final > run.last_frames[walking]))]] = True
+        found.append(_Found(walking, counts[walking], taken, now[np.arange(width) < taken[:, None]]))
         reached[walking], counts[walking] = final, counts[walking] + taken
         walking, gap_at, width = walking[~ending], gap_at[~ending] + stride * width, 2 * width
-    bad |= offsets + counts * stride - 1 > ends                           # its keys run past the raw data
-    counts[bad] = 0
-    firsts = np.cumsum(counts) - counts
+    return found
+
+
+def _key_frames(counts, firsts, bad, found):
+    """(K,) int64 every key's frame, track after track: each track's first at 0, the others
+    as found (a track at fault has none)."""
     total = int(counts.sum())
-    key_frames = np.zeros(total + 1, np.int64)        # each track's first key at frame 0; the last: where
-    for walked, before, taken, frames in taken_keys:  # the keys of tracks at fault go
-        place = np.repeat(firsts[walked] + before - (np.cumsum(taken) - taken), taken) + np.arange(len(frames))
-        if bad[walked].any():
-            place[np.repeat(bad[walked], taken)] = total
-        key_frames[place] = frames
-    del taken_keys
-    key_frames = key_frames[:total]
-    key_at = (np.repeat(offsets - stride * firsts, counts) + stride * np.arange(total)).astype(np.int32)
-    keys = np.empty((total, key_size), np.uint8)
-    for byte in range(key_size):
-        keys[:, byte] = blob[key_at + byte]
-    values = keys.view("<u2" if key_size == 6 else "<f4")
-    bounds = np.append(firsts, total).tolist()
-    rows = np.cumsum(np.append(0, parts)).tolist()
-    bad_tram = np.logical_or.reduceat(bad, rows[:-1]).tolist()
-    return [None if bad_tram[t] else
-            Tracks(counts[rows[t]:rows[t + 1]], key_frames[bounds[rows[t]]:bounds[rows[t + 1]]],
-                   values[bounds[rows[t]]:bounds[rows[t + 1]]])
-            for t in range(len(stored))]
+    frames = np.zeros(total + 1, np.int64)   # the last: where the keys of tracks at fault go
+    for step in found:
+        place = (np.repeat(firsts[step.tracks] + step.before - (np.cumsum(step.taken) - step.taken), step.taken)
+                 + np.arange(len(step.frames)))
+        if bad[step.tracks].any():
+            place[np.repeat(bad[step.tracks], step.taken)] = total
+        frames[place] = step.frames
+    return frames[:total]
 
 
-def _end_to_end(blob, offsets, ends, last_frame, walking, key_size):
-    """The tracks of `walking` laid end to end, as files have them: keys filling the bytes up
-    to the next track's start (or the blob's end), their gaps, none 0, summing to the last
-    frame (what a walk would take, no key more or less). (Those tracks, how many keys each has
-    after its first, those keys' frames.)"""
-    stride = key_size + 1
-    starts = np.sort(offsets)
-    next_start = np.minimum(np.append(starts, len(blob))[np.searchsorted(starts, offsets[walking], side="right")],
-                            ends[walking])
-    length = next_start - offsets[walking] + 1
-    taken = length // stride - 1                          # the gaps there are room for
-    tried = (length % stride == 0) & (taken >= 1) & (taken <= last_frame[walking])
-    tracks, taken = walking[tried], taken[tried]
-    if not len(tracks):
-        return tracks, taken, np.zeros(0, np.int64)
-    first = np.cumsum(taken) - taken
-    gaps = blob[np.repeat(offsets[tracks] + key_size - stride * first, taken) + stride * np.arange(taken.sum())]
-    frames = np.cumsum(gaps, dtype=np.int64)
-    frames -= np.repeat(frames[first] - gaps[first], taken)
-    whole = (np.minimum.reduceat(gaps, first) > 0) & (frames[first + taken - 1] == last_frame[tracks])
-    return tracks[whole], taken[whole], frames[np.repeat(whole, taken)]
+def _key_values(run, counts, firsts):
+    """(K, 3) uint16 or (K, 4) float32: every key as stored, track after track."""
+    stride, total = run.stride, int(counts.sum())
+    key_at = (np.repeat(run.starts - stride * firsts, counts) + stride * np.arange(total)).astype(np.int32)
+    keys = np.empty((total, run.key_size), np.uint8)
+    for byte in range(run.key_size):
+        keys[:, byte] = run.blob[key_at + byte]
+    return keys.view("<u2" if run.key_size == 6 else "<f4")
 
 
 def _track(blob, start, frames, key_size, path, where):
+    """One track walked key by key from byte `start` as the engine walks it (docs/characters.md
+    3); ObanError naming `where` and what is at fault."""
     stride = key_size + 1
     if start + key_size > len(blob):
         raise ObanError(path, f"{where}: its first key at byte {start} lies past the end of the raw data")
@@ -274,14 +327,12 @@ def _check_finite(s, tracks):
         if not np.isfinite(s.arrays[name]).all():
             raise ObanError(s.c.path, f"{s.label}: non-finite value in its {name}")
     if s.key_size == 16:
-        counts, _, values = flat_tracks(tracks)
-        bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
+        bad = np.flatnonzero(~np.isfinite(tracks.values).all(axis=1))
         if len(bad):
-            part = int(np.searchsorted(np.cumsum(counts), bad[0], side="right"))
+            part = int(np.searchsorted(np.cumsum(tracks.counts), bad[0], side="right"))
             raise ObanError(s.c.path, f"{s.label}: non-finite value in part {part}'s quaternion keys")
 
 
 def _direct_name(c, index, value, n):
     target = c.link(value, TRAM_TAG, index, f"direct animation {n}")
-    name = "" if target is None else c.full_name(target)
-    return name[4:] if name.startswith("TRAM") else name
+    return "" if target is None else c.short_name(target)

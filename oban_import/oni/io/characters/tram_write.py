@@ -10,7 +10,7 @@ import numpy as np
 from ..container.container import LINK_FLAG, TRAM_TAG
 from ..container.instance_file import instance_file_bytes
 from .tram import (ENGINE_ONLY_KEY_SIZES, EXTENT_DTYPE, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ALIGN, RAW_ARRAYS,
-                   RECORD_DTYPE, Tram)
+                   RECORD_DTYPE, Tracks, Tram)
 
 U8_COUNTS = {"attacks": "attack_count", "self_damage": "self_damage_count", "motion_blur": "motion_blur_count",
              "shortcuts": "shortcut_count", "footsteps": "footstep_count", "particles": "particle_count"}
@@ -52,23 +52,21 @@ def tram_instance_bytes(tram: Tram, raw: bytearray, direct_links=(0, 0)) -> byte
     return record.tobytes()
 
 
-def rotation_bytes(tracks: list, key_size: int) -> bytes:
+def rotation_bytes(tracks: Tracks, key_size: int) -> bytes:
     """The rotation data (docs/characters.md 3): a u16 offset per part, then the tracks in part
     order, each key followed by its gap to the next (none after the last)."""
     stride = key_size + 1
-    sizes = np.array([len(track.frames) * stride - 1 for track in tracks], np.int64)
-    offsets = 2 * len(tracks) + np.concatenate([[0], np.cumsum(sizes[:-1])])
+    sizes = tracks.counts * stride - 1
+    offsets = 2 * len(sizes) + np.cumsum(sizes) - sizes
     if offsets[-1] > 0xFFFF:
-        raise ValueError(f"track {len(tracks) - 1} would start at byte {offsets[-1]} of the rotation data, "
+        raise ValueError(f"track {len(sizes) - 1} would start at byte {offsets[-1]} of the rotation data, "
                          "past what a u16 offset reaches")
-    chunks = [offsets.astype("<u2").tobytes()]
-    for track in tracks:
-        keys = np.zeros((len(track.frames), stride), np.uint8)
-        values = np.ascontiguousarray(track.values, "<u2" if key_size == 6 else "<f4")
-        keys[:, :key_size] = values.reshape(len(keys), -1).view(np.uint8)
-        keys[:-1, key_size] = np.diff(track.frames)
-        chunks.append(keys.reshape(-1)[:-1].tobytes())
-    return b"".join(chunks)
+    keys = np.zeros((len(tracks.frames), stride), np.uint8)
+    values = np.ascontiguousarray(tracks.values, "<u2" if key_size == 6 else "<f4")
+    keys[:, :key_size] = values.reshape(len(keys), -1).view(np.uint8)
+    keys[:-1, key_size] = np.diff(tracks.frames) & 0xFF   # after a track's last key: dropped below
+    lasts = np.cumsum(tracks.counts) - 1
+    return offsets.astype("<u2").tobytes() + np.delete(keys.reshape(-1), lasts * stride + key_size).tobytes()
 
 
 def checked(tram):
