@@ -25,7 +25,7 @@ TEXTURE_NAME = "oni_texture_name"
 
 
 def object_properties(placed) -> dict:
-    """What describes a PlacedObject (oni.objects) on its Blender object."""
+    """What describes a PlacedObject (model.py) on its Blender object."""
     return {
         OBJECT_NAME: placed.name,
         OBJECT_FLAGS: signed32(placed.flags),
