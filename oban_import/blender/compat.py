@@ -33,10 +33,14 @@ def new_object_action(obj, name, channels, action=None):
     assign it to `obj` (creating animation_data, and on 4.4+ a slot for the object,
     assigned as obj.animation_data.action_slot), and create one F-curve per (data_path,
     array_index, group_name) tuple in `channels` (at least one), in that order; an empty
-    group_name leaves the F-curve ungrouped. Returns (action, [fcurves]). Works 3.4 .. 5.0."""
+    group_name leaves the F-curve ungrouped. Returns (action, [fcurves]). Works 3.4 .. 5.0.
+    No channels: an action without keys, still the object's (4.4+: its slot made)."""
     action = action if action is not None else bpy.data.actions.new(name)
     animation_data = obj.animation_data or obj.animation_data_create()
     animation_data.action = action
+    if SLOTTED_ACTIONS and not channels:
+        animation_data.action_slot = action.slots.new(id_type='OBJECT', name=obj.name)
+        return action, []
     if ENSURE_FCURVE_IN_GROUP:
         return action, [action.fcurve_ensure_for_datablock(obj, data_path, index=array_index, group_name=group_name)
                         for data_path, array_index, group_name in channels]
@@ -79,6 +83,8 @@ def stored_fcurves(action):
     together: not always the order they were made in)."""
     if SLOTTED_ACTIONS:   # through strip.channelbag(slot), not strip.channelbags[0]: each key's
         # pointer then carries a shorter chain of owners, and keys are written twice as fast
+        if not action.layers:   # made without channels
+            return []
         return list(action.layers[0].strips[0].channelbag(action.slots[0]).fcurves)
     return list(action.fcurves)
 
@@ -290,10 +296,10 @@ def set_alpha_blended(material):
 
 def share_object_action(obj, action):
     """Give `obj` an action made by new_object_action for another object (4.4+: its first
-    slot too, so both objects play the same F-curves)."""
+    slot too, so both objects play the same F-curves; an action without a slot, none)."""
     animation_data = obj.animation_data or obj.animation_data_create()
     animation_data.action = action
-    if SLOTTED_ACTIONS:
+    if SLOTTED_ACTIONS and action.slots:
         animation_data.action_slot = action.slots[0]
 
 

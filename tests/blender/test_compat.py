@@ -177,3 +177,18 @@ def test_a_copied_action_is_the_objects_with_its_own_curves(animated):
     assert not {fc.as_pointer() for fc in copied} & {fc.as_pointer() for fc in stored}
     copied[0].keyframe_points[0].co[1] = 99.0
     assert fcurves[0].keyframe_points[0].co[1] == channel_value(0, 0)
+
+
+def test_an_action_without_channels_is_still_the_objects(empty):
+    """new_object_action with no channels: an action without F-curves, assigned (4.4+: with a
+    slot for the object), copied and shared as any other; an action without a slot shared too."""
+    action, fcurves = compat.new_object_action(empty, "Nothing", [])
+    assert fcurves == [] and empty.animation_data.action == action and compat.action_fcurves(action) == []
+    if compat.SLOTTED_ACTIONS:
+        assert [slot.identifier for slot in action.slots] == ["OB" + empty.name]
+        assert empty.animation_data.action_slot == action.slots[0]
+    copy, copied = compat.copy_object_action(empty, action, "Copy")
+    assert copied == [] and empty.animation_data.action == copy and compat.stored_fcurves(copy) == []
+    other = bpy.data.objects.new("Other", None)
+    compat.share_object_action(other, bpy.data.actions.new("Slotless"))
+    assert other.animation_data.action.name == "Slotless"

@@ -4,6 +4,7 @@ on it whose bones give every part the engine's matrix at every frame (engine/bon
 
 All of a character or nothing: a failure removes what was made."""
 
+import functools
 import glob
 import os
 from collections import Counter
@@ -15,22 +16,20 @@ from mathutils import Matrix
 from ...blender import compat
 from ...core.errors import ObanError
 from ...core.report import Made, Report
+from ...core.runs import bounded_runs
 from ..engine import bones
 from ..io.characters.model import PART_NAMES
-from ..io.characters.read import read_character
+from ..io.characters.read import read_character, tram_listings
 from ..io.characters.tram import OVERLAY
 from ..io.characters.tram_properties import tram_markers, tram_properties
-from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE, import_properties
+from ..io.oban.properties import import_properties
+from .armature_body import BODY, CHARACTER, PARENTS, PARTS, TRANSLATIONS, armature_body
 from .shared_blocks import SharedBlocks
 
-CHARACTER = "oni_character"          # on the armature: the character's name
-BODY = "oni_body"                    # on the armature: the body's name (TRBS without 'TRBS')
-PARTS = "oni_parts"                  # on the armature: the part names, in part order
-TRANSLATIONS = "oni_part_translations"   # on the armature: TRTA, 3 floats a part, Oni units
-PARENTS = "oni_part_parents"          # on the armature: TRIA, each part's parent (-1: the root)
 CHUNK_KEYS = 1 << 18                # part-frames of TRAMs worked out together: what bounds the arrays
 ROTATION, LOCATION = "rotation_quaternion", "location"
 TEMPLATE = "oni template"           # the name of a template action while it lasts (_Actions)
+NAMED_IN_A_NOTE = 5                 # TRAMs a note names before it counts the rest
 
 
 def import_character(context, character, path, settings, collection=None, shared=None, chosen=None) -> Report:
@@ -50,22 +49,81 @@ def import_character(context, character, path, settings, collection=None, shared
 
 
 def onto_armature(context, trams, path, armatures, settings, collection, shared) -> Report:
-    """TRAMs of no character of their file onto the first of `armatures` whose bones are
-    their parts by name (the selected ones, then the batch's characters), else onto the body
-    beside the file (its ONCC….oni, else its TRBS….oni, imported for them); ObanError saying
-    what to select where there is none."""
-    names = PART_NAMES[:max(tram.parts for tram in trams)]
+    """TRAMs of no character of their file, each onto its body (docs/characters.md, "In
+    Blender"): the body whose animation collection lists it (by name: one of `armatures`, the
+    selected ones then the batch's characters, whose character is an ONCC….oni of the file's
+    folder that lists it; else that ONCC, imported for it); where none lists it, the first of
+    `armatures` whose bones are its parts, else the body beside the file (its first ONCC….oni,
+    else TRBS….oni). A note says which body each went onto and why; ObanError saying what to
+    select where there is none."""
+    listings, unread = _listings_beside(path)
+    result = Report(last_frame=settings.frame_start)
+    result.warnings += [f"{path}: a character beside it cannot be read, so whose animations it lists is not "
+                        f"known: {error}" for error in unread]
+    chosen, imported = {}, {}    # (the body: an armature, or a character file to import; why) -> its TRAMs
+    for tram in trams:
+        chosen.setdefault(_body_of(tram, list(dict.fromkeys(armatures)), listings, path), []).append(tram)
+    for (body, why), group in chosen.items():
+        if isinstance(body, str):
+            if body not in imported:
+                made = import_character(context, read_character(body), body, settings, collection, shared, chosen=[])
+                result.add(made)
+                imported[body] = made.made[0].block
+            body = imported[body]
+        result.add(animate(body, group, settings, path))
+        names = ", ".join(repr(tram.name) for tram in group[:NAMED_IN_A_NOTE])
+        more = f" and {len(group) - NAMED_IN_A_NOTE} more" if len(group) > NAMED_IN_A_NOTE else ""
+        result.notes.append(f"{path}: {names}{more} onto '{body.name}': {why}")
+    return result
+
+
+def _listings_beside(path):
+    """tram_listings of the file's folder: read once for the TRAM files of a folder, while its
+    ONCC and TRAC files stay as they are."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        with os.scandir(folder) as entries:
+            signature = tuple(sorted((entry.name, entry.stat().st_mtime_ns, entry.stat().st_size) for entry in entries
+                                     if entry.name.startswith(("ONCC", "TRAC")) and entry.name.endswith(".oni")))
+    except OSError:     # a file that went, or cannot be looked at: read as it is now
+        return tram_listings(folder)
+    return _listings(folder, signature)
+
+
+@functools.lru_cache(maxsize=4)
+def _listings(folder, signature):
+    return tram_listings(folder)
+
+
+def _body_of(tram, armatures, listings, path):
+    """(the armature, or the character file to import, `tram` goes onto; why) by onto_armature's rule."""
+    listers = [listing for listing in listings if tram.name in listing.animations]
+    also = "" if len(listers) < 2 else \
+        f" (also listed by {', '.join(os.path.basename(listing.path) for listing in listers[1:])})"
+    for listing in listers:
+        for armature in armatures:
+            if armature.get(CHARACTER) == listing.character:
+                return armature, f"the collection of its character, {os.path.basename(listing.path)}, lists it{also}"
+    if listers:
+        return listers[0].path, f"its collection lists it, imported for it{also}"
+    unlisted = "no character beside it lists it in its collection"
     for armature in armatures:
-        if all(name in armature.data.bones for name in names):
-            return animate(armature, trams, settings, path)
+        if _bones_are_parts(armature, tram.parts):
+            return armature, f"{unlisted}; the first selected armature (or character of this import) whose bones " \
+                             f"are its parts"
     beside = _body_beside(path)
     if beside is None:
-        raise ObanError(path, f"no character for '{trams[0].name}': select an armature whose bones are its parts "
+        raise ObanError(path, f"no character for '{tram.name}': select an armature whose bones are its parts "
                               f"(a character imported by this add-on), or import it with its character, or put "
                               f"the character's ONCC….oni (or its body's TRBS….oni) beside it")
-    result = import_character(context, read_character(beside), beside, settings, collection, shared, chosen=[])
-    result.add(animate(result.made[0].block, trams, settings, path))
-    return result
+    return beside, f"{unlisted}; the first {os.path.basename(beside)[:4]} file beside it, imported for it"
+
+
+def _bones_are_parts(armature, parts):
+    """Whether the armature's bones are named after `parts` parts (its own part names, else the engine's)."""
+    names = armature.get(PARTS, PART_NAMES[:parts])
+    return isinstance(names, list | tuple) and len(names) == parts and \
+        all(isinstance(name, str) and name in armature.data.bones for name in names)
 
 
 def _body_beside(path):
@@ -82,40 +140,31 @@ def animate(armature, trams, settings, path=None) -> Report:
     """Each TRAM as an action on `armature` (its bones the parts by name: a character's, or
     any armature so named), the first assigned; Made(path, tram, action) each, in order."""
     result = Report(last_frame=settings.frame_start)
-    parts = list(armature.get(PARTS, PART_NAMES[:max((tram.parts for tram in trams), default=0)]))
-    rest = np.array([bone.matrix_local for bone in armature.data.bones], np.float64)[
-        [armature.data.bones.find(name) for name in parts]]
-    axes = np.array(armature.get(IMPORT_AXES, np.ravel(settings.axes)), np.float64).reshape(3, 3)
-    scale = float(armature.get(IMPORT_SCALE, settings.global_scale))
+    try:
+        body = armature_body(armature, settings, max((tram.parts for tram in trams), default=len(PART_NAMES)))
+    except ObanError as error:
+        raise ObanError(path, str(error)) from None
+    parts = body.names
     for tram in trams:
         if tram.parts != len(parts):
             raise ObanError(path, f"'{tram.name}' moves {tram.parts} parts; '{armature.name}' has {len(parts)}")
     actions = _Actions(armature, parts, trams, settings.frame_start)
     try:
-        for chunk in _chunks(trams, len(parts)):
-            every = bones.bone_keys(chunk, rest[:, :3, :3], axes, scale, settings.keys != "FILE", settings.frame_start)
+        for run in bounded_runs([tram.frames * len(parts) for tram in trams], CHUNK_KEYS):   # a run at a time
+            chunk = trams[run]
+            every = bones.bone_keys(chunk, body.rest[:, :3, :3], body.axes, body.scale, settings.keys != "FILE",
+                                    settings.frame_start)
             for tram, keys in zip(chunk, every):
                 result.made.append(Made(path, tram, actions.new(tram, keys)))
                 result.last_frame = max(result.last_frame, settings.frame_start + tram.frames - 1)
+                if not len(keys.parts):
+                    result.notes.append(f"{path}: '{tram.name}': an overlay of no parts (its used and replaced "
+                                        f"parts 0): an action without keys")
     finally:
         actions.remove_templates()
     if result.made:
         compat.share_object_action(armature, result.made[0].block)
     return result
-
-
-def _chunks(trams, parts):
-    """The TRAMs in runs of at most CHUNK_KEYS part-frames (bones.bone_keys works a run at a
-    time: numpy's cost per call paid once a run, its arrays a few MB)."""
-    chunk, size = [], 0
-    for tram in trams:
-        if chunk and size + tram.frames * parts > CHUNK_KEYS:
-            yield chunk
-            chunk, size = [], 0
-        chunk.append(tram)
-        size += tram.frames * parts
-    if chunk:
-        yield chunk
 
 
 def _armature(context, character, collection, settings):

@@ -13,7 +13,7 @@ UV_MAP = "UVMap"
 
 
 def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bpy.types.Mesh":
-    """`parts` [oni.objects.Mesh] and each part's material (the same material once a slot)."""
+    """`parts` [oni/io/objects/model.py Mesh] and each part's material (the same material once a slot)."""
     axes = np.asarray(axes, np.float64)
     slots = list(dict.fromkeys(materials))                    # in first use order
     sizes = np.array([len(part.points) for part in parts], np.int64)

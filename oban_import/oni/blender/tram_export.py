@@ -10,6 +10,9 @@ is written back as it was read, bit for bit; any other is fitted as keys with du
 read back and replayed by the engine's math against the sampled matrices before it stays.
 """
 
+import os
+import re
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
@@ -17,6 +20,7 @@ import numpy as np
 from ...blender.compat import action_fcurves
 from ...core.errors import ObanError
 from ...core.files import output_path, write_checked
+from ...core.id_properties import unsigned32
 from ...core.report import Made, Report
 from ..engine import poses
 from ..engine.fit_tram import fit_tracks, root_motion_from
@@ -27,13 +31,15 @@ from ..io.characters.tram import OVERLAY, Tram
 from ..io.characters.tram_properties import NAME, PREFIX, tram_from_properties, tram_properties
 from ..io.characters.tram_write import tram_oni_bytes
 from ..io.characters.tram_xml_write import tram_xml_bytes
-from ..io.oban.properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE
-from .characters import PARENTS, PARTS, TRANSLATIONS
+from .armature_body import PARTS, ArmatureBody, armature_body
+from .tram_action import described, events, tram_name
 
 FILES = {"oni": ("TRAM{name}.oni", tram_oni_bytes), "xml": ("TRAM{name}.xml", tram_xml_bytes)}
 UNCHANGED = 1e-5       # relative: an imported animation whose motion is within this is written as read
 RIGID = 1e-4           # a bone's local matrix off a rotation (scale, shear), or off its rest offset, by more: refused
 MAX_FRAMES = 0xFFFF
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)')   # a bone's F-curve: its name, its channel
 
 
 def character_armatures(objects):
@@ -47,7 +53,7 @@ def actions_of(armature, choice):
     assigned = armature.animation_data.action if armature.animation_data else None
     if choice != "ALL":
         return [assigned] if assigned is not None else []
-    bones = {f'pose.bones["{bone.name}"]' for bone in armature.data.bones}
+    bones = {f'pose.bones["{bpy.utils.escape_identifier(bone.name)}"]' for bone in armature.data.bones}
     return [action for action in bpy.data.actions
             if any(curve.data_path.rpartition(".")[0] in bones for curve in action_fcurves(action))]
 
@@ -55,11 +61,13 @@ def actions_of(armature, choice):
 def export_characters(context, armatures, directory, settings) -> Report:
     """Each chosen action of each armature as a TRAM file: Made(path, the TRAM read back, the
     armature, its worst relative error, "unchanged import" where written as read). An action
-    that cannot be written writes nothing; its error is in `errors`."""
+    that cannot be written writes nothing; its error is in `errors`. Actions that would write
+    the same file are refused, each naming the others (docs/characters.md, "Export")."""
     report = Report(unit="actions")
+    jobs = []
     for armature in armatures:
         try:
-            body = _Body(armature, settings)
+            body = armature_body(armature, settings)
         except ObanError as error:
             report.errors.append(str(error))
             continue
@@ -67,87 +75,86 @@ def export_characters(context, armatures, directory, settings) -> Report:
         report.files += len(actions)
         if not actions:
             report.errors.append(f"armature '{armature.name}': no action to export")
-        for action in actions:
-            try:
-                report.made.append(_export(context, body, action, directory, settings))
-            except ObanError as error:
-                report.errors.append(str(error))
+        jobs += [_Job(body, action, f"action '{action.name}' of '{armature.name}'") for action in actions]
+    for job in _one_file_each(jobs, directory, settings, report.errors):
+        try:
+            report.made.append(_export(context, job, settings))
+        except ObanError as error:
+            report.errors.append(str(error))
     report.counts = {"files": len(report.made)}
     return report
 
 
-class _Body:
-    """What an armature is to an export: its parts (names, parents, TRTA translations), the
-    bones' rest rotations, and its scale and axes (as imported, else the settings')."""
-
-    def __init__(self, armature, settings):
-        self.armature, self.names = armature, list(armature.get(PARTS, PART_NAMES))
-        self.parents = _parents(armature, self.names)
-        bones = [armature.data.bones[name] for name in self.names]
-        self.scale = float(armature.get(IMPORT_SCALE, settings.global_scale))
-        self.axes = (np.array(armature[IMPORT_AXES], np.float64).reshape(3, 3) if IMPORT_AXES in armature
-                     else np.asarray(settings.axes, np.float64))
-        self.rest = np.array([b.matrix_local for b in bones], np.float64)
-        heads = self.rest[:, :3, 3]
-        offsets = heads - np.where(self.parents[:, None] >= 0, heads[self.parents], 0.0)
-        self.translations = (np.array(armature[TRANSLATIONS], np.float64).reshape(-1, 3)
-                             if TRANSLATIONS in armature else offsets @ self.axes / self.scale)
-        self.first_frame = armature.get(FIRST_FRAME)
-
-    def engine(self, pose):
-        """(F, P, 4, 4) engine part matrices from Blender pose matrices (F, P, 4, 4): each bone's
-        turned back by its rest rotation, [sA]^-1 . Wb . [sA]."""
-        unturned = np.tile(np.eye(4), (len(self.names), 1, 1))
-        unturned[:, :3, :3] = np.swapaxes(self.rest[:, :3, :3], 1, 2)
-        c = np.eye(4)
-        c[:3, :3] = self.scale * self.axes
-        return np.linalg.inv(c) @ (pose @ unturned) @ c
+@dataclass
+class _Job:
+    """One action to write for one armature: its properties as checked, its TRAM name and file."""
+    body: ArmatureBody
+    action: object
+    label: str                 # how messages name it
+    found: dict = None         # its tram_ properties (tram_action.described)
+    name: str = ""             # the TRAM's name
+    path: str = ""             # the file it writes
 
 
-def _export(context, body, action, directory, settings):
-    label = f"action '{action.name}' of '{body.armature.name}'"
-    first, count = _frame_range(body, action)
+def _one_file_each(jobs, directory, settings, errors):
+    """The jobs whose file no other job would write (by the TRAM name each action says, sound or
+    not) and whose properties are sound; the others' errors into `errors`."""
+    pattern = FILES[settings.character_format][0]
+    by_file = {}
+    for job in jobs:   # one file a name, whatever the case (not every file system tells them apart)
+        said = job.action.get(NAME)
+        job.path = output_path(directory, pattern.format(name=said if isinstance(said, str) else job.action.name))
+        by_file.setdefault(os.path.basename(job.path).casefold(), []).append(job)
+    alone = []
+    for same in by_file.values():
+        if len(same) == 1:
+            alone += same
+            continue
+        for job in same:
+            others = " and ".join(other.label for other in same if other is not job)
+            errors.append(f"{job.label}: {others} would write {os.path.basename(job.path)} too; nothing written "
+                          f"for them: give each its own TRAM name (the action's property '{NAME}')")
+    sound = []
+    for job in alone:
+        try:
+            job.found = described(job.action, job.label)
+            job.name = tram_name(job.action, job.found, job.label)
+        except ObanError as error:
+            errors.append(str(error))
+            continue
+        sound.append(job)
+    return sound
+
+
+def _engine(body, pose):
+    """(F, P, 4, 4) engine part matrices from Blender pose matrices (F, P, 4, 4): each bone's
+    turned back by its rest rotation, [sA]^-1 . Wb . [sA]."""
+    unturned = np.tile(np.eye(4), (len(body.names), 1, 1))
+    unturned[:, :3, :3] = np.swapaxes(body.rest[:, :3, :3], 1, 2)
+    c = np.eye(4)
+    c[:3, :3] = body.scale * body.axes
+    return np.linalg.inv(c) @ (pose @ unturned) @ c
+
+
+def _export(context, job, settings):
+    """Made of the job's TRAM file: as read where the motion is unchanged, else fitted."""
+    body, action, label, found = job.body, job.action, job.label, job.found
+    _check_keys(action, body, label)
+    first, count = _frame_range(body, action, found)
     if not 1 <= count <= MAX_FRAMES:
         raise ObanError(label, f"{count} frames; a TRAM holds 1 to {MAX_FRAMES}")
-    world = body.engine(_sample(context, body, action, first, count, label))
+    markers = events(action, found, first, body.names, label)
+    world = _engine(body, _sample(context, body, action, first, count, label))
     world[..., [0, 2], 3] -= world[0, 0, [0, 2], 3] - body.translations[0, [0, 2]]   # frame 0 over the origin
     rotations, locations = _local_motion(world, body, label, first)
-    markers = [(m.name, int(round(m.frame)) - first) for m in action.pose_markers]
-    stored = _stored(action, markers, body)
+    stored = _stored(found, markers, body)
     unchanged = stored is not None and stored.frames == count and \
         _error(poses.animation_matrices(body, stored), world) < UNCHANGED
-    tram = stored if unchanged else _fitted(action, markers, body, rotations, locations, settings.character_tolerance)
-    return _write(tram, body, world, directory, settings, label, unchanged)
+    tram = stored if unchanged else _fitted(job, markers, rotations, locations, settings.character_tolerance)
+    return _write(tram, body, world, job.path, settings, label, unchanged)
 
 
-def _parents(armature, names):
-    """Each part's parent index, as the armature's bones have them; ObanError where they are not
-    the body's parts: a part with no bone, or a bone under another parent than the body's
-    (an import's) or under a bone that is no part."""
-    label = f"armature '{armature.name}'"
-    bones = armature.data.bones
-    missing = [name for name in names if name not in bones]
-    if missing:
-        raise ObanError(label, f"its bones are not the body's parts: no bone {', '.join(map(repr, missing))}")
-    parents = [bones[name].parent for name in names]
-    found = [names.index(p.name) if p is not None and p.name in names else -1 for p in parents]
-    wanted = list(armature.get(PARENTS, [-1] + found[1:]))      # built by hand: the root alone has none
-    for part, (parent, got, want) in enumerate(zip(parents, found, wanted)):
-        if parent is not None and got < 0:
-            raise ObanError(label, f"bone {names[part]!r} is under {parent.name!r}, which is not a part")
-        if part and got < 0:
-            raise ObanError(label, f"bone {names[part]!r} has no parent; only the root part, {names[0]!r}, "
-                                   f"may have none")
-        if got >= part:   # the engine's order: every part after its parent
-            raise ObanError(label, f"bone {names[part]!r} is under {parent.name!r}, a part after it")
-        if got != want:
-            where = f"under {names[want]!r}" if want >= 0 else "the root"
-            now = f"is under {parent.name!r}" if parent is not None else "has no parent"
-            raise ObanError(label, f"bone {names[part]!r} {now}; in the body it is {where}")
-    return np.array(found, np.int64)
-
-
-def _frame_range(body, action):
+def _frame_range(body, action, found):
     """(first scene frame, frame count): the action's manual frame range where it has one; an
     imported animation's own (longer where keys were added after its end); else from the
     first key to the last."""
@@ -156,11 +163,40 @@ def _frame_range(body, action):
         return start, end - start + 1
     ends = [curve.keyframe_points[i].co[0] for curve in action_fcurves(action) if len(curve.keyframe_points)
             for i in (0, -1)]
-    start, end = (round(min(ends)), round(max(ends))) if ends else (1, 1)
-    if NAME in action and body.first_frame is not None:
-        first = int(body.first_frame)
-        return first, max(int(action[PREFIX + "frames"]), end - first + 1)
+    start, end = (round(min(ends)), round(max(ends))) if ends and np.isfinite(ends).all() else (1, 1)
+    if NAME in found and PREFIX + "frames" in found and body.first_frame is not None:
+        return body.first_frame, max(found[PREFIX + "frames"], end - body.first_frame + 1)
     return start, end - start + 1
+
+
+def _check_keys(action, body, label):
+    """ObanError naming the bone, the channel and the frame of the first key (or handle) of
+    the action's curves on the parts' bones that is not finite (_finite)."""
+    parts = set(body.names)
+    for curve in action_fcurves(action):
+        bone, channel = _bone_channel(curve.data_path)
+        points = curve.keyframe_points
+        if bone not in parts or not len(points):
+            continue
+        keys = np.empty((3, len(points), 2), np.float32)
+        for values, name in zip(keys, ("co", "handle_left", "handle_right")):
+            points.foreach_get(name, values.ravel())
+        bad = np.flatnonzero(~_finite(keys).all(axis=(0, 2)))
+        if len(bad):
+            raise ObanError(label, f"bone '{bone}': its {channel}[{curve.array_index}] key {bad[0]} "
+                                   f"(on frame {keys[0, bad[0], 0]:g}) is not finite")
+
+
+def _finite(values):
+    """Whether each value is finite and short of float32's largest, where Blender puts an infinity
+    set through a key's value (and evaluates one to)."""
+    return np.abs(values) < FLOAT32_MAX
+
+
+def _bone_channel(data_path):
+    """('Bone', 'location') of 'pose.bones["Bone"].location'; (None, None) for another path."""
+    match = BONE_PATH.fullmatch(data_path)
+    return (re.sub(r"\\(.)", r"\1", match[1]), match[2]) if match else (None, None)
 
 
 def _sample(context, body, action, first, count, label):
@@ -187,8 +223,11 @@ def _sample(context, body, action, first, count, label):
             data.action_slot = slot
         scene.frame_set(current)
     pose = np.swapaxes(every.reshape(count, -1, 4, 4)[:, order], 2, 3).astype(np.float64)   # stored by columns
-    if not np.isfinite(pose).all():
-        raise ObanError(label, "a bone's matrix is not finite")
+    bad = np.argwhere(~_finite(pose).all(axis=(2, 3)))
+    if len(bad):      # the first frame, then the first part (a parent before its children)
+        frame, part = bad[0]
+        raise ObanError(label, f"bone '{body.names[part]}' is not finite at frame {first + frame} "
+                               f"(an F-curve modifier, a driver or a constraint makes it so)")
     return pose
 
 
@@ -218,54 +257,54 @@ def _local_motion(world, body, label, first):
     return quaternions, locations
 
 
-def _stored(action, markers, body):
-    """The TRAM an unedited import would write: its description and stored motion, or None."""
-    if NAME not in action:
+def _stored(found, markers, body):
+    """The TRAM an unedited import would write: its description and stored motion, or None
+    (no import's, or a stored motion that does not parse: the motion is fitted then)."""
+    if NAME not in found:
         return None
     try:
-        return tram_from_properties(action, markers, body.names)
-    except (KeyError, ValueError):
+        return tram_from_properties(found, markers, body.names)
+    except (KeyError, ValueError, TypeError, IndexError):
         return None
 
 
-def _fitted(action, markers, body, rotations, locations, tolerance):
+def _fitted(job, markers, rotations, locations, tolerance):
     """A TRAM fitted to the motion, with the metadata the action's properties and markers give
     (an authored action: its name, frames, 6-byte keys, the rest 0)."""
-    if not any(len(curve.keyframe_points) for curve in action_fcurves(action)):
-        raise ObanError(f"action '{action.name}'", "has no keys")
+    body, found = job.body, job.found
+    if not any(len(curve.keyframe_points) for curve in action_fcurves(job.action)):
+        raise ObanError(job.label, "has no keys")
     frames = len(rotations)
-    flags = int(action.get(PREFIX + "flags", 0)) & 0xFFFFFFFF
-    key_size = 16 if flags & OVERLAY else int(action.get(PREFIX + "key_size", 6))
-    moved = poses.part_mask((int(action.get(PREFIX + "used_parts", 0)) | int(action.get(PREFIX + "replaced_parts", 0)))
-                            & 0xFFFFFFFF, len(body.names))
+    flags = unsigned32(found.get(PREFIX + "flags", 0))
+    key_size = 16 if flags & OVERLAY else found.get(PREFIX + "key_size", 6)
+    moved = poses.part_mask(unsigned32(found.get(PREFIX + "used_parts", 0) | found.get(PREFIX + "replaced_parts", 0)),
+                            len(body.names))
     still = ~moved if flags & OVERLAY else None      # the engine plays an overlay's other parts at rest
     tracks = fit_tracks(rotations, key_size, tolerance, body.parents, body.translations, locations, still)
     heights, velocities = root_motion_from(locations)
     if flags & OVERLAY:
         heights, velocities = np.zeros(frames, np.float32), np.zeros((frames, 2), np.float32)
-    base = Tram(name=str(action.get(NAME, action.name)), frames=frames, key_size=key_size, flags=flags,
+    base = Tram(name=job.name, frames=frames, key_size=key_size, flags=flags,
                 used_parts=0, replaced_parts=0, heights=heights, velocities=velocities, tracks=tracks)
-    described = tram_properties(base) | {key: value for key, value in action.items() if key.startswith(PREFIX)}
-    described |= {PREFIX + "frames": frames, PREFIX + "key_size": key_size}
+    described = tram_properties(base) | found | {NAME: job.name, PREFIX + "frames": frames,
+                                                 PREFIX + "key_size": key_size}
     if len(described[PREFIX + "positions"]) not in (0, 4 * frames):
         described[PREFIX + "positions"] = []          # the AI's reach per frame: of another length, dropped
     try:
         return tram_from_properties(described, markers, body.names, tracks, heights, velocities)
     except ValueError as error:
-        raise ObanError(f"action '{action.name}'", str(error)) from None
+        raise ObanError(job.label, str(error)) from None
 
 
 def _error(got, wanted):
     return float(relative_errors(got.reshape(-1, 4, 4), wanted.reshape(-1, 4, 4)).max())
 
 
-def _write(tram, body, world, directory, settings, label, unchanged):
+def _write(tram, body, world, path, settings, label, unchanged):
     """Write atomically what, read back and replayed, gives the sampled part matrices within
     the tolerance at every frame; refuse it (ObanError, no file) otherwise."""
-    pattern, to_bytes = FILES[settings.character_format]
-    path = output_path(directory, pattern.format(name=tram.name))
     try:
-        data = to_bytes(tram)
+        data = FILES[settings.character_format][1](tram)
     except ValueError as error:
         raise ObanError(label, f"cannot be written: {error}") from None
 

@@ -6,6 +6,7 @@ TRAM's fields and events on the action, loose TRAMs onto an armature, and bad in
 import glob
 import os
 import shutil
+from re import escape as re_escape
 
 import bpy
 import characters_generate as cgen
@@ -19,6 +20,7 @@ from paths import DATA
 from oban_import.blender.compat import action_fcurves
 from oban_import.oni.io.characters.model import PART_NAMES
 from oban_import.oni.io.characters.read import read_character, read_trams
+from oban_import.oni.io.characters.tram_write import tram_oni_bytes
 
 pytestmark = pytest.mark.usefixtures("addon")
 SAMPLES = os.path.join(DATA, "characters")
@@ -41,7 +43,7 @@ def play(armature, action):
     """The armature showing `action` on its own: the pose at rest first (an overlay keys only its
     own bones), the action's slot assigned where Blender has slots."""
     for bone in armature.pose.bones:
-        bone.location, bone.rotation_quaternion = (0, 0, 0), (1, 0, 0, 0)
+        bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
     armature.animation_data.action = action
     if hasattr(armature.animation_data, "action_slot"):
         armature.animation_data.action_slot = action.slots[0]
@@ -190,7 +192,8 @@ def test_a_tram_on_its_own_finds_the_body_beside_it_or_says_what_to_select(tmp_p
     assert len(bpy.data.objects) == len(bpy.data.actions) == 0
     assert bpy.ops.import_anim.oban(filepath=os.path.join(SAMPLES, "oni", lone.name)) == {"FINISHED"}
     armature = bpy.data.objects["char0"]   # the ONCC beside it, with this animation alone
-    assert [a.name for a in bpy.data.actions] == ["char0_walk00"] and armature.animation_data.action.name == "char0_walk00"
+    assert [a.name for a in bpy.data.actions] == ["char0_walk00"]
+    assert armature.animation_data.action.name == "char0_walk00"
 
 
 def test_each_animation_has_an_action_of_its_own_and_no_template_stays(tmp_path):
@@ -299,3 +302,165 @@ def test_characters_and_loose_meshes_of_one_import_stand_side_by_side(tmp_path, 
     else:
         assert all(obj.location.x == 0.0 for obj in placed)
         assert spans[1][0] < spans[0][1] and spans[2][0] < spans[1][1]      # overlapping
+
+
+def import_report(paths, **options):
+    """What an import of `paths` made and said (the operator shows the same notes)."""
+    from oban_import.oni.blender.importer import import_files
+    from oban_import.ui.options import OniImportSettings
+    return import_files(bpy.context, [str(p) for p in paths], OniImportSettings(**options))
+
+
+def two_characters_folder(tmp_path):
+    """The samples' char0 and the generated hero and villain (a body of their own) in one folder."""
+    scene, folder = generated_scene(tmp_path)
+    for path in glob.glob(os.path.join(SAMPLES, "oni", "*")):
+        shutil.copy(path, folder)
+    return scene, folder
+
+
+def select_only(*objects):
+    for obj in bpy.context.selected_objects:
+        obj.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+
+
+def test_tram_files_go_onto_the_body_whose_collection_lists_them(tmp_path):
+    """Three of the hero's TRAM files, imported alone from a folder where char0 comes first:
+    onto one hero, made once for them, every part where the engine puts it on the hero's body
+    (char0's puts them up to 0.39 units off), a note saying why."""
+    scene, folder = two_characters_folder(tmp_path)
+    names = ["wrap", "stand", "gaps"]
+    assert bpy.ops.import_anim.oban(directory=folder, files=[{"name": f"TRAM{n}.oni"} for n in names],
+                                    global_scale=SCALE) == {"FINISHED"}
+    armatures = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    assert [a["oni_character"] for a in armatures] == ["hero"]
+    assert sorted(a.name for a in bpy.data.actions) == sorted(names)
+    body = read_character(os.path.join(folder, "ONCChero.oni")).body
+    part_names = [part.name for part in body.parts]
+    for name in names:
+        tram = scene.trams[name]
+        frames = range(min(tram.frames, 40))
+        play(armatures[0], bpy.data.actions[name])
+        wanted = to_blender(np.array(reference_world(body.parents.tolist(), body.translations.tolist(), tram))[:40])
+        rotation, translation = errors(part_worlds(armatures[0], frames, "hero", part_names), wanted)
+        assert rotation < 1e-5 and translation < 1e-5 * max(1.0, np.abs(wanted[..., :3, 3]).max()), name
+
+
+def test_the_listing_body_wins_over_a_selected_one_and_a_selected_lister_is_used(tmp_path):
+    _, folder = two_characters_folder(tmp_path)
+    assert bpy.ops.import_anim.oban(filepath=ONCC, character_animations="NONE") == {"FINISHED"}
+    select_only(bpy.data.objects["char0"])
+    report = import_report([os.path.join(folder, "TRAMwrap.oni")])          # char0 selected: not its animation
+    assert bpy.data.objects["hero"].animation_data.action.name == "wrap"
+    assert bpy.data.objects["char0"].animation_data is None or bpy.data.objects["char0"].animation_data.action is None
+    assert any("'wrap' onto 'hero'" in note for note in report.notes), report.notes
+    select_only(bpy.data.objects["hero"])
+    report = import_report([os.path.join(folder, "TRAMwalk.oni")])          # the hero's and the villain's (common)
+    assert len([o for o in bpy.data.objects if o.type == "ARMATURE"]) == 2
+    assert bpy.data.objects["hero"].animation_data.action.name == "walk"
+    assert any("'walk' onto 'hero': the collection of its character, ONCChero.oni, lists it (also listed by "
+               "ONCCvillain.oni)" in note for note in report.notes), report.notes
+
+
+def test_a_tram_no_collection_lists_goes_onto_the_body_beside_it_with_a_note(tmp_path):
+    _, folder = generated_scene(tmp_path / "generated")
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    for name in ("ONCCchar0.oni", "TRACchar0.oni", "TRBSchar0.oni", "TRMAchar0.oni"):
+        shutil.copy(os.path.join(SAMPLES, "oni", name), lone)
+    shutil.copy(os.path.join(folder, "TRAMwrap.oni"), lone)
+    report = import_report([lone / "TRAMwrap.oni"])
+    assert not report.errors and bpy.data.objects["char0"].animation_data.action.name == "wrap"
+    assert any("'wrap' onto 'char0': no character beside it lists it in its collection; the first ONCC file beside "
+               "it, imported for it" in note for note in report.notes), report.notes
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_command_lines_say_which_body_a_tram_went_onto(tmp_path, command):
+    _, folder = two_characters_folder(tmp_path)
+    done = run(command, os.path.join(folder, "TRAMwrap.oni"), "-o", tmp_path / "out.blend")
+    assert done.returncode == 0, done.stderr
+    assert "'wrap' onto 'hero': its collection lists it, imported for it" in done.stderr
+
+
+def overlay_of_no_parts(folder):
+    path = os.path.join(folder, "TRAMnothing_q.oni")
+    with open(path, "wb") as f:
+        f.write(tram_oni_bytes(cgen.random_tram(np.random.default_rng(5), "nothing_q", 12, 16, flags=cgen.OVERLAY)))
+    return path
+
+
+NO_PARTS = "'nothing_q': an overlay of no parts (its used and replaced parts 0): an action without keys"
+
+
+def test_an_overlay_of_no_parts_is_an_action_without_keys(tmp_path):
+    """used | replaced = 0: the action is made (no F-curve, with its slot where Blender has
+    slots) and it exports back as it was."""
+    path = tmp_path / "TRAMnothing_q.oni"
+    overlay_of_no_parts(tmp_path)
+    assert bpy.ops.import_anim.oban(filepath=ONCC, character_animations="NONE") == {"FINISHED"}
+    armature = bpy.data.objects["char0"]
+    select_only(armature)
+    assert bpy.ops.import_anim.oban(filepath=str(path)) == {"FINISHED"}
+    action = bpy.data.actions["nothing_q"]
+    assert armature.animation_data.action == action and action_fcurves(action) == [] and action.use_fake_user
+    from oban_import.oni.blender.tram_export import export_characters
+    from oban_import.ui.options import CharacterExportSettings
+    (tmp_path / "out").mkdir()
+    exported = export_characters(bpy.context, [armature], str(tmp_path / "out"),
+                                 CharacterExportSettings(character_actions="ASSIGNED"))
+    assert not exported.errors and exported.made[0].note == "unchanged import"
+    assert (tmp_path / "out" / "TRAMnothing_q.oni").read_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_command_lines_import_an_overlay_of_no_parts_with_a_note(tmp_path, command):
+    for path in glob.glob(os.path.join(SAMPLES, "oni", "*")):
+        shutil.copy(path, tmp_path)
+    done = run(command, overlay_of_no_parts(tmp_path), "-o", tmp_path / "out.blend")
+    assert done.returncode == 0 and f"note: {tmp_path / 'TRAMnothing_q.oni'}: {NO_PARTS}" in done.stderr, done.stderr
+    assert "'nothing_q' onto 'char0': no character beside it lists it" in done.stderr
+
+
+def swapped_tags(folder):
+    """The samples' folder with ONCCchar0.oni's ONCC and TRAC descriptors' tags swapped."""
+    for path in glob.glob(os.path.join(SAMPLES, "oni", "*")):
+        shutil.copy(path, folder)
+    path = os.path.join(folder, "ONCCchar0.oni")
+    data = bytearray(open(path, "rb").read())
+    tags = {bytes(data[at:at + 4]): at for at in range(64, 64 + 4 * 20, 20)}   # 4 descriptors of 20 bytes
+    oncc, trac = tags[b"CCNO"], tags[b"CART"]
+    data[oncc:oncc + 4], data[trac:trac + 4] = b"CART", b"CCNO"
+    open(path, "wb").write(data)
+    return path
+
+
+SWAPPED = "instance 0 (ONCCchar0) is tagged TRAC, but its name says ONCC"
+
+
+def test_swapped_descriptor_tags_are_an_error(tmp_path):
+    path = swapped_tags(tmp_path)
+    with pytest.raises(RuntimeError, match=f"{re_escape(path)}: {re_escape(SWAPPED)}"):
+        bpy.ops.import_anim.oban(filepath=path)
+    assert len(bpy.data.objects) == len(bpy.data.actions) == 0
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_command_lines_refuse_swapped_descriptor_tags(tmp_path, command):
+    path = swapped_tags(tmp_path)
+    done = run(command, path, "-o", tmp_path / "out.blend")
+    assert done.returncode == 1 and f"error: {path}: {SWAPPED}" in done.stderr, done.stderr
+    assert not (tmp_path / "out.blend").exists()
+
+
+def test_a_character_beside_that_cannot_be_read_is_a_warning(tmp_path):
+    _, folder = two_characters_folder(tmp_path)
+    with open(os.path.join(folder, "ONCCbroken.oni"), "wb") as f:
+        f.write(b"not an oni file")
+    report = import_report([os.path.join(folder, "TRAMwrap.oni")])
+    assert not report.errors and bpy.data.objects["hero"].animation_data.action.name == "wrap"
+    assert report.warnings == [f"{folder}/TRAMwrap.oni: a character beside it cannot be read, so whose animations "
+                               f"it lists is not known: {folder}/ONCCbroken.oni: truncated at byte 15: an Oni file "
+                               f"header needs 64 bytes"], report.warnings

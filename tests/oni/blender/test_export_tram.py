@@ -13,7 +13,7 @@ import characters_generate as cgen
 import numpy as np
 import pytest
 from character_reference import world_matrices as reference_world
-from commands import COMMANDS, run
+from commands import COMMANDS, IN_BPY_MODULE, python_module, run
 from paths import DATA
 from test_characters import SCALE, part_worlds, play, to_blender
 
@@ -21,9 +21,11 @@ from oban_import.blender.compat import action_fcurves
 from oban_import.oni.blender.tram_export import character_armatures, export_characters
 from oban_import.oni.io.characters.model import PART_NAMES
 from oban_import.oni.io.characters.read import read_character, read_tram_file
+from oban_import.oni.io.characters.tram_write import tram_oni_bytes
 from oban_import.ui.options import CharacterExportSettings
 
 pytestmark = pytest.mark.usefixtures("addon")
+SAME_BLENDER = [command for command in COMMANDS if (command is python_module) == IN_BPY_MODULE]   # reads our .blend
 SAMPLES = os.path.join(DATA, "characters")
 ONCC = os.path.join(SAMPLES, "oni", "ONCCchar0.oni")
 
@@ -370,3 +372,304 @@ def test_bones_that_are_not_the_bodys_parts_are_refused(tmp_path, spoil, message
     report = export(armature, tmp_path)
     assert not report.made and len(report.errors) == 1 and message in report.errors[0], report.errors
     assert "armature 'char0'" in report.errors[0] and os.listdir(tmp_path) == []
+
+
+def punch_attack(**changes):
+    """The punch's first attack as its property holds it, with `changes`."""
+    attack = bpy.data.actions["char0_punch02"]["tram_attacks"][0].to_dict()
+    return [attack | changes]
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("tram_key_size", 7, "property 'tram_key_size' is 7: the engine reads 6 or 16"),
+    ("tram_frames", 0, "property 'tram_frames' is 0, not 1 to 65535"),
+    ("tram_type", 70000, "property 'tram_type' is 70000, not 0 to 65535"),
+    ("tram_action_frame", 1.5, "property 'tram_action_frame' is 1.5, not a whole number"),
+    ("tram_flags", "Overlay", "property 'tram_flags' is 'Overlay', not a whole number"),
+    ("tram_final_rotation", 1e39, "property 'tram_final_rotation' is 1e+39, past what a float32 holds"),
+    ("tram_impact", "a_very_long_impact", "property 'tram_impact' holds an impact name of 18 bytes, longer than "
+                                          "the 16 the TRAM stores"),
+    ("tram_direct_animations", ["char0_walk00"], "property 'tram_direct_animations' is not two animation names"),
+    ("tram_positions", [40000, 0, 0, 0] * 36, "property 'tram_positions' item 0 is 40000, not -32768 to 32767"),
+    ("tram_attacks", "damage 70000", "property 'tram_attacks' item 0 field 'damage' is 70000, not 0 to 65535"),
+    ("tram_extent_info", {"max_distance": 1.0}, "property 'tram_extent_info' has no 'min_height'"),
+    ("tram_name", "", "property 'tram_name' is '', not a name"),
+    ("tram_footsteps_bytes", 5, "property 'tram_footsteps_bytes' is not bytes"),
+])
+def test_properties_a_tram_cannot_hold_are_refused_and_the_other_actions_written(tmp_path, key, value, message):
+    armature = import_char0()
+    action = bpy.data.actions["char0_punch02"]
+    action[key] = punch_attack(damage=70000) if value == "damage 70000" else value
+    report = export(armature, tmp_path)
+    assert report.errors == [f"action 'char0_punch02' of 'char0': {message}"]
+    assert len(report.made) == 5 and "TRAMchar0_punch02.oni" not in os.listdir(tmp_path)
+
+
+def test_edited_properties_within_their_fields_are_written_as_they_are(tmp_path):
+    armature = import_char0()
+    action = bpy.data.actions["char0_punch02"]
+    edits = {"tram_type": 65535, "tram_action_frame": -32768, "tram_impact": "x" * 16, "tram_final_rotation": -2.5,
+             "tram_direct_animations": ["char0_walk00", ""], "tram_attacks": punch_attack(damage=65535, flags=-1)}
+    for key, value in edits.items():
+        action[key] = value
+    report = export(armature, tmp_path)
+    assert not report.errors
+    back = read_tram_file(str(tmp_path / "TRAMchar0_punch02.oni"))
+    assert (back.type, back.action_frame, back.impact, back.final_rotation, back.direct_animations) == (
+        65535, -32768, b"x" * 16, np.float32(-2.5), ("char0_walk00", ""))
+    assert (int(back.attacks[0]["damage"]), int(back.attacks[0]["flags"])) == (65535, 0xFFFFFFFF)
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("oban_import_scale", 0.0, "property 'oban_import_scale' is 0.0: a scale is a positive finite number"),
+    ("oban_import_scale", float("nan"), "property 'oban_import_scale' is nan, not a finite number"),
+    ("oban_import_axes", [1.0] * 9, "property 'oban_import_axes' is not a rotation or reflection of the axes"),
+    ("oni_parts", PART_NAMES[:-1], "property 'oni_part_parents' holds 19 numbers, not 18 (for the 18 parts of "
+                                   "'oni_parts')"),
+    ("oni_parts", ["Pelvis"] * 19, "property 'oni_parts' holds 19 names, 1 of them different: a body has 1 to 32 "
+                                   "parts, each named once"),
+    ("oni_part_parents", [-1] + [0] * 18, "bone 'LeftCalf' is under 'LeftThigh'; in the body it is under 'Pelvis'"),
+    ("oni_part_parents", [-1, 5] + [0] * 17, "property 'oni_part_parents' is not a tree of the parts in the engine's "
+                                             "order (the first the root, -1; every other after its parent)"),
+    ("oni_part_translations", [0.0] * 3, "property 'oni_part_translations' holds 3 numbers, not 57 (for the 19 "
+                                         "parts of 'oni_parts')"),
+    ("oban_first_frame", 1.5, "property 'oban_first_frame' is 1.5: not a whole frame of the timeline"),
+])
+def test_armature_properties_that_are_not_a_body_are_refused(tmp_path, key, value, message):
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    armature[key] = value
+    report = export(armature, tmp_path)
+    assert report.errors == [f"armature 'char0': {message}"] and not report.made and os.listdir(tmp_path) == []
+
+
+def test_an_import_onto_an_armature_that_is_not_a_body_is_refused(tmp_path):
+    armature = import_char0(character_animations="NONE")
+    armature["oban_import_scale"] = 0.0
+    armature.select_set(True)
+    path = os.path.join(SAMPLES, "oni", "TRAMchar0_punch02.oni")
+    with pytest.raises(RuntimeError, match=f"{path}: armature 'char0': property 'oban_import_scale' is 0.0"):
+        bpy.ops.import_anim.oban(filepath=path)
+    assert len(bpy.data.actions) == 0
+
+
+@pytest.mark.parametrize("marker, frame, message", [
+    ("footstep: Left", -3, "marker 'footstep: Left' on frame -3 is before what a TRAM can hold: an event is on "
+                           "frame 0 to 65535 from the first frame, 1"),
+    ("footstep: Left", 70000, "marker 'footstep: Left' on frame 70000 is past what a TRAM can hold: an event is on "
+                              "frame 0 to 65535 from the first frame, 1"),
+    ("sound: " + "x" * 54, 5, f"marker 'sound: {'x' * 54}' on frame 5 holds a sound's name of 54 bytes, longer than "
+                              f"the 32 the TRAM stores"),
+    ("sound: \u20acuro", 5, "marker 'sound: \u20acuro' on frame 5 holds a sound's name that is not Latin-1 text, "
+                            "which the TRAM stores"),
+    ("particle: a_long_spark_name, Head, to 20", 5, "marker 'particle: a_long_spark_name, Head, to 20' on frame 5 "
+                                                    "holds a particle's name of 17 bytes, longer than the 16 the "
+                                                    "TRAM stores"),
+    ("particle: spark, Tail, to 20", 5, "holds its part (a name or number) 'Tail', not 0 to 18"),
+    ("particle: spark, Head, to 70000", 5, "holds its last frame '70000', not 0 to 65535"),
+    ("particle: spark, Head", 5, "is not 'particle: <name>, <part>, to <last frame>[, pad <n>]'"),
+    ("footstep: Sideways", 5, "holds a footstep's type 'Sideways', not 0 to 65535"),
+])
+def test_events_a_tram_cannot_hold_are_refused(tmp_path, marker, frame, message):
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    bpy.data.actions["char0_walk00"].pose_markers.new(marker).frame = frame
+    report = export(armature, tmp_path)
+    assert len(report.errors) == 1 and report.errors[0].startswith("action 'char0_walk00' of 'char0': marker ")
+    assert message in report.errors[0] and not report.made and os.listdir(tmp_path) == []
+
+
+def test_events_that_fit_are_written_as_they_are(tmp_path):
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    markers = bpy.data.actions["char0_walk00"].pose_markers
+    markers["sound: footstep_walk"].frame = 9
+    markers.new("sound: " + "x" * 32).frame = 1
+    markers.new("sound: " + "\xe9" * 28).frame = 2      # 63 bytes of UTF-8: what a marker holds
+    markers.new("particle: spark, Head, to 65535, pad 7").frame = 65536
+    back = read_tram_file(export(armature, tmp_path).made[0].path)
+    assert [(bytes(s["name"]), int(s["frame"])) for s in back.sounds] == [(b"footstep_walk", 8), (b"x" * 32, 0),
+                                                                          (b"\xe9" * 28, 1)]
+    assert back.particles.tolist() == [(65535, 65535, PART_NAMES.index("Head"), 7, b"spark")]
+
+
+def test_two_actions_that_would_write_one_file_are_both_refused(tmp_path):
+    armature = import_char0()
+    copy = bpy.data.actions["char0_walk00"].copy()          # keeps its tram_name
+    report = export(armature, tmp_path)
+    says = "would write TRAMchar0_walk00.oni too; nothing written for them: give each its own TRAM name (the " \
+           "action's property 'tram_name')"
+    assert sorted(report.errors) == [f"action 'char0_walk00' of 'char0': action '{copy.name}' of 'char0' {says}",
+                                     f"action '{copy.name}' of 'char0': action 'char0_walk00' of 'char0' {says}"]
+    assert len(report.made) == 5 and "TRAMchar0_walk00.oni" not in os.listdir(tmp_path)
+    copy["tram_name"] = "CHAR0_WALK00"                    # one file where case does not count
+    assert len(export(armature, tmp_path).errors) == 2
+    copy["tram_name"] = "char0_walk01"
+    report = export(armature, tmp_path)
+    assert not report.errors and len(report.made) == 7 and "TRAMchar0_walk01.oni" in os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("bone, channel, index, key, value", [
+    ("Pelvis", "location", 1, 5, math.inf), ("LeftThigh", "rotation_quaternion", 0, 3, math.nan)])
+def test_a_key_that_is_not_finite_is_named_on_its_bone(tmp_path, bone, channel, index, key, value):
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    action = bpy.data.actions["char0_walk00"]
+    curve = next(c for c in action_fcurves(action, armature)
+                 if c.data_path == f'pose.bones["{bone}"].{channel}' and c.array_index == index)
+    curve.keyframe_points[key].co[1] = value     # Blender keeps an infinity as float32's largest
+    report = export(armature, tmp_path)
+    assert report.errors == [f"action 'char0_walk00' of 'char0': bone '{bone}': its {channel}[{index}] key {key} "
+                             f"(on frame {key + 1}) is not finite"] and os.listdir(tmp_path) == []
+
+
+def test_the_dialog_and_the_command_lines_report_a_refused_action_and_write_the_others(tmp_path):
+    armature = import_char0()
+    bpy.data.actions["char0_punch02"]["tram_key_size"] = 7
+    message = "action 'char0_punch02' of 'char0': property 'tram_key_size' is 7: the engine reads 6 or 16"
+    armature.select_set(True)
+    (tmp_path / "dialog").mkdir()
+    with pytest.raises(RuntimeError, match=message):
+        bpy.ops.export_anim.tram(directory=str(tmp_path / "dialog"))
+    assert len(os.listdir(tmp_path / "dialog")) == 5
+    blend = tmp_path / "char.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    for command in SAME_BLENDER:
+        done = run(command, "export", blend, "-o", tmp_path / command.__name__)
+        assert done.returncode == 1 and f"error: {message}" in done.stderr, done.stderr
+        assert len(os.listdir(tmp_path / command.__name__)) == 5
+
+
+def turn_one_key(action, bone, frame, angle):
+    """Turn `bone`'s key on scene frame `frame` by `angle` radians about its x axis."""
+    path = f'pose.bones["{bone}"].rotation_quaternion'
+    w, x = (next(c for c in action_fcurves(action) if c.data_path == path and c.array_index == i) for i in (0, 1))
+    kw, kx = (next(k for k in curve.keyframe_points if k.co[0] == frame) for curve in (w, x))
+    qw, qx = kw.co[1], kx.co[1]
+    kw.co[1], kx.co[1] = qw * math.cos(angle / 2) - qx * math.sin(angle / 2), qx * math.cos(angle / 2) + qw * math.sin(
+        angle / 2)
+    w.update(), x.update()
+
+
+def test_an_edit_of_4e_4_radians_is_fitted_not_written_as_imported(tmp_path):
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    action = bpy.data.actions["char0_walk00"]
+    turn_one_key(action, "LeftArm", 20, 4e-4)
+    made = export(armature, tmp_path).made[0]
+    assert made.note == "" and made.error < 1e-3
+    original = read_tram_file(os.path.join(SAMPLES, "oni", "TRAMchar0_walk00.oni"))
+    assert set(cgen.tram_differences(read_tram_file(made.path), original)) <= {"tracks", "heights", "velocities"}
+
+
+def test_bones_made_in_another_order_export_the_same_tram(tmp_path):
+    """An armature built by hand, its bones made last part first (Blender lists them in another
+    order than the parts), resting as the import's: the walk comes out as it went in."""
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    bpy.context.view_layer.objects.active = armature
+    bpy.ops.object.mode_set(mode="EDIT")
+    rest = {b.name: (b.head.copy(), b.tail.copy(), b.roll, b.parent.name if b.parent else None)
+            for b in armature.data.edit_bones}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    rig = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
+    bpy.context.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name in reversed(PART_NAMES):
+        bone = rig.data.edit_bones.new(name)
+        bone.head, bone.tail, bone.roll = rest[name][:3]
+    for name in PART_NAMES:
+        rig.data.edit_bones[name].parent = rig.data.edit_bones.get(rest[name][3] or "")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert [b.name for b in rig.data.bones] != list(PART_NAMES)
+    rig.animation_data_create()
+    rig.animation_data.action = bpy.data.actions["char0_walk00"]
+    made = export(rig, tmp_path, character_actions="ASSIGNED").made[0]
+    assert made.note == "unchanged import"
+    with open(made.path, "rb") as mine, open(os.path.join(SAMPLES, "oni", "TRAMchar0_walk00.oni"), "rb") as theirs:
+        assert mine.read() == theirs.read()
+
+
+def test_bit_31_of_the_flags_and_part_masks_comes_back(tmp_path):
+    scene = cgen.standard_scene(np.random.default_rng(3))
+    for name in ("walk", "aim_q"):
+        tram = scene.trams[name]
+        tram.flags, tram.used_parts, tram.replaced_parts = (value | 1 << 31 for value in (
+            tram.flags, tram.used_parts, tram.replaced_parts))
+    folder = cgen.write_loose(scene, str(tmp_path / "in"))
+    assert bpy.ops.import_anim.oban(filepath=os.path.join(folder, "ONCChero.oni"), keys="FILE") == {"FINISHED"}
+    armature = bpy.data.objects["hero"]
+    (tmp_path / "out").mkdir()
+    report = export(armature, tmp_path / "out")
+    assert not report.errors
+    for name in ("walk", "aim_q"):
+        with open(tmp_path / "out" / f"TRAM{name}.oni", "rb") as mine, open(os.path.join(folder, f"TRAM{name}.oni"),
+                                                                            "rb") as theirs:
+            assert mine.read() == theirs.read(), name
+    action = bpy.data.actions["walk"]
+    turn_one_key(action, "LeftArm", int(action_fcurves(action)[0].keyframe_points[1].co[0]), 0.1)
+    armature.animation_data.action = action
+    made = export(armature, tmp_path / "out", character_actions="ASSIGNED").made[0]
+    back, walk = read_tram_file(made.path), scene.trams["walk"]
+    assert made.note == "" and (back.flags, back.used_parts, back.replaced_parts) == (
+        walk.flags, walk.used_parts, walk.replaced_parts)
+
+
+def test_a_particle_marker_blender_cuts_comes_back_as_it_was(tmp_path):
+    """'particle: <16 Latin-1 letters, 32 bytes of UTF-8>, Head, to 35, pad 1234' is 65 bytes:
+    Blender keeps 63 ('pad 12'); the import cuts it as Blender does, so the marker is still the
+    event as read and the file comes back as it was."""
+    tram = cgen.random_tram(np.random.default_rng(7), "spark", 40)
+    tram.particles = np.array([(3, 35, PART_NAMES.index("Head"), 1234, b"\xe9" * 16)], cgen.tr.PARTICLE_DTYPE)
+    path = tmp_path / "TRAMspark.oni"
+    path.write_bytes(tram_oni_bytes(tram))
+    armature = import_char0(character_animations="NONE")
+    armature.select_set(True)
+    assert bpy.ops.import_anim.oban(filepath=str(path)) == {"FINISHED"}
+    (marker,) = bpy.data.actions["spark"].pose_markers
+    assert len(marker.name.encode()) == 63 and marker.name.endswith(", pad 12")
+    (tmp_path / "out").mkdir()
+    made = export(armature, tmp_path / "out", character_actions="ASSIGNED").made[0]
+    assert made.note == "unchanged import" and open(made.path, "rb").read() == path.read_bytes()
+
+
+def test_keys_after_an_imported_animations_end_lengthen_it(tmp_path):
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    action = bpy.data.actions["char0_walk00"]
+    head = armature.pose.bones["Head"]
+    head.rotation_quaternion = (math.cos(0.3), math.sin(0.3), 0.0, 0.0)
+    head.keyframe_insert("rotation_quaternion", frame=60)
+    made = export(armature, tmp_path).made[0]
+    back = read_tram_file(made.path)
+    assert back.frames == 60 and len(back.heights) == 60 and made.note == ""
+    rotation, translation = replay_error(armature, action, made.path)
+    assert rotation < 2e-3 and translation < 2e-3 * 2.0, (rotation, translation)
+
+
+def test_an_overlays_root_motion_is_zero(tmp_path):
+    """An overlay's pelvis nudged (within the tolerance) is written without root motion: the
+    engine takes it from the animation under the overlay."""
+    armature = import_char0(character_animations="MATCHING", name_filter="*overlay*")
+    for frame, lift in ((1, 0.0), (42, SCALE * 5e-4)):
+        armature.pose.bones["Pelvis"].location = (0.0, lift, 0.0)
+        armature.pose.bones["Pelvis"].keyframe_insert("location", frame=frame)
+    report = export(armature, tmp_path)
+    assert not report.errors, report.errors
+    made = report.made[0]
+    back = read_tram_file(made.path)
+    assert made.note == "" and back.flags & cgen.OVERLAY
+    assert not back.heights.any() and not back.velocities.any()
+
+
+def test_a_bone_a_modifier_makes_infinite_is_named(tmp_path):
+    armature = import_char0(character_animations="MATCHING", name_filter="*walk*")
+    curve = next(c for c in action_fcurves(bpy.data.actions["char0_walk00"], armature)
+                 if c.data_path == 'pose.bones["Pelvis"].location' and c.array_index == 1)
+    generator = curve.modifiers.new("GENERATOR")
+    generator.poly_order, generator.coefficients = 2, (0.0, 0.0, 1e38)     # past float32 from frame 2
+    report = export(armature, tmp_path)
+    assert report.errors == ["action 'char0_walk00' of 'char0': bone 'Pelvis' is not finite at frame 2 (an F-curve "
+                             "modifier, a driver or a constraint makes it so)"] and os.listdir(tmp_path) == []
+
+
+def test_an_authored_action_whose_name_a_tram_cannot_hold_is_refused(tmp_path):
+    armature = import_char0(character_animations="NONE")
+    author(armature, "wave\u20ac", wave(), "LINEAR")
+    report = export(armature, tmp_path)
+    assert report.errors == ["action 'wave\u20ac' of 'char0': its name is 'wave\u20ac', not Latin-1 text, which the "
+                             "file's names are, and it has no property 'tram_name' to name its TRAM"]

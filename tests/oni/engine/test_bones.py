@@ -9,11 +9,13 @@ import types
 
 import numpy as np
 import pytest
+from test_poses import MAX_SQUARE, farthest_kept
 
 from oban_import.core.runs import bounded_runs
 from oban_import.oni.engine import bones, poses
 from oban_import.oni.engine.rotations import quaternion_matrices
 from oban_import.oni.engine.to_blender import DEFAULT_AXES, axes_matrix
+from oban_import.oni.io.characters import tram_read
 from oban_import.oni.io.characters.tram import Track, Tram
 
 PARENTS = np.array([-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 9, 8, 11, 12, 13, 8, 15, 16, 17])
@@ -172,6 +174,29 @@ def test_one_trams_data_never_changes_another_trams_keys(every_frame):
         after = bones.bone_keys(trams[:changed] + [edited] + trams[changed + 1:], rest, axes, scale, every_frame)
         assert not same_keys(after[changed], before[changed]), edit
         assert all(same_keys(a, b) for n, (a, b) in enumerate(zip(after, before)) if n != changed), edit
+
+
+@pytest.mark.parametrize("every_frame", [False, True], ids=["file keys", "every frame"])
+@pytest.mark.parametrize("scale", [0.1, 1.0, 1e6])
+def test_the_farthest_the_reader_keeps_gives_float32_keys_and_bones(every_frame, scale):
+    """At the reader's limits (docs/characters.md 8), bones at any angle: every key and head a
+    finite float32 at any scale the import offers; up to scale 1, every bone's length squares
+    within float32 too (Blender finds a bone's length and direction through its square)."""
+    kept, body = farthest_kept(PARENTS)
+    tram = Tram(name="farthest", tracks=[Track(track.frames, track.values) for track in kept.tracks],
+                **{key: getattr(kept, key) for key in ("frames", "key_size", "flags", "used_parts", "replaced_parts",
+                                                       "heights", "velocities")})
+    tram_read.check_motion("TRAMfarthest.oni", "instance 0", tram.key_size, tram.heights, tram.velocities,
+                           tram.tracks)   # kept: no ObanError
+    axes = axes_matrix("-Z", "Y")
+    heads = bones.rest_heads(PARENTS, body.translations, axes, scale)
+    tails = bones.rest_tails(PARENTS, heads, (0, 0, scale))
+    rest = rest_matrices(np.random.default_rng(5), heads, tilt=True)
+    (keys,) = bones.bone_keys([tram], rest[:, :3, :3], axes, scale, every_frame=every_frame)
+    assert np.isfinite(keys.rotations).all() and np.isfinite(keys.root_location).all()
+    assert np.isfinite(heads.astype(np.float32)).all() and np.isfinite(tails.astype(np.float32)).all()
+    if scale <= 1.0:
+        assert (np.square(tails - heads).sum(axis=1) <= MAX_SQUARE).all()
 
 
 def test_bounded_runs_are_the_greedy_runs():

@@ -227,6 +227,47 @@ def test_summed_velocities_sum_each_animation_on_its_own():
     assert summed_velocities([], np.zeros((0, 2))).shape == (0, 2)
 
 
+# --- the farthest the reader keeps (docs/characters.md 8): lengths whose squares float32 holds
+
+MAX_SQUARE = float(np.finfo(np.float32).max)
+
+
+def longest_kept() -> float:
+    """The longest float32 length whose square float32 holds."""
+    length = np.float32(math.sqrt(MAX_SQUARE))
+    while float(length) ** 2 > MAX_SQUARE:
+        length = np.nextafter(length, np.float32(0))
+    return float(length)
+
+
+def farthest_kept(parents):
+    """(tram, body) at the reader's limits: 16-byte keys of the longest and shortest (2^-63)
+    lengths kept on every part, heights of the longest length, steps that put the root that far
+    from its start, and translations whose lengths add up to 7/8 of it down the deepest chain."""
+    longest = longest_kept()
+    half = longest / 2
+    values = np.array([(longest, 0, 0, 0), (0, 2.0 ** -63, 0, 0), (half, -half, half, half), (0, 0, 0, -longest)],
+                      np.float32)
+    tracks = [make_track([0, 1, 2, 3], np.roll(values, part, axis=0)) for part in range(len(parents))]
+    tram = make_tram(frames=4, key_size=16, flags=0, used_parts=0, replaced_parts=0, tracks=tracks,
+                     heights=np.array([longest, -longest, longest, -longest], np.float32),
+                     velocities=np.array([(longest, 0), (-longest, longest), (0, -longest), (0, 0)], np.float32))
+    directions = normalised(np.random.default_rng(4).normal(size=(len(parents), 3)))
+    return tram, make_body(parents, directions * longest / 8)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e6])
+def test_the_farthest_the_reader_keeps_poses_within_float32(scale):
+    """Unit rotations, and every part's matrix a float32 at every frame, at any scale the import offers."""
+    tram, body = farthest_kept(ONI_PARENTS)
+    rotations = part_rotations(tram)
+    np.testing.assert_allclose(np.linalg.norm(rotations, axis=2), 1.0, rtol=0, atol=1e-12)
+    location, heights = root_motion(tram, facing=0.7)
+    assert (np.square(location).sum(axis=1) <= MAX_SQUARE).all()
+    world = world_matrices(body.parents, body.translations, rotations, location, heights, 0.7, scale)
+    assert np.isfinite(world.astype(np.float32)).all()
+
+
 def test_world_matrices_refuse_a_parent_after_its_child_and_a_wrong_part_count():
     rotations = np.tile([0.0, 0.0, 0.0, 1.0], (2, 3, 1))
     location, heights = np.zeros((2, 3)), np.zeros(2)

@@ -346,6 +346,66 @@ def test_a_non_finite_translation(loose):
     refused(loose / "ONCChero.oni", "TRTA): non-finite translation")
 
 
+MAX_SQUARE = float(np.finfo(np.float32).max)   # the square of a length the import keeps, at most
+
+
+def reaches(translations, parents):
+    """Each part's translations from the root added up as lengths, part by part up the tree."""
+    found = []
+    for part in range(len(parents)):
+        total, at = 0.0, part
+        while at >= 0:
+            total += sum(float(c) ** 2 for c in translations[at]) ** 0.5
+            at = parents[at]
+        found.append(total)
+    return found
+
+
+def with_translations(loose, changes):
+    """The generated body's translations, `changes` ({part: (x, y, z)}) written into its TRTA."""
+    translations = cg.standard_scene(np.random.default_rng(11)).bodies["biped"].translations.copy()
+    for part, value in changes.items():
+        translations[part] = value
+        patch(loose / "TRBSbiped.oni", b"ATRT", 0x18 + 12 * part, np.array(value, np.float32).tobytes())
+    return translations
+
+
+@pytest.mark.parametrize("changes", [
+    {3: (3.4e38, 0, 0)},                                  # the damaged file: one translation
+    {1: (1e19, 0, 0), 2: (0, -1e19, 0)},                  # each within, added up beyond
+    {11: (1.1e19, -1.1e19, 1.1e19)},                      # one, its components each within
+], ids=["3.4e38", "two of 1e19", "components of 1.1e19"])
+def test_translations_whose_square_leaves_float32(loose, changes):
+    """A part that some pose would take farther from the root than a length whose square
+    float32 holds (Blender finds a bone's length through its square) is refused."""
+    translations = with_translations(loose, changes)
+    far = [(part, reach) for part, reach in enumerate(reaches(translations, cg.BIPED_PARENTS))
+           if reach * reach > MAX_SQUARE]
+    part, reach = far[0]
+    assert refused(loose / "ONCChero.oni") == (
+        f"{loose / 'TRBSbiped.oni'}: instance 3 (unnamed TRTA): part {part}'s translations from the root add up to "
+        f"{reach:.3g} units, a length whose square leaves float32's range")
+
+
+def test_translations_within_float32_are_read(loose):
+    translations = with_translations(loose, {1: (1.2e19, 0, 0), 2: (0, 0, -6e18)})
+    assert max(reaches(translations, cg.BIPED_PARENTS)) ** 2 <= MAX_SQUARE
+    body = read_character(str(loose / "ONCChero.oni")).body
+    assert np.array_equal(body.translations, translations.astype(np.float64))
+
+
+def test_a_part_before_its_parent(tmp_path):
+    """The engine walks the tree in any order; the import poses parts in order, parents first."""
+    scene = cg.standard_scene(np.random.default_rng(11))
+    parents = list(scene.bodies["biped"].parents)
+    parents[1], parents[2], parents[3] = 2, 0, 1          # the thigh under the calf, the foot under the thigh
+    scene.bodies["biped"].parents = tuple(parents)
+    folder = cg.write_loose(scene, str(tmp_path))
+    assert refused(os.path.join(folder, "ONCChero.oni")) == (
+        f"{os.path.join(folder, 'TRBSbiped.oni')}: instance 4 (unnamed TRIA): part 1 comes before its parent, part 2 "
+        f"(the import needs each part after its parent, as every known body has them)")
+
+
 def test_short_instances(tmp_path):
     for name, fragment in (("ONCChero.oni", "ONCChero): 3000 bytes, too short for an ONCC"),
                            ("TRBSbiped.oni", "TRCM): 80 bytes, too short for a TRCM")):

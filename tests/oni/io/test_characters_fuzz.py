@@ -7,7 +7,10 @@ fields' values; the .raw mutated or missing). For every input:
 
 - only ObanError escapes, its message starting with the path it names;
 - every texture a character's parts show decodes (Texture.pixels);
-- the read takes under a second and its tracemalloc peak stays under max(4 MiB, 80 x the
+- what the import makes of what is read is finite and keeps to docs/characters.md 8: every
+  part's rotation at every frame a unit quaternion, the root's motion, the heights and a
+  part's translations added up from the root lengths whose squares float32 holds;
+- the read takes under SECONDS and its tracemalloc peak stays under max(4 MiB, 80 x the
   bytes read): what grows fastest is a TRAM whose 32 track offsets all name its one longest
   track (14 bytes of frames and values per 7 stored, 32 times: 64 x), checked below.
 """
@@ -20,11 +23,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from limits import measured
+from limits import measured, within
 from paths import DATA as TEST_DATA
 from test_objects_fuzz import SETTINGS, mutated
 
 from oban_import.core.errors import ObanError
+from oban_import.oni.engine import poses
 from oban_import.oni.io.characters.model import Character
 from oban_import.oni.io.characters.read import read_character, read_characters, read_tram_file, read_trams
 from oban_import.oni.io.characters.tram import Tram
@@ -32,7 +36,8 @@ from oban_import.oni.io.characters.tram_write import tram_oni_bytes
 from oban_import.oni.io.container.container import HEADER_DTYPE
 
 DATA = os.path.join(TEST_DATA, "characters")
-SECONDS = 1.0
+MAX_SQUARE = float(np.finfo(np.float32).max)
+SECONDS = within(0.05)   # a fuzzed read takes at most about 0.05 s on an idle machine
 MEMORY_FLOOR, MEMORY_FACTOR = 4 << 20, 80
 
 
@@ -83,7 +88,28 @@ def within_limits(reader, path, extra_bytes=0):
         assert len(message) < 1000, message[:200]
     else:
         assert isinstance(outcome, (Character, Tram, list))
+        kept_within_float32(outcome)
     return outcome
+
+
+def kept_within_float32(found):
+    """What the import makes of the Trams and bodies read (poses.py) is finite, within the lengths
+    docs/characters.md 8 keeps (their squares at most float32's largest)."""
+    found = found if isinstance(found, list) else [found]
+    trams = [t for t in found if isinstance(t, Tram)] + [t for c in found if isinstance(c, Character)
+                                                         for t in c.animations]
+    for tram in trams:
+        rotations = poses.part_rotations(tram)
+        assert np.allclose(np.linalg.norm(rotations, axis=2), 1.0, rtol=0, atol=1e-9), tram.name
+        location, heights = poses.root_motion(tram)
+        assert np.square(location).sum(axis=1).max() <= MAX_SQUARE and np.square(heights).max() <= MAX_SQUARE
+    for character in (c for c in found if isinstance(c, Character)):
+        body = character.body
+        reach = np.linalg.norm(body.translations, axis=1)
+        for part, parent in enumerate(body.parents.tolist()):   # parents first
+            assert parent < part
+            reach[part] += reach[parent] if parent >= 0 else 0.0
+        assert np.square(reach).max() <= MAX_SQUARE, character.name
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import pytest
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
+from oban_import.oni.engine import poses
 from oban_import.oni.io.characters import tram as tram_module
 from oban_import.oni.io.characters import tram_read
 from oban_import.oni.io.characters.model import PART_NAMES
@@ -311,6 +312,7 @@ def test_trams_read_together_equal_the_reference_walker(tmp_path, monkeypatch, c
     each) gives each one's tracks as the reference walker reads that file alone."""
     monkeypatch.setattr(tram_read, "TRACK_CELLS", cells)
     monkeypatch.setattr(tram_read, "_track", None)   # where a TRAM is at fault: none is here
+    monkeypatch.setattr(tram_read, "check_motion", None)   # their values are screened together
     files = {}
     for name, tram in GENERATED.items():
         files[name] = tmp_path / f"TRAM{name}.oni"
@@ -628,6 +630,132 @@ def test_non_finite_heights_and_quaternions(tmp_path):
     third = int(np.frombuffer(data, "<u2", 1, rotations + 4)[0])      # where part 2's track starts
     refused(tmp_path, raw_patched(data, "rotations_at", third + 17 + 4, np.float32(np.nan).tobytes()),
             "non-finite value in part 2's quaternion keys")     # its second key's y
+
+
+# lengths the import squares (docs/characters.md 8): at most the square root of float32's largest
+MAX_SQUARE = float(np.finfo(np.float32).max)
+KEY_LONGEST = np.float32(np.sqrt(MAX_SQUARE))
+while float(KEY_LONGEST) ** 2 > MAX_SQUARE:
+    KEY_LONGEST = np.nextafter(KEY_LONGEST, np.float32(0))
+KEY_SHORTEST = np.float32(2.0 ** -63)   # its square, 2^-126, the smallest normal float32
+
+
+def key_at(tram, part, key):
+    """The raw offset (from the rotation data) of key `key` of part `part`."""
+    return gap_at(tram, part, key) - tram.key_size
+
+
+def bad_path(tmp_path):
+    return f"{tmp_path / 'TRAMbad.oni'}: instance 0 (TRAMbad)"
+
+
+@pytest.mark.parametrize("zero", [bytes(16), np.full(4, -0.0, np.float32).tobytes()], ids=["+0", "-0"])
+def test_a_zero_quaternion_key(tmp_path, zero):
+    """A 16-byte key of length 0 has no rotation (the engine's R(q) divides by its squared length)."""
+    tram = plain_tram(frames=9, key_size=16)
+    data = raw_patched(tram_oni_bytes(tram), "rotations_at", key_at(tram, 4, 2), zero)
+    assert refused(tmp_path, data) == (f"{bad_path(tmp_path)}: part 4's key 2 (frame {tram.tracks[4].frames[2]}) "
+                                       f"is a zero quaternion")
+
+
+@pytest.mark.parametrize("key", [
+    (1e-20, 0, 0, 0), (5e-31, -5e-31, 5e-31, 5e-31), (np.nextafter(KEY_SHORTEST, np.float32(0)), 0, 0, 0),
+    (0, 2e19, 0, 0), (1e30, 1e30, -1e30, 1e30), (0, 0, 0, np.nextafter(KEY_LONGEST, np.float32(np.inf))),
+    (3e38, 3e38, 3e38, 3e38)], ids=["1e-20", "1e-30", "just short", "2e19", "2e30", "just long", "6e38"])
+def test_a_quaternion_whose_square_leaves_float32(tmp_path, key):
+    tram = plain_tram(frames=9, key_size=16)
+    key = np.array(key, np.float32)
+    data = raw_patched(tram_oni_bytes(tram), "rotations_at", key_at(tram, 4, 2), key.tobytes())
+    length = float(np.sqrt(sum(float(c) ** 2 for c in key)))
+    assert refused(tmp_path, data) == (f"{bad_path(tmp_path)}: part 4's key 2 (frame {tram.tracks[4].frames[2]}) "
+                                       f"is a quaternion of length {length:.3g}, whose square leaves float32's range")
+
+
+def test_quaternions_at_the_limits_are_read(tmp_path):
+    """The longest and shortest keys kept are played: every part's rotation unit at every frame."""
+    tram = plain_tram(frames=9, key_size=16)
+    data = tram_oni_bytes(tram)
+    for key, value in ((1, (KEY_LONGEST, 0, 0, 0)), (2, (0, 0, KEY_SHORTEST, 0)),
+                       (3, (KEY_LONGEST / 2, KEY_LONGEST / 2, -KEY_LONGEST / 2, KEY_LONGEST / 2))):
+        data = raw_patched(data, "rotations_at", key_at(tram, 4, key), np.array(value, np.float32).tobytes())
+    path = tmp_path / "TRAMlimits.oni"
+    path.write_bytes(data)
+    read = read_tram_file(str(path))
+    assert read.tracks[4].values[1:4].tobytes() == np.array([(KEY_LONGEST, 0, 0, 0), (0, 0, KEY_SHORTEST, 0),
+                                                              (KEY_LONGEST / 2, KEY_LONGEST / 2, -KEY_LONGEST / 2,
+                                                               KEY_LONGEST / 2)], np.float32).tobytes()
+    rotations = poses.part_rotations(read)
+    assert np.allclose(np.linalg.norm(rotations, axis=2), 1.0, rtol=0, atol=1e-12)
+
+
+def running_sums(velocities):
+    """(frame, distance from the start) of every frame 1 ... F - 1: the velocities before it
+    summed one by one in Python floats."""
+    x = z = 0.0
+    out = []
+    for frame, (vx, vz) in enumerate(np.asarray(velocities, np.float32)[:-1].tolist(), 1):
+        x, z = x + vx, z + vz
+        out.append((frame, (x * x + z * z) ** 0.5))
+    return out
+
+
+@pytest.mark.parametrize("velocities", [
+    [(3e38, 3e38)] * 9,                                     # the damaged file: one step leaves float32
+    [(1e19, 0.0)] * 9,                                      # each step within, two of them beyond
+    [(0.5, 0.5)] * 4 + [(-1.5e19, 0.0), (0.0, -1.5e19)] + [(0.0, 0.0)] * 3,
+], ids=["3e38", "two of 1e19", "1.5e19 twice, turned"])
+def test_root_motion_whose_square_leaves_float32(tmp_path, velocities):
+    tram = plain_tram(frames=9)
+    data = tram_oni_bytes(Tram(**{**tram.__dict__, "velocities": np.array(velocities, np.float32)}))
+    frame, distance = next((f, d) for f, d in running_sums(velocities) if d * d > MAX_SQUARE)
+    assert refused(tmp_path, data) == (f"{bad_path(tmp_path)}: its root motion at frame {frame} (summed velocities) "
+                                       f"lies {distance:.3g} units from its start, a distance whose square leaves "
+                                       f"float32's range")
+
+
+@pytest.mark.parametrize("velocities", [
+    [(0.0, 0.0)] * 8 + [(3e38, -3e38)],                     # the last velocity moves no frame
+    [(1.8e19, 0.0), (-1.8e19, 1.8e19), (0.0, -1.8e19)] * 3,  # steps far beyond together, summed within
+], ids=["last", "back and forth"])
+def test_root_motion_within_float32_is_read(tmp_path, velocities):
+    tram = plain_tram(frames=9)
+    path = tmp_path / "TRAMfar.oni"
+    path.write_bytes(tram_oni_bytes(Tram(**{**tram.__dict__, "velocities": np.array(velocities, np.float32)})))
+    location, _ = poses.root_motion(read_tram_file(str(path)))
+    assert max(d for _, d in running_sums(velocities)) ** 2 <= MAX_SQUARE
+    assert (np.square(location).sum(axis=1) <= MAX_SQUARE).all()
+
+
+def test_a_height_whose_square_leaves_float32(tmp_path):
+    tram = plain_tram(frames=9)
+    heights = np.ones(9, np.float32)
+    heights[5] = -KEY_LONGEST                                # the longest kept
+    path = tmp_path / "TRAMlow.oni"
+    path.write_bytes(tram_oni_bytes(Tram(**{**tram.__dict__, "heights": heights})))
+    assert read_tram_file(str(path)).heights[5] == -KEY_LONGEST
+    heights[3] = np.nextafter(KEY_LONGEST, np.float32(np.inf))
+    data = tram_oni_bytes(Tram(**{**tram.__dict__, "heights": heights}))
+    assert refused(tmp_path, data) == (f"{bad_path(tmp_path)}: its height at frame 3 is {float(heights[3]):.3g} "
+                                       f"units, a distance whose square leaves float32's range")
+
+
+def test_trams_read_together_are_checked_each_on_its_own(tmp_path):
+    """TRAMs read together: velocities far beyond float32's square added up over all of them,
+    each TRAM's own motion within, are read; the one whose motion leaves it is named."""
+    tram = plain_tram(frames=9)
+    far = np.array([(1.8e19, 0.0), (-1.8e19, 0.0)] * 4 + [(0.0, 0.0)], np.float32)
+    velocities = {"a": far, "b": far[::-1].copy(), "bad": np.full((9, 2), 1e19, np.float32), "c": far}
+    paths = []
+    for name, steps in velocities.items():
+        paths.append(tmp_path / f"TRAM{name}.oni")
+        paths[-1].write_bytes(tram_oni_bytes(Tram(**{**tram.__dict__, "name": name, "velocities": steps})))
+    with Library(str(paths[0])) as library:
+        good = [path for path in paths if "bad" not in path.name]
+        read = library.cached_all([(library.open(str(path)), 0) for path in good], read_tram_instances)
+    assert [t.name for t in read] == ["a", "b", "c"]
+    with Library(str(paths[0])) as library, pytest.raises(ObanError) as error:
+        library.cached_all([(library.open(str(path)), 0) for path in paths], read_tram_instances)
+    assert str(error.value).startswith(f"{paths[2]}: instance 0 (TRAMbad): its root motion at frame 2 ")
 
 
 def test_a_level_without_its_raw_file(tmp_path):

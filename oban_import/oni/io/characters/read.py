@@ -4,6 +4,7 @@ hierarchy), its textures (TRMA) and its animations (the TRAC chain of TRAMs), fo
 through a Library across placeholders; and the entry points that read a file's characters
 or TRAMs (read_character, read_characters, read_tram_file, read_trams)."""
 
+import glob
 import os
 from dataclasses import replace
 from typing import NamedTuple
@@ -13,13 +14,13 @@ import numpy as np
 from ....core.errors import ObanError
 from ....core.files import open_regular
 from ..container.container import (M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG,
-                                   TRMA_TAG, TRTA_TAG, TXMP_TAG, Container)
+                                   TRMA_TAG, TRTA_TAG, TXMP_TAG, Container, short_name)
 from ..container.library import Library, open_library, reading
 from ..objects.meshes import parse_links
 from ..objects.read import main_instance, mesh_at, texture_at
 from .model import PART_NAMES, Body, BodyPart, Character
 from .tram import MAX_PARTS, Tram
-from .tram_read import read_tram_instances
+from .tram_read import MAX_SQUARE, read_tram_instances
 from .tram_xml_read import read_tram_xml
 
 ONCC_BODY_AT, ONCC_TEXTURES_AT, ONCC_ANIMATIONS_AT = 0xC34, 0xC38, 0xC80
@@ -88,6 +89,7 @@ def body_at(library: Library, c: Container, index: int, textures: Items | None =
     if not np.isfinite(translations.items).all():
         raise ObanError(translations.container.path, f"{translations.label}: non-finite translation")
     parents = tree_parents(hierarchy.items, hierarchy.container.path, hierarchy.label)
+    _check_reach(translations, parents)
     if textures is not None and len(textures.items) != parts:
         raise ObanError(textures.container.path, f"{textures.label}: {len(textures.items)} textures for the "
                                                  f"{parts} parts of {trcm_label}")
@@ -136,16 +138,8 @@ def _textures(library, c, value, owner) -> Items | None:
 def collection(library: Library, c: Container, value: int, owner: int, parts: int) -> list:
     """The TRAMs of the TRAC `value` links and of its parents, in order, each once
     (docs/characters.md 1); a loop in the chain or a TRAM for another part count is an error."""
-    animations, seen, chain = [], set(), set()
-    field_name = "animation collection"
-    while value:
-        target = library.follow(c, value, TRAC_TAG, owner, field_name)
-        if target is None:
-            break
-        c, owner = target
-        if (id(c), owner) in chain:
-            raise ObanError(c.path, f"{c.label(owner)}: the chain of parent collections loops back to it")
-        chain.add((id(c), owner))
+    animations, seen = [], set()
+    for c, owner in collection_chain(library, c, value, owner):
         links = counted_items(c, owner, TRAC_TAG)["animation"].tolist()
         found = [target for target in library.follow_all(c, links, TRAM_TAG, owner,
                                                          [f"animation {n}" for n in range(len(links))])
@@ -157,9 +151,64 @@ def collection(library: Library, c: Container, value: int, owner: int, parts: in
                 raise ObanError(tc.path, f"{tc.label(index)}: {tram.parts} parts, its character's body has {parts}")
             seen.add(id(tram))
             animations.append(tram)
+    return animations
+
+
+class TramListing(NamedTuple):
+    """A character beside a TRAM file and the animations its collection lists."""
+    path: str                # its ONCC….oni
+    character: str           # its name (the ONCC's, without 'ONCC'): an import's armature's oni_character
+    animations: frozenset    # the names (without 'TRAM') its animation collection and the parents' list
+
+
+def tram_listings(folder: str) -> tuple[list[TramListing], list[ObanError]]:
+    """Each ONCC….oni of `folder`, in name order, with the TRAM names its collection (TRAC, with
+    its parents') lists, which says whose a TRAM file of the folder is; reads the ONCC and TRAC
+    instances only. The files that cannot be read are given as their ObanError."""
+    listings, errors = [], []
+    for path in sorted(glob.glob(os.path.join(glob.escape(os.fspath(folder)), "ONCC*.oni"))):
+        try:
+            listings.append(_listing(path))
+        except ObanError as error:
+            errors.append(error)
+    return listings, errors
+
+
+def _listing(path):
+    """The TramListing of one ONCC….oni."""
+    with open_library(path) as library:
+        c = library.main
+        index = main_instance(c, ONCC_TAG, "character class (ONCC)")
+        data = c.instance(index, ONCC_TAG)[0]
+        if len(data) < ONCC_ANIMATIONS_AT + 4:
+            raise ObanError(c.path, f"{c.label(index)}: {len(data)} bytes, too short for an ONCC")
+        link = parse_links(data, ONCC_ANIMATIONS_AT, 1, c.path, c.label(index))[0]
+        names = set().union(*(_tram_names(tc, owner) for tc, owner in collection_chain(library, c, link, index)))
+        return TramListing(path, c.short_name(index), frozenset(names - {""}))
+
+
+def _tram_names(c: Container, owner: int) -> set:
+    """The names (without 'TRAM') of the TRAMs the TRAC `owner` of `c` links, none of them read."""
+    links = counted_items(c, owner, TRAC_TAG)["animation"].tolist()
+    indices = (c.link(value, TRAM_TAG, owner, f"animation {n}") for n, value in enumerate(links))
+    return {short_name(c.full_name(index), "TRAM") for index in indices if index is not None}
+
+
+def collection_chain(library: Library, c: Container, value: int, owner: int):
+    """(container, index) of the TRAC `value` (in instance `owner` of `c`) links, then of each of
+    its parents, across placeholders; ObanError where the chain loops."""
+    chain, field_name = set(), "animation collection"
+    while value:
+        target = library.follow(c, value, TRAC_TAG, owner, field_name)
+        if target is None:
+            return
+        c, owner = target
+        if (id(c), owner) in chain:
+            raise ObanError(c.path, f"{c.label(owner)}: the chain of parent collections loops back to it")
+        chain.add((id(c), owner))
+        yield c, owner
         value = parse_links(c.instance(owner, TRAC_TAG)[0], TRAC_PARENT_AT, 1, c.path, c.label(owner))[0]
         field_name = "parent collection"
-    return animations
 
 
 def counted_items(c: Container, index: int, tag: bytes) -> np.ndarray:
@@ -177,7 +226,8 @@ def counted_items(c: Container, index: int, tag: bytes) -> np.ndarray:
 
 def tree_parents(hierarchy: np.ndarray, path: str, label: str) -> np.ndarray:
     """(P,) int64 parents (-1 for part 0) of the tree walked from part 0 by first child and next
-    sibling (0 ends a list), as the engine walks it; every part must be reached exactly once."""
+    sibling (0 ends a list), as the engine walks it; every part must be reached exactly once, and
+    come after its parent (docs/characters.md 8)."""
     parts = len(hierarchy)
     child, sibling = hierarchy["child"].astype(np.int64), hierarchy["sibling"].astype(np.int64)
     if sibling[0]:
@@ -198,7 +248,27 @@ def tree_parents(hierarchy: np.ndarray, path: str, label: str) -> np.ndarray:
     unreached = np.flatnonzero(parents == -2)
     if unreached.size:
         raise ObanError(path, f"{label}: part {unreached[0]} is not reached from part 0 (not a tree over all parts)")
+    early = np.flatnonzero(parents >= np.arange(parts))
+    if early.size:   # the engine walks any order; the import poses parts in part order, parents first
+        raise ObanError(path, f"{label}: part {early[0]} comes before its parent, part {parents[early[0]]} (the "
+                              f"import needs each part after its parent, as every known body has them)")
     return parents
+
+
+def _check_reach(translations: Items, parents: np.ndarray) -> None:
+    """ObanError where a part's translations from the root, added up as lengths (the farthest
+    any pose takes it from the root), make a length whose square leaves float32's range
+    (docs/characters.md 8): Blender finds a bone's length and direction through its square."""
+    lengths = np.sqrt(np.square(translations.items, dtype=np.float64).sum(axis=1))
+    reach, above = lengths.copy(), parents.copy()
+    while (above >= 0).any():   # one step up the tree each time, every part at once
+        reach += np.where(above >= 0, lengths[above], 0.0)
+        above = np.where(above >= 0, parents[above], -1)
+    far = np.flatnonzero(np.square(reach) > MAX_SQUARE)
+    if far.size:
+        raise ObanError(translations.container.path, f"{translations.label}: part {far[0]}'s translations from the "
+                                                     f"root add up to {reach[far[0]]:.3g} units, a length whose "
+                                                     f"square leaves float32's range")
 
 
 def _required(library, c, value, tag, owner, what):

@@ -12,6 +12,12 @@ from ..container.container import TRAM_TAG
 from .tram import (ENGINE_ONLY_KEY_SIZES, EXTENT_DTYPE, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ARRAYS, RECORD_DTYPE,
                    SCALAR_STRUCT, SCALARS, Track, Tracks, Tram)
 
+# The lengths the import derives (docs/characters.md 8) keep their squares float32: a 16-byte key's
+# squared length is at least the smallest normal float32 and, like the square of a height, of a
+# frame's summed velocities and of a part's translations added up from the root, at most its largest.
+MAX_SQUARE = float(np.finfo(np.float32).max)
+MIN_KEY_SQUARE = float(np.finfo(np.float32).tiny)
+
 
 def read_tram(c, index: int) -> Tram:
     """The TRAM at descriptor `index` of container `c` (container.Container), every count, offset
@@ -22,15 +28,17 @@ def read_tram(c, index: int) -> Tram:
 
 def read_tram_instances(instances) -> list[Tram]:
     """read_tram of each (container, index), in order, all of them together: their tracks
-    decoded at once, their records and finite values looked at as one array each (numpy's
-    cost per call paid once for the lot rather than once a TRAM)."""
+    decoded at once, their records and values looked at as one array each (numpy's cost per
+    call paid once for the lot rather than once a TRAM)."""
     stored = [_stored(c, index) for c, index in instances]
-    tracks = _all_tracks(stored)
-    if any(t is None for t in tracks) or not _all_finite(stored, tracks):
-        for s, t in zip(stored, tracks):   # the first TRAM at fault says what it is
-            _check_finite(s, t if t is not None else _walked_alone(s))
     if not stored:
         return []
+    tracks = _all_tracks(stored)
+    if any(t is None for t in tracks) or not _all_sound(stored, tracks):
+        for s, t in zip(stored, tracks):   # the first TRAM at fault says what it is
+            t = t if t is not None else _walked_alone(s)
+            _check_finite(s, t)
+            check_motion(s.c.path, s.label, s.key_size, s.arrays["heights"], s.arrays["velocities"], t)
     records = np.frombuffer(b"".join(s.record for s in stored), RECORD_DTYPE)
     infos, impacts = records["extent_info"].copy(), records["impact"].tobytes()
     directs, finals = records["direct_animations"].tolist(), records["final_rotation"].copy()
@@ -315,11 +323,21 @@ def _track(blob, start, frames, key_size, path, where):
     return Track(frames=np.concatenate([[0], reached]).astype(np.int64), values=values)
 
 
-def _all_finite(stored, tracks) -> bool:
-    """Whether the heights, the velocities and the 16-byte keys of all of them are finite."""
-    values = [s.arrays[name].ravel() for s in stored for name in ("heights", "velocities")]
-    values += [t.values.ravel() for s, t in zip(stored, tracks) if s.key_size == 16]
-    return bool(np.isfinite(np.concatenate(values)).all()) if values else True
+def _all_sound(stored, tracks) -> bool:
+    """Whether the heights, the velocities and the 16-byte keys of all of them are finite and
+    what the import makes of them keeps to MAX_SQUARE (check_motion): each key's squared length,
+    each height's square, and (a bound on every frame's summed velocities) the square of all
+    the velocities' magnitudes added up."""
+    heights = np.concatenate([s.arrays["heights"] for s in stored])
+    velocities = np.concatenate([s.arrays["velocities"] for s in stored])
+    keys = [t.values for s, t in zip(stored, tracks) if s.key_size == 16]
+    keys = np.concatenate(keys) if keys else np.ones((0, 4), np.float32)
+    if not (np.isfinite(heights).all() and np.isfinite(velocities).all() and np.isfinite(keys).all()):
+        return False
+    squares = np.square(keys, dtype=np.float64).sum(axis=1)
+    return bool(((squares >= MIN_KEY_SQUARE) & (squares <= MAX_SQUARE)).all()
+                and np.square(heights, dtype=np.float64).max() <= MAX_SQUARE
+                and np.abs(velocities).sum(dtype=np.float64) ** 2 <= MAX_SQUARE)
 
 
 def _check_finite(s, tracks):
@@ -331,6 +349,35 @@ def _check_finite(s, tracks):
         if len(bad):
             part = int(np.searchsorted(np.cumsum(tracks.counts), bad[0], side="right"))
             raise ObanError(s.c.path, f"{s.label}: non-finite value in part {part}'s quaternion keys")
+
+
+def check_motion(path, label, key_size, heights, velocities, tracks) -> None:
+    """ObanError naming the part, key and frame, or the frame, where a TRAM's motion (its
+    heights (F,), velocities (F, 2) and Tracks, all finite) holds a length the engine or
+    Blender cannot square in float32 (docs/characters.md 8): a 16-byte key of length 0 (a
+    zero quaternion: the engine's R(q) divides by its squared length on the key's frame) or
+    whose square is not a normal float32; a height, or the summed velocities of a frame
+    (poses.root_motion's location), whose square passes MAX_SQUARE."""
+    if key_size == 16:
+        squares = np.square(tracks.values, dtype=np.float64).sum(axis=1)
+        bad = np.flatnonzero((squares < MIN_KEY_SQUARE) | (squares > MAX_SQUARE))
+        if len(bad):
+            key = int(bad[0])
+            part = int(np.searchsorted(np.cumsum(tracks.counts), key, side="right"))
+            what = "a zero quaternion" if squares[key] == 0 else \
+                f"a quaternion of length {np.sqrt(squares[key]):.3g}, whose square leaves float32's range"
+            raise ObanError(path, f"{label}: part {part}'s key {key - int(tracks.counts[:part].sum())} "
+                                  f"(frame {tracks.frames[key]}) is {what}")
+    high = np.flatnonzero(np.square(heights, dtype=np.float64) > MAX_SQUARE)
+    if len(high):
+        raise ObanError(path, f"{label}: its height at frame {high[0]} is {heights[high[0]]:.3g} units, a distance "
+                              f"whose square leaves float32's range")
+    squares = np.square(np.cumsum(velocities[:-1], axis=0, dtype=np.float64)).sum(axis=1)   # frames 1 .. F - 1
+    far = np.flatnonzero(squares > MAX_SQUARE)
+    if len(far):
+        raise ObanError(path, f"{label}: its root motion at frame {far[0] + 1} (summed velocities) lies "
+                              f"{np.sqrt(squares[far[0]]):.3g} units from its start, a distance whose square "
+                              f"leaves float32's range")
 
 
 def _direct_name(c, index, value, n):
