@@ -21,6 +21,7 @@ from ..engine import bones
 from ..io.characters.model import PART_NAMES
 from ..io.characters.read import read_character, tram_listings
 from ..io.characters.tram import OVERLAY
+from ..io.characters.tram_read import MAX_SQUARE
 from ..io.characters.tram_properties import tram_markers, tram_properties
 from ..io.oban.properties import import_properties
 from .armature_body import BODY, CHARACTER, PARENTS, PARTS, TRANSLATIONS, armature_body
@@ -39,7 +40,7 @@ def import_character(context, character, path, settings, collection=None, shared
     collection = collection or context.collection
     shared = shared or SharedBlocks(settings)
     with shared.all_or_nothing():
-        armature = _armature(context, character, collection, settings)
+        armature = _armature(context, character, collection, settings, path)
         _part_meshes(character, armature, collection, shared)
         shared.pack_images()
         result = animate(armature, character.animations if chosen is None else chosen, settings, path)
@@ -167,10 +168,17 @@ def animate(armature, trams, settings, path=None) -> Report:
     return result
 
 
-def _armature(context, character, collection, settings):
+def _armature(context, character, collection, settings, path):
     """The armature object, its bones resting at the parts' rest positions (edit mode, the
-    one way Blender makes bones)."""
+    one way Blender makes bones); ObanError where, at the import's scale, a bone would stand
+    further out than a length float32 can square (docs/characters.md 8)."""
     body = character.body
+    heads = bones.rest_heads(body.parents, body.translations, settings.axes, settings.global_scale)
+    tails = bones.rest_tails(body.parents, heads, (0.0, 0.0, settings.global_scale))
+    reach = np.sqrt(np.square(np.concatenate([heads, tails])).sum(axis=1)).max()
+    if not np.square(reach) <= MAX_SQUARE:
+        raise ObanError(path, f"'{character.name}': at scale {settings.global_scale:g} its bones reach {reach:.3g} "
+                              f"Blender units from its root, a length whose square leaves float32's range")
     data = bpy.data.armatures.new(body.name)
     armature = bpy.data.objects.new(character.name, data)
     collection.objects.link(armature)
@@ -178,8 +186,6 @@ def _armature(context, character, collection, settings):
         CHARACTER: character.name, BODY: body.name, PARTS: [part.name for part in body.parts],
         TRANSLATIONS: body.translations.ravel().tolist(), PARENTS: np.asarray(body.parents).tolist()}
         | import_properties(settings.global_scale, settings.axes, settings.frame_start))
-    heads = bones.rest_heads(body.parents, body.translations, settings.axes, settings.global_scale)
-    tails = bones.rest_tails(body.parents, heads, (0.0, 0.0, settings.global_scale))
     view_layer = context.view_layer
     active = view_layer.objects.active
     view_layer.objects.active = armature

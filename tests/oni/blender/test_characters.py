@@ -464,3 +464,28 @@ def test_a_character_beside_that_cannot_be_read_is_a_warning(tmp_path):
     assert report.warnings == [f"{folder}/TRAMwrap.oni: a character beside it cannot be read, so whose animations "
                                f"it lists is not known: {folder}/ONCCbroken.oni: truncated at byte 15: an Oni file "
                                f"header needs 64 bytes"], report.warnings
+
+
+def test_a_body_that_reaches_past_float32_at_the_import_scale_is_refused(tmp_path):
+    """Part 1 set 1e17 units from its parent: read (its square holds in float32), imported at scale
+    1; at scale 1e6 its bone would stand 1e23 Blender units out, whose square float32 cannot hold."""
+    from oban_import.core.files import open_regular
+    from oban_import.oni.io.container.container import TRTA_TAG, Container
+    folder = tmp_path / "far"
+    shutil.copytree(os.path.dirname(ONCC), folder)
+    body = str(folder / "TRBSchar0.oni")
+    f, size = open_regular(body)
+    with f:
+        c = Container(f, body, size)
+        _, offset = c.instance(c.first(TRTA_TAG), TRTA_TAG)
+    data = bytearray(open(body, "rb").read())
+    data[offset + 0x18 + 12:offset + 0x18 + 16] = np.float32(1e17).tobytes()   # part 1's x
+    open(body, "wb").write(bytes(data))
+    assert bpy.ops.import_anim.oban(filepath=str(folder / "ONCCchar0.oni"), global_scale=1.0,
+                                    character_animations="NONE") == {"FINISHED"}
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    with pytest.raises(RuntimeError, match="'char0': at scale 1e\\+06 its bones reach 1e\\+23 Blender units from "
+                                           "its root, a length whose square leaves float32's range"):
+        bpy.ops.import_anim.oban(filepath=str(folder / "ONCCchar0.oni"), global_scale=1e6,
+                                 character_animations="NONE")
+    assert not bpy.data.objects and not bpy.data.armatures

@@ -710,3 +710,17 @@ def with_field(records, field, value):
     out = records.copy()
     out[field][0] = value
     return out
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("<Velocity>0.0283692032 0.355621755</Velocity>", "<Velocity>3e38 0.355621755</Velocity>",
+     "TRAMbad: its root motion at frame 1 (summed velocities) lies 3e+38 units from its start"),
+    ("<Height>16.3859978</Height>", "<Height>2e19</Height>", "TRAMbad: its height at frame 0 is 2e+19 units"),
+    ("<Height>16.3859978</Height>", "<Height>NaN</Height>", "line 94: <Height> 'NaN' is not finite in float32"),
+])
+def test_motion_the_engine_cannot_square_is_refused_from_xml_too(tmp_path, old, new, message):
+    """The same limits as a TRAM read from an .oni (docs/characters.md 8)."""
+    path = tmp_path / "TRAMbad.xml"
+    path.write_bytes(edited(old, new).encode("utf-8"))
+    with pytest.raises(ObanError, match=re.escape(f"{path}: {message}")):
+        read_tram_file(str(path))

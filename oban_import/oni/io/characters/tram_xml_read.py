@@ -26,6 +26,7 @@ from ..container.xml_guard import GuardedXml, check_size, quote
 from .tram import (ATTACK_DTYPE, EXTENT_DTYPE, EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, MOTION_BLUR_DTYPE, OVERLAY,
                    PARTICLE_DTYPE, POSITION_DTYPE, SELF_DAMAGE_DTYPE, SHORTCUT_DTYPE, SOUND_DTYPE, THROW_DTYPE, Track,
                    Tram)
+from .tram_read import check_motion
 from .tram_xml_schema import (ALIASES, ANIMATION, ATTACK_FIELDS, BLUR_FIELDS, BONE_KEYS, DAMAGE_FIELDS, F32,
                               FOOTSTEP_FIELDS, LINKS, MAX_FRAMES, MAX_KEYS, PARTICLE_FIELDS, POSITIONS, RADIANS, RING,
                               ROTATIONS, SHORTCUT_FIELDS, SOUND_FIELDS, VELOCITIES, Group, Items, Leaf, ekey_codes,
@@ -69,7 +70,9 @@ def read_tram_xml(f, path: str, size: int) -> list[Tram]:
     a list of one Tram, named after the file (without extension and 'TRAM' prefix). ObanError
     naming the file and the line for what OniSplit refuses or would write wrong."""
     check_size(path, size)
-    return [_TramXml(path).read(f)]
+    tram = _TramXml(path).read(f)   # every number finite in float32 (its line said where not)
+    check_motion(path, f"TRAM{tram.name}", tram.key_size, tram.heights, tram.velocities, tram.tracks)
+    return [tram]
 
 
 # ---- the parser -------------------------------------------------------------------------------------
