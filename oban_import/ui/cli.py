@@ -15,6 +15,7 @@ import tempfile
 
 from ..core.errors import ObanError
 from ..oni.io.characters.model import Character
+from ..oni.io.characters.read import body_file, tram_listings
 from ..oni.io.characters.tram import Tram
 from ..oni.io.container.container import level_of_raw_data
 from ..oni.io.level.model import LevelContents
@@ -340,11 +341,13 @@ def list_files(paths, name_glob, objects):
     """What every file holds, without Blender: OBANs; with `objects`, placed objects, loose
     meshes and textures; characters and their animations (TRAMs); Outpost 2's .prt files. A
     level's .raw is listed with its .dat; a file that cannot be read is named on stderr."""
-    tables = {name: [] for name in ("obans", "placed", "textures", "characters", "trams", "levels", "sprites")}
+    tables = {name: [] for name in ("obans", "placed", "textures", "characters", "trams", "bodies", "levels",
+                                    "sprites")}
+    listings = {}   # folder -> its characters' TramListings: whose a TRAM file is
     failed = False
     for path in paths:
         try:
-            _list_file(path, name_glob, objects, tables)
+            _list_file(path, name_glob, objects, tables, listings)
         except ObanError as error:
             print(f"error: {error}", file=sys.stderr)
             failed = True
@@ -353,7 +356,7 @@ def list_files(paths, name_glob, objects):
                format_table(("file", "texture", "width", "height", "format"), tables["textures"],
                             numeric=("width", "height")) if tables["textures"] else "",
                characters_table(tables["characters"]) if tables["characters"] else "",
-               trams_table(tables["trams"]) if tables["trams"] else "",
+               trams_table(tables["trams"], tables["bodies"]) if tables["trams"] else "",
                *level_tables(tables["levels"]),
                format_table(("file",) + SPRITE_HEADER, tables["sprites"], numeric=SPRITE_HEADER)
                if tables["sprites"] else ""]
@@ -362,7 +365,7 @@ def list_files(paths, name_glob, objects):
     return 1 if failed else 0
 
 
-def _list_file(path, name_glob, objects, tables):
+def _list_file(path, name_glob, objects, tables, listings):
     name = os.path.basename(path)
     if path.lower().endswith(".prt"):
         tables["sprites"] += [(name,) + row for row in sprite_rows(read_prt(path))]
@@ -379,13 +382,26 @@ def _list_file(path, name_glob, objects, tables):
         tables["textures"].append((name, texture.name, texture.width, texture.height,
                                    FORMAT_NAMES.get(texture.format, texture.format)))
     tables["characters"] += [(name, character) for character, _ in brought.characters]
-    trams = {tram.name: tram for _, chosen in brought.characters for tram in chosen} | \
-        {tram.name: tram for tram in brought.trams}
-    tables["trams"] += [(name, tram) for tram in trams.values()]
+    own = {tram.name: tram for _, chosen in brought.characters for tram in chosen}
+    loose = {tram.name: tram for tram in brought.trams if tram.name not in own}
+    tables["trams"] += [(name, tram) for tram in (own | loose).values()]
+    tables["bodies"] += [name] * len(own) + [_body_name(tram.name, path, listings) for tram in loose.values()]
     if brought.level_parts is not None:
         tables["levels"].append((name, brought.level_parts))
     if brought.obans or "obans" in brought.kinds:
         tables["obans"] += [(name, a) for a in read_file(path, name_glob or None)]
+
+
+def _body_name(tram_name, path, listings):
+    """The file name of the character a loose TRAM of `path` goes onto with no armature
+    selected (oni.blender.characters' rule), or 'none beside'."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in listings:
+        listings[folder], unread = tram_listings(folder)
+        for error in unread:
+            print(f"warning: {error} (whose animations it lists is not known)", file=sys.stderr)
+    body, _ = body_file(tram_name, listings[folder], path)
+    return os.path.basename(body) if body else "none beside"
 
 
 class _Progress:

@@ -59,16 +59,19 @@ def characters_table(rows: list) -> str:
                         numeric=("parts", "triangles", "animations"))
 
 
-def trams_table(rows: list) -> str:
+def trams_table(rows: list, bodies: list | None = None) -> str:
     """rows: (file name, Tram) pairs -> one line per animation: frames, key size, type, from
-    and to state, flags, and how many of each event it holds."""
+    and to state, flags, and how many of each event it holds; with `bodies` (one per row), the
+    character file each goes onto."""
     def events(tram):
         counts = [(len(getattr(tram, kind)), kind.replace("_", " ")) for kind in TRAM_EVENTS]
         return ", ".join(f"{count} {kind}" for count, kind in counts if count) or "-"
-    return format_table(("file", "animation", "frames", "key size", "type", "from", "to", "flags", "events"),
-                        [(file, t.name, t.frames, t.key_size, t.type, t.from_state, t.to_state, tram_flag_text(t.flags),
-                          events(t)) for file, t in rows],
-                        numeric=("frames", "key size", "type", "from", "to"))
+    header = ("file", "animation", "frames", "key size", "type", "from", "to", "flags", "events")
+    lines = [(file, t.name, t.frames, t.key_size, t.type, t.from_state, t.to_state, tram_flag_text(t.flags), events(t))
+             for file, t in rows]
+    if bodies is not None:
+        header, lines = header + ("body",), [line + (body,) for line, body in zip(lines, bodies)]
+    return format_table(header, lines, numeric=("frames", "key size", "type", "from", "to"))
 
 
 def environment_table(rows: list) -> str:

@@ -5,7 +5,6 @@ on it whose bones give every part the engine's matrix at every frame (engine/bon
 All of a character or nothing: a failure removes what was made."""
 
 import functools
-import glob
 import os
 from collections import Counter
 
@@ -19,7 +18,7 @@ from ...core.report import Made, Report
 from ...core.runs import bounded_runs
 from ..engine import bones
 from ..io.characters.model import PART_NAMES
-from ..io.characters.read import read_character, tram_listings
+from ..io.characters.read import body_file, read_character, tram_listings
 from ..io.characters.tram import OVERLAY
 from ..io.characters.tram_read import MAX_SQUARE
 from ..io.characters.tram_properties import tram_markers, tram_properties
@@ -105,19 +104,17 @@ def _body_of(tram, armatures, listings, path):
         for armature in armatures:
             if armature.get(CHARACTER) == listing.character:
                 return armature, f"the collection of its character, {os.path.basename(listing.path)}, lists it{also}"
-    if listers:
-        return listers[0].path, f"its collection lists it, imported for it{also}"
-    unlisted = "no character beside it lists it in its collection"
-    for armature in armatures:
-        if _bones_are_parts(armature, tram.parts):
-            return armature, f"{unlisted}; the first selected armature (or character of this import) whose bones " \
-                             f"are its parts"
-    beside = _body_beside(path)
-    if beside is None:
+    if not listers:
+        for armature in armatures:
+            if _bones_are_parts(armature, tram.parts):
+                return armature, "no character beside it lists it in its collection; the first selected armature " \
+                                 "(or character of this import) whose bones are its parts"
+    body, why = body_file(tram.name, listings, path)
+    if body is None:
         raise ObanError(path, f"no character for '{tram.name}': select an armature whose bones are its parts "
                               f"(a character imported by this add-on), or import it with its character, or put "
                               f"the character's ONCC….oni (or its body's TRBS….oni) beside it")
-    return beside, f"{unlisted}; the first {os.path.basename(beside)[:4]} file beside it, imported for it"
+    return body, f"{why}, imported for it"
 
 
 def _bones_are_parts(armature, parts):
@@ -125,16 +122,6 @@ def _bones_are_parts(armature, parts):
     names = armature.get(PARTS, PART_NAMES[:parts])
     return isinstance(names, list | tuple) and len(names) == parts and \
         all(isinstance(name, str) and name in armature.data.bones for name in names)
-
-
-def _body_beside(path):
-    """The first ONCC….oni, else TRBS….oni, in the file's folder, or None."""
-    folder = os.path.dirname(os.path.abspath(path))
-    for tag in ("ONCC", "TRBS"):
-        found = sorted(glob.glob(os.path.join(glob.escape(folder), f"{tag}*.oni")))
-        if found:
-            return found[0]
-    return None
 
 
 def animate(armature, trams, settings, path=None) -> Report:

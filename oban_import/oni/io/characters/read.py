@@ -174,6 +174,32 @@ def tram_listings(folder: str) -> tuple[list[TramListing], list[ObanError]]:
     return listings, errors
 
 
+def body_file(tram_name: str, listings: list[TramListing], path: str) -> tuple[str | None, str]:
+    """The character file a TRAM of the file `path` goes onto when no armature in Blender takes
+    it: the first character beside whose collection lists it, else the first ONCC….oni (else
+    TRBS….oni) of its folder; (that file, why), or (None, why) where there is none."""
+    listers = [listing for listing in listings if tram_name in listing.animations]
+    if listers:
+        also = "" if len(listers) < 2 else \
+            f" (also listed by {', '.join(os.path.basename(listing.path) for listing in listers[1:])})"
+        return listers[0].path, f"its collection lists it{also}"
+    beside = body_beside(path)
+    unlisted = "no character beside it lists it in its collection"
+    if beside is None:
+        return None, f"{unlisted}, and no ONCC or TRBS file is beside it"
+    return beside, f"{unlisted}; the first {os.path.basename(beside)[:4]} file beside it"
+
+
+def body_beside(path: str) -> str | None:
+    """The first ONCC….oni, else TRBS….oni, in the folder of the file `path`, or None."""
+    folder = glob.escape(os.path.dirname(os.path.abspath(path)))
+    for tag in ("ONCC", "TRBS"):
+        found = sorted(glob.glob(os.path.join(folder, f"{tag}*.oni")))
+        if found:
+            return found[0]
+    return None
+
+
 def _listing(path):
     """The TramListing of one ONCC….oni."""
     with open_library(path) as library:
