@@ -39,7 +39,7 @@ UNCHANGED = 1e-5   # relative: an imported object whose motion is within this is
 def animated_objects(objects):
     """The objects an OBAN export writes: animated ones, but an import's pivots (their child is
     the animation) and characters (an armature whose bones are parts, and what hangs on it:
-    their animations are TRAMs, export_tram.py)."""
+    their animations are TRAMs, tram_export.py)."""
     return [obj for obj in objects if is_animated(obj) and PIVOT not in obj and not _of_character(obj)]
 
 

@@ -2,7 +2,7 @@
 
 Against OniSplit's own output (tests/data/objects: a level, the same instances as loose
 .oni files, and OniSplit's OBJ, PNG and a JSON of what was generated), and against
-generated files of every case (tests/fixtures/objects_generate.py) with slow reference decoders.
+generated files of every case (tools/generate/objects_generate.py) with slow reference decoders.
 """
 
 import json

@@ -3,7 +3,7 @@
 Against OniSplit's own files (tests/data/characters: six TRAMs as loose .oni, packed in a level,
 and as OniSplit's XML): every number the XML holds equals the stored value as OniSplit reads it;
 the loose files and the level give the same Trams; read -> write gives OniSplit's bytes back.
-Against generated files of every case (tests/fixtures/characters_generate.py), a key-by-key
+Against generated files of every case (tools/generate/characters_generate.py), a key-by-key
 reference walker, and one test per bad input (docs/bad_input.md).
 """
 

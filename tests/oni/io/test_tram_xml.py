@@ -368,7 +368,7 @@ def onisplit_round_trip(radians):
 # --- values ------------------------------------------------------------------------------------------
 
 def test_every_6_byte_code_comes_back_through_its_ekey_text():
-    """OniSplit reads code c as int16(c) * 180 / 32767.5 degrees (float32, spec 7.1); its writer, and
+    """OniSplit reads code c as int16(c) * 180 / 32767.5 degrees (float32, CHARACTERS.md 7.1); its writer, and
     our reader, take degrees d to round_half_even(float32(float32(d / 180) * 32767.5)) mod 65536:
     c again, for all 65536 codes, through the text we write (and through OniSplit: the codes case
     above)."""
@@ -644,7 +644,7 @@ def test_the_last_key_lasts_one_frame(tmp_path):
     (punch_with(r"<EKey>([^<]*)</EKey>", r"<QKey>\1 1</QKey>"),
      "line 171: <QKey> in an animation without the Overlay flag: OniSplit's -create turns such keys into EKeys"),
     (edited("<Footsteps />", '<Footsteps><Footstep Frame="1" Type="Left" /></Footsteps>'),
-     "line 78: <Footstep> with attributes: OniSplit's reader throws on them (spec 7.4)"),
+     "line 78: <Footstep> with attributes: OniSplit's reader throws on them (docs/characters.md 9)"),
     (punch_with(r"<Extents>.*</Extents>", "<Extents />"), "line 656: the first attack has no <Extents>: OniSplit "
                                                           "computes them from a body"),
     (punch_with(r"<Positions>.*</Positions>", "<Positions />"), "line 511: the extent on frame 12 (of the attack from "

@@ -136,8 +136,8 @@ class _TramXml(GuardedXml):
         if ALIASES.get(name, name) == "AttackRing" and parent.spec is ANIMATION and "Attacks" not in parent.value:
             self.fail(f"<{name}> without <Attacks>: OniSplit reads the ring only after the attacks")
         if name == "Footstep" and attributes:
-            self.fail("<Footstep> with attributes: OniSplit's reader throws on them (spec 7.4); give <Frame> and "
-                      "<Type> elements")
+            self.fail("<Footstep> with attributes: OniSplit's reader throws on them (docs/characters.md 9); "
+                      "give <Frame> and <Type> elements")
         spec = parent.spec
         if spec is ROTATIONS:
             self.check_rotation_size(parent.count())
@@ -298,8 +298,8 @@ class _TramXml(GuardedXml):
             self.key_name = name
             if name == "QKey" and not self.open[0].value["Flags"] & OVERLAY:
                 self.fail("<QKey> in an animation without the Overlay flag: OniSplit's -create turns such keys "
-                          "into EKeys and corrupts tracks with keys more than a frame apart (spec 7.4); write "
-                          "EKeys", self.text_line)
+                          "into EKeys and corrupts tracks with keys more than a frame apart (docs/characters.md 9); "
+                          "write EKeys", self.text_line)
         elif name != self.key_name:
             self.fail(f"<{name}> among <{self.key_name}>: one animation's keys are all EKeys or all QKeys",
                       self.text_line)

@@ -55,7 +55,7 @@ def _animation_of(t):
     read values; a float chosen to read back to the stored bits where OniSplit's own text would not."""
     if t.key_size == 16 and not t.flags & OVERLAY:
         _refuse("16-byte keys without the Overlay flag: OniSplit's -create turns QKeys into EKeys and corrupts "
-                "tracks with keys more than a frame apart (spec 7.4)")
+                "tracks with keys more than a frame apart (docs/characters.md 9)")
     positions = t.positions
     x, z = (F32(positions[field][0]) * F32(0.01) if len(positions) else F32(0) for field in ("x", "z"))
     a = {
