@@ -1,5 +1,5 @@
-"""Generated level parts (docs/level.md) for tests and benchmarks, written from the spec's byte
-layouts (LEVEL.md 1, 2, 5): an environment (AKEV and its arrays), object lists (BINACJBO),
+"""Generated level parts (docs/level.md) for tests and benchmarks, written from their byte
+layouts (docs/level.md 1, 2, 5): an environment (AKEV and its arrays), object lists (BINACJBO),
 door classes (DOOR), furniture geometry (OFGA) and a level instance (ONLV with its object
 quad map ONOA and object setups OBOA), into a VR31 level + .raw and into loose VR32 .oni files
 (one per named instance, linking the others as placeholders; the object lists beside the ONLV,

@@ -287,10 +287,10 @@ def test_part_rotations_refuse_keys_that_do_not_rise_from_0_to_the_last_frame(fr
         part_rotations(tram)
 
 
-# --- OniSplit's XML and Collada of the samples (tests/data/characters, spec 6-7)
+# --- OniSplit's XML and Collada of the samples (tests/data/characters, docs/characters.md 7, 9)
 
 def onisplit_codes(degrees, onisplit_reading):
-    """EKey degrees back to the stored u16 codes, inverting OniSplit's int16 . 180 / 32767.5 (spec 7.1).
+    """EKey degrees back to the stored u16 codes, inverting OniSplit's int16 . 180 / 32767.5 (docs/characters.md 9).
     With onisplit_reading, a code c >= 32768 becomes c - 1: OniSplit's angle of c, (c - 65536) . 2pi / 65535,
     is the engine's angle of c - 1 less 2pi, the same rotation (its quaternion negated)."""
     signed = np.asarray(degrees, np.float64) * 32767.5 / 180.0

@@ -1,4 +1,4 @@
-"""Bad input to the level readers (LEVEL.md 6, docs/level.md 7, docs/bad_input.md "Levels:
+"""Bad input to the level readers (docs/level.md 7, docs/bad_input.md "Levels:
 environment and object lists"): every error names the file, the instance and the fault, and
 nothing is read; every warning is given once and the rest still comes in.
 

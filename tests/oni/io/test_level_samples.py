@@ -4,7 +4,7 @@ the object lists, door classes, furniture geometry, object quad map and OBOA set
 its XML and the authored values (expected.json); the same from the level .dat, the loose .oni
 files and (the environment) -create:akev's file alone.
 
-Which export holds a quad (LEVEL.md 7.6): `_door` / `_furn` the gunk of door / furniture
+Which export holds a quad (docs/level.md 5): `_door` / `_furn` the gunk of door / furniture
 object N (tag type 3 / 5) as node `door_N` / `furn_N` whose points are relative to its
 translate; `_bnv` the ghosts (node `ghost_N`, with the rooms); `_env_markers` the quads of a
 `_marker_` texture; `_env` the rest. Every Collada polygon is an AKEV quad in stored corner
@@ -261,7 +261,7 @@ def test_lists_are_the_authored_values(level):
 
 
 def test_plain_create_gives_the_same_objects_ids_aside(level):
-    """objc/: OniSplit's plain -create of the object XML (LEVEL.md 1: the two writers agree, ids aside)."""
+    """objc/: OniSplit's plain -create of the object XML (the two writers agree, ids aside)."""
     for name in ("Door", "Furniture"):
         alone = read_level(os.path.join(DATA, "objc", f"BINACJBO{name}.oni"))
         ours = next(o for o in level.object_lists if o.name == name)

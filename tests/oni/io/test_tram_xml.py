@@ -368,7 +368,7 @@ def onisplit_round_trip(radians):
 # --- values ------------------------------------------------------------------------------------------
 
 def test_every_6_byte_code_comes_back_through_its_ekey_text():
-    """OniSplit reads code c as int16(c) * 180 / 32767.5 degrees (float32, CHARACTERS.md 7.1); its writer, and
+    """OniSplit reads code c as int16(c) * 180 / 32767.5 degrees (float32, docs/characters.md 9); its writer, and
     our reader, take degrees d to round_half_even(float32(float32(d / 180) * 32767.5)) mod 65536:
     c again, for all 65536 codes, through the text we write (and through OniSplit: the codes case
     above)."""
