@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""The long fuzz run of one reader (docs/bad_input.md, "Fuzzing"); tests/oni/io/test_fuzz.py is the short one.
+"""The long fuzz run of one reader (docs/bad_input.md, "Fuzzing"); tests/oni/io/test_oban_fuzz.py is the short one.
 
     tools/fuzz.py --reader raw|oni|dat|xml [--seconds N] [--engine atheris|hypothesis]
                   [--work DIR] [-- LIBFUZZER_ARGS...]
 
 Every input must read cleanly or raise ObanError (message starting with the path),
 within a second and max(1 MiB, 6 x the file size) of tracemalloc peak: the property
-of tests/oni/io/test_fuzz.py (read_within_limits), which this reuses with its seed files.
+of tests/oni/io/test_oban_fuzz.py (read_within_limits), which this reuses with its seed files.
 
 atheris (coverage-guided libFuzzer, `pip install atheris`) is used when it imports;
 it starts from the seed files (WORK/corpus, which keeps what it finds interesting
 for the next run) with a dictionary of tags, names and boundary values, runs in
 rounds of ROUND seconds (a fresh process each: see run_atheris_in_rounds), and stops
 at the first failure, leaving the input in WORK/crashes/. Without atheris (or with
---engine hypothesis), the strategies of tests/oni/io/test_fuzz.py run with random seeds in
+--engine hypothesis), the strategies of tests/oni/io/test_oban_fuzz.py run with random seeds in
 batches until the time is up; each failing input, shrunk, goes to WORK/crashes/.
 Exit code 0 when nothing failed, 1 otherwise. A crasher, once fixed, belongs in
 tests/data/regressions/ with its reader's extension (atheris names it crash-SHA1).
@@ -31,7 +31,8 @@ import traceback
 import tracemalloc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "oni", "io"), os.path.join(ROOT, "tests", "fixtures"),
+                os.path.join(ROOT, "tools", "generate")]
 
 from oban_import.oni.io.container.container import CHECKSUMS, OBAN_TAG, SIGNATURE, VERSIONS  # noqa: E402
 from oban_import.oni.io.oban.record import FLAGS  # noqa: E402
@@ -108,8 +109,8 @@ def _input_path(folder, reader):
 
 
 def _seed_files(reader):
-    import test_fuzz
-    seeds = test_fuzz.SEEDS[reader]
+    import test_oban_fuzz
+    seeds = test_oban_fuzz.SEEDS[reader]
     return [s.encode("utf-8") if isinstance(s, str) else s for s in seeds]
 
 
@@ -118,7 +119,7 @@ def run_atheris(reader, seconds, work, folder, extra):
     import numpy  # noqa: F401  (not instrumented: only the project's own code is)
     with atheris.instrument_imports(include=["oban_import"]):
         import oban_import.oni.io.oban.read  # noqa: F401  (and the container, OBAN and XML readers it imports)
-    import test_fuzz
+    import test_oban_fuzz
 
     corpus = os.path.join(work, "corpus")
     os.makedirs(corpus, exist_ok=True)
@@ -134,8 +135,8 @@ def run_atheris(reader, seconds, work, folder, extra):
     def one_input(data):
         with open(path, "wb") as f:
             f.write(data)
-        test_fuzz.read_within_limits(path)
-        test_fuzz.read_within_limits(path, "*o*")  # the name filter's paths too
+        test_oban_fuzz.read_within_limits(path)
+        test_oban_fuzz.read_within_limits(path, "*o*")  # the name filter's paths too
 
     atheris.Setup([sys.argv[0], corpus, f"-max_total_time={seconds}", "-timeout=10", "-rss_limit_mb=4096",
                    f"-dict={dictionary}", f"-artifact_prefix={os.path.join(work, 'crashes')}/",
@@ -144,14 +145,14 @@ def run_atheris(reader, seconds, work, folder, extra):
 
 
 def run_hypothesis(reader, seconds, work, scratch):
-    import test_fuzz
+    import test_oban_fuzz
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
-    strategy = {"raw": test_fuzz.mutated_binary(test_fuzz.SEEDS["raw"], [".oban", ".OBAN"]),
-                "oni": test_fuzz.mutated_binary(test_fuzz.SEEDS["oni"], [".oni"]),
-                "dat": test_fuzz.mutated_binary(test_fuzz.SEEDS["dat"], [".dat"]),
-                "xml": test_fuzz.mutated_xml()}[reader]
+    strategy = {"raw": test_oban_fuzz.mutated_binary(test_oban_fuzz.SEEDS["raw"], [".oban", ".OBAN"]),
+                "oni": test_oban_fuzz.mutated_binary(test_oban_fuzz.SEEDS["oni"], [".oni"]),
+                "dat": test_oban_fuzz.mutated_binary(test_oban_fuzz.SEEDS["dat"], [".dat"]),
+                "xml": test_oban_fuzz.mutated_xml()}[reader]
     folder = tempfile.mkdtemp(prefix="oban-fuzz-", dir=scratch)
     last_failure = {}
     crashes = []
@@ -159,11 +160,11 @@ def run_hypothesis(reader, seconds, work, scratch):
 
     @settings(max_examples=2000, deadline=None, database=None, derandomize=False, print_blob=True,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
-    @given(case=strategy, name_glob=st.sampled_from(test_fuzz.GLOBS))
+    @given(case=strategy, name_glob=st.sampled_from(test_oban_fuzz.GLOBS))
     def batch(case, name_glob):
         examples[0] += 1
         try:
-            test_fuzz.replay(folder, reader, *case, name_glob)
+            test_oban_fuzz.replay(folder, reader, *case, name_glob)
         except BaseException:
             last_failure.update(case=case, name_glob=name_glob, error=traceback.format_exc(limit=3))
             raise
