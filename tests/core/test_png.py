@@ -7,17 +7,23 @@ from pngs import read_png
 from oban_import.core.png import png_bytes
 
 
-@pytest.mark.parametrize("kind", ["noise", "smooth", "flat", "odd size"])
+@pytest.mark.parametrize("kind", ["noise", "smooth", "flat", "odd size", "opaque", "one pixel not opaque"])
 def test_pixels_come_back_exactly(tmp_path, kind):
+    """Every pixel; an RGB file (PNG colour type 2) exactly where every alpha is 255."""
     rng = np.random.default_rng(3)
-    shape = (37, 53, 4) if kind == "odd size" else (128, 128, 4)
+    shape = (37, 53, 4) if kind in ("odd size", "opaque") else (128, 128, 4)
     pixels = {"noise": rng.integers(0, 256, shape),
               "smooth": np.add.outer(np.arange(shape[0]), np.arange(shape[1]))[:, :, None] + np.arange(4),
               "flat": np.full(shape, 200),
-              "odd size": rng.integers(0, 256, shape)}[kind].astype(np.uint8)
+              "odd size": rng.integers(0, 256, shape),
+              "opaque": np.concatenate([rng.integers(0, 256, shape[:2] + (3,)), np.full(shape[:2] + (1,), 255)], 2),
+              "one pixel not opaque": np.full(shape, 255) - (np.arange(shape[0] * shape[1]).reshape(shape[:2]) == 77)[
+                  :, :, None] * [0, 0, 0, 1]}[kind].astype(np.uint8)
     path = tmp_path / "t.png"
     path.write_bytes(png_bytes(pixels))
     np.testing.assert_array_equal(read_png(str(path)), pixels)
+    assert path.read_bytes()[25] == (2 if (pixels[:, :, 3] == 255).all() else 6)
+    assert kind not in ("opaque", "one pixel not opaque") or path.read_bytes()[25] == (2 if kind == "opaque" else 6)
 
 
 def test_noise_is_stored_and_texture_data_compressed():

@@ -7,7 +7,7 @@ import bpy
 import numpy as np
 
 from ...blender import compat
-from ...blender.datablocks import Snapshot, block_counts, new_collection, remove_if_empty, select_only
+from ...blender.datablocks import Snapshot, block_counts, new_collection, select_only
 from ...blender.scene import update_scene
 from ...core.errors import ObanError
 from ...core.png import png_bytes
@@ -39,8 +39,7 @@ def import_sprites(context, prt_path: str, settings, progress=None) -> Report:
         _build(collection, prt_path, plan, settings, result,
                lambda share: report(READING_SHARE + (1 - READING_SHARE) * share))
     except Exception as error:  # a bug or no memory: nothing of this file stays
-        made.remove()
-        remove_if_empty(collection)
+        made.remove()    # the collection too: it was made after the snapshot
         result.made = []
         result.errors.append(f"{prt_path}: could not be imported: {error!r}")
         return result
