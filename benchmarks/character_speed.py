@@ -54,7 +54,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "generate")]
 
 from measure import (checked, empty_scene, keyframe_co, leave, print_best, profile, quiet,  # noqa: E402
-                     scratch_folder, timed_rounds)
+                     registered_addon, scratch_folder, timed_rounds)
 
 ANIMATIONS = 700
 FRAMES = (20, 100)          # each TRAM's frame count, uniform: 60 on average
@@ -215,18 +215,13 @@ def main(argv=None):
     rounds = args.rounds or (1 if args.quick else 7)
     count = ANIMATIONS // 10 if args.quick else ANIMATIONS
 
-    with scratch_folder("oban-character-bench-", args.keep) as scratch:
+    with scratch_folder("oban-character-bench-", args.keep) as scratch, registered_addon():
         global bpy, np, compat
         import bpy
         import numpy as np
 
-        import oban_import
         from oban_import.blender import compat
-        oban_import.register()
-        try:
-            return run(args, rounds, count, scratch)
-        finally:
-            oban_import.unregister()
+        return run(args, rounds, count, scratch)
 
 
 def run(args, rounds, count, scratch):

@@ -33,7 +33,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "generate")]
 
-from measure import checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim  # noqa: E402
+from measure import checked, leave, print_best, profile, quiet, registered_addon, scratch_folder, timed_rounds, trim  # noqa: E402
 
 LIMIT = 1.5        # add-on time <= this x wm.obj_import time
 TEXTURES, SIDE = 250, 64
@@ -148,19 +148,11 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     args = parser.parse_args(argv)
-    with scratch_folder("oban-level-bench-", args.keep) as scratch:
+    with scratch_folder("oban-level-bench-", args.keep) as scratch, registered_addon():
         import bpy as _bpy
         import numpy as _np
         bpy, np = _bpy, _np
-        import oban_import
-        oban_import.register()
-        try:
-            return run(args, scratch)
-        finally:
-            try:
-                oban_import.unregister()
-            except Exception:
-                pass
+        return run(args, scratch)
 
 
 def run(args, scratch):

@@ -136,6 +136,21 @@ def scratch_folder(prefix, keep=False):
             shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def registered_addon():
+    """The add-on registered for the block (inside scratch_folder, so that Blender writes its
+    user folders there), unregistered after."""
+    import oban_import
+    oban_import.register()
+    try:
+        yield oban_import
+    finally:
+        try:
+            oban_import.unregister()
+        except Exception:   # a failed run may have left it half registered: the run's error is what counts
+            pass
+
+
 def label(filename, line, function):
     """A profile row's place, relative to the repository."""
     if filename == "~":

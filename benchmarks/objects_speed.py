@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim  # noqa: E402
+from measure import checked, leave, print_best, profile, quiet, registered_addon, scratch_folder, timed_rounds, trim  # noqa: E402
 
 from oban_import.core.png import png_bytes  # noqa: E402
 
@@ -178,19 +178,11 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     args = parser.parse_args(argv)
-    with scratch_folder("oban-objects-bench-", args.keep) as scratch:
+    with scratch_folder("oban-objects-bench-", args.keep) as scratch, registered_addon():
         import bpy as _bpy
         import numpy as _np
         bpy, np = _bpy, _np
-        import oban_import
-        oban_import.register()
-        try:
-            return run(args, scratch)
-        finally:
-            try:
-                oban_import.unregister()
-            except Exception:
-                pass
+        return run(args, scratch)
 
 
 def run(args, scratch):

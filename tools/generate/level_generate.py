@@ -11,8 +11,8 @@ import struct
 from dataclasses import dataclass, field
 
 import numpy as np
-from objects_generate import (GenObject, Instances, add_mesh, add_texture, container_bytes, counted, link, m3ga_data,
-                              oboa_data, random_mesh, random_texture)
+from objects_generate import (GenObject, Instances, add_mesh, add_texture, counted, link, m3ga_data, oboa_data,
+                              random_mesh, random_texture, write_level_files)
 
 from oban_import.oni.io.container.instance_file import instance_file_bytes
 from oban_import.oni.io.oban.record import record_bytes
@@ -307,14 +307,7 @@ def _onlv_data(inst, level, environment, mesh, animation):
 
 def write_level(level: GenLevel, folder, name="level7_Final"):
     """levelN_Final.dat + .raw; returns the .dat's path."""
-    os.makedirs(folder, exist_ok=True)
-    dat, raw = container_bytes(level_instances(level), "VR31")
-    path = os.path.join(folder, name + ".dat")
-    with open(path, "wb") as f:
-        f.write(dat)
-    with open(os.path.join(folder, name + ".raw"), "wb") as f:
-        f.write(raw or bytes(32))
-    return path
+    return write_level_files(level_instances(level), folder, name)
 
 
 def loose_names(level: GenLevel) -> list:

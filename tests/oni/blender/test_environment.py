@@ -13,6 +13,7 @@ import bpy
 import numpy as np
 import pytest
 from commands import COMMANDS, run
+from environment_faces import environment_faces
 from level_reference import DOOR_FLAG_BITS, collada_polygons, flag_bits, numbers, xml_akev, xml_objects
 from paths import DATA
 from reference_engine import matrix_at
@@ -40,28 +41,8 @@ def environment_objects():
 def face_data(obj):
     """Per face of an environment object: corner points in Oni axes (float64), UVs, RGBA bytes, and
     its flags, tag and quad index."""
-    mesh = obj.data
-    count = len(mesh.vertices)
-    points = np.empty(3 * count, np.float32)
-    mesh.vertices.foreach_get("co", points)
-    oni = points.reshape(-1, 3).astype(np.float64) @ DEFAULT_AXES / SCALE   # A is a rotation: A^-1 = A^T
-    corners = np.empty(len(mesh.loops), np.int32)
-    mesh.loops.foreach_get("vertex_index", corners)
-    uvs = np.empty(2 * len(mesh.loops), np.float32)
-    mesh.uv_layers.active.data.foreach_get("uv", uvs)
-    colors = np.empty(4 * len(mesh.loops), np.float32)
-    mesh.color_attributes.active_color.data.foreach_get("color_srgb", colors)
-    sizes = np.empty(len(mesh.polygons), np.int32)
-    mesh.polygons.foreach_get("loop_total", sizes)
-    attributes = {}
-    for name in ("oni_flags", "oni_object_tag", "oni_quad"):
-        values = np.empty(len(mesh.polygons), np.int32)
-        mesh.attributes[name].data.foreach_get("value", values)
-        attributes[name] = values
-    starts = np.cumsum(sizes) - sizes
-    return [(oni[corners[a:a + n]], uvs.reshape(-1, 2)[a:a + n], np.round(colors.reshape(-1, 4)[a:a + n] * 255),
-             attributes["oni_flags"][i], attributes["oni_object_tag"][i], attributes["oni_quad"][i])
-            for i, (a, n) in enumerate(zip(starts, sizes))]
+    return [(face.points.astype(np.float64) @ DEFAULT_AXES / SCALE, face.uvs, face.colors.astype(np.float64),
+             face.flags, face.tag, face.quad) for face in environment_faces(obj)]   # A is a rotation: A^-1 = A^T
 
 
 @pytest.mark.parametrize("path", [LEVEL, LOOSE], ids=["level", "loose"])

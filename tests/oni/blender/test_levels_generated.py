@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from commands import COMMANDS, run
 from door_reference import plain_keys, spec_origins
+from environment_faces import environment_faces
 from reference_engine import matrix_at
 
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
@@ -34,29 +35,6 @@ def import_path(path, **options):
     assert bpy.ops.import_anim.oban(filepath=path, global_scale=SCALE, **options) == {"FINISHED"}
 
 
-def faces(obj):
-    mesh = obj.data
-    points = np.empty(3 * len(mesh.vertices), np.float32)
-    mesh.vertices.foreach_get("co", points)
-    corners = np.empty(len(mesh.loops), np.int32)
-    mesh.loops.foreach_get("vertex_index", corners)
-    uvs = np.empty(2 * len(mesh.loops), np.float32)
-    mesh.uv_layers.active.data.foreach_get("uv", uvs)
-    colors = np.empty(4 * len(mesh.loops), np.float32)
-    mesh.color_attributes.active_color.data.foreach_get("color_srgb", colors)
-    sizes = np.empty(len(mesh.polygons), np.int32)
-    mesh.polygons.foreach_get("loop_total", sizes)
-    found = {}
-    for name in ("oni_flags", "oni_object_tag", "oni_quad"):
-        found[name] = np.empty(len(mesh.polygons), np.int32)
-        mesh.attributes[name].data.foreach_get("value", found[name])
-    starts = np.cumsum(sizes) - sizes
-    for i, (a, n) in enumerate(zip(starts, sizes)):
-        yield (found["oni_quad"][i], points.reshape(-1, 3)[corners[a:a + n]], uvs.reshape(-1, 2)[a:a + n],
-               np.round(colors.reshape(-1, 4)[a:a + n] * 255).astype(np.uint8), found["oni_flags"][i],
-               found["oni_object_tag"][i])
-
-
 @pytest.mark.parametrize("loose", [False, True], ids=["level", "loose"])
 def test_every_generated_quad_is_a_face_as_written(tmp_path, loose):
     level, path = generated(tmp_path, loose=loose)
@@ -64,7 +42,7 @@ def test_every_generated_quad_is_a_face_as_written(tmp_path, loose):
     env = level.environment
     seen = {}
     for obj in [o for o in bpy.data.objects if "oni_environment" in o]:
-        for quad, points, uvs, colors, flags, tag in faces(obj):
+        for quad, points, uvs, colors, flags, tag in environment_faces(obj):
             seen[quad] = obj
             k = 3 if env.flags[quad] & 0x40 else 4
             corners = env.quad_points[quad, :k]
