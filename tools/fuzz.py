@@ -5,7 +5,8 @@
                   [--work DIR] [-- LIBFUZZER_ARGS...]
 
 Every input must read cleanly or raise ObanError (message starting with the path),
-within a second and max(1 MiB, 6 x the file size) of tracemalloc peak: the property
+within max(1 MiB, 6 x the file size) of tracemalloc peak (atheris also fails one that
+takes over its -timeout): the property
 of tests/oni/io/test_oban_fuzz.py (read_within_limits), which this reuses with its seed files.
 
 atheris (coverage-guided libFuzzer, `pip install atheris`) is used when it imports;

@@ -10,7 +10,7 @@ fields' values; the .raw mutated or missing). For every input:
 - what the import makes of what is read is finite and keeps to docs/characters.md 8: every
   part's rotation at every frame a unit quaternion, the root's motion, the heights and a
   part's translations added up from the root lengths whose squares float32 holds;
-- the read takes under SECONDS and its tracemalloc peak stays under max(4 MiB, 80 x the
+- the read's tracemalloc peak stays under max(4 MiB, 80 x the
   bytes read): what grows fastest is a TRAM whose 32 track offsets all name its one longest
   track (14 bytes of frames and values per 7 stored, 32 times: 64 x), checked below.
 """
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from limits import measured, within
+from limits import measured
 from paths import DATA as TEST_DATA
 from test_objects_fuzz import SETTINGS, mutated
 
@@ -37,7 +37,6 @@ from oban_import.oni.io.container.container import HEADER_DTYPE
 
 DATA = os.path.join(TEST_DATA, "characters")
 MAX_SQUARE = float(np.finfo(np.float32).max)
-SECONDS = within(0.05)   # a fuzzed read takes at most about 0.05 s on an idle machine
 MEMORY_FLOOR, MEMORY_FACTOR = 4 << 20, 80
 
 
@@ -77,8 +76,7 @@ def outcomes(found):
 
 def within_limits(reader, path, extra_bytes=0):
     size = os.path.getsize(path) + extra_bytes
-    outcome, seconds, peak = measured(lambda: outcomes(reader(path)), SECONDS)
-    assert seconds < SECONDS, f"{seconds:.2f} s for {size} bytes"
+    outcome, peak = measured(lambda: outcomes(reader(path)))
     limit = max(MEMORY_FLOOR, MEMORY_FACTOR * size)
     assert peak < limit, f"peak {peak} bytes for {size} bytes read"
     if isinstance(outcome, ObanError):

@@ -8,7 +8,6 @@ the .raw truncated or missing. For every input:
 
 - only ObanError escapes, its message starting with the path it names (a file of the folder);
 - every texture the read gives (the environment's, the classes' meshes', the doors') decodes;
-- the read takes under a second (re-timed without tracemalloc if over);
 - its tracemalloc peak stays under max(4 MiB, 80 x the bytes read).
 """
 
@@ -20,7 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from limits import measured, within
+from limits import measured
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
@@ -29,7 +28,6 @@ from oban_import.oni.io.level.read import read_level
 from oban_import.oni.io.objects import textures
 
 DATA = os.path.join(TEST_DATA, "environment")
-SECONDS = within(0.05)   # a fuzzed read takes at most about 0.05 s on an idle machine
 MEMORY_FLOOR, MEMORY_FACTOR = 4 << 20, 80
 BOUNDARY = [0, 1, 2, 3, 0x23, 0x24, 0xF8, 0xFF, 0x100, 0x101, 0x7FFF, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000,
             0xFFFFFFFF]
@@ -73,8 +71,7 @@ def read_and_decode(path):
 
 
 def within_limits(path, size):
-    outcome, seconds, peak = measured(lambda: read_and_decode(path), SECONDS)
-    assert seconds < SECONDS, f"{seconds:.2f} s for {size} bytes"
+    outcome, peak = measured(lambda: read_and_decode(path))
     assert peak < max(MEMORY_FLOOR, MEMORY_FACTOR * size), f"peak {peak} bytes for {size} bytes read"
     if isinstance(outcome, ObanError):
         message = str(outcome)

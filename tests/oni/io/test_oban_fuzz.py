@@ -9,7 +9,6 @@ markup injected, deep nesting, huge text and other encodings. For every input:
 
 - `read_file` returns checked animations or raises ObanError whose message starts
   with the path; no other exception escapes;
-- it takes under a second (timed under tracemalloc; if over, re-timed without it, best of 3);
 - its tracemalloc peak stays under max(1 MiB, 6 x the file size). The fixed cost
   (numpy, the expat parser, one 64 KiB chunk) stays under 300 KiB. What grows
   with the file is what is returned: the largest legitimate ratios are about
@@ -40,7 +39,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from limits import measured, within
+from limits import measured
 from oban_generate import random_animation
 from paths import DATA
 
@@ -53,7 +52,6 @@ from oban_import.oni.io.oban.record import KEY_DTYPE, RECORD_DTYPE, Animation, r
 from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes
 
 REGRESSIONS = os.path.join(DATA, "regressions")
-SECONDS = within(0.05)   # a fuzzed read takes at most about 0.05 s on an idle machine
 MEMORY_FLOOR = 1 << 20
 MEMORY_FACTOR = 6
 
@@ -67,12 +65,10 @@ def memory_limit(size):
 def read_within_limits(path, name_glob=None):
     """read_file(path): the animations, or the ObanError; anything else propagates.
 
-    Fails if the call blows up in time (limits.within), or its tracemalloc peak is over the limit
-    (limits.measured).
+    Fails if its tracemalloc peak is over the limit (limits.measured).
     """
     size = os.path.getsize(path)
-    outcome, seconds, peak = measured(lambda: read_file(path, name_glob), SECONDS)
-    assert seconds < SECONDS, f"{seconds:.2f} s for {size} bytes"
+    outcome, peak = measured(lambda: read_file(path, name_glob))
     assert peak < memory_limit(size), f"peak {peak} bytes for a file of {size} bytes"
     if isinstance(outcome, ObanError):
         message = str(outcome)
@@ -542,8 +538,9 @@ def test_legitimate_worst_cases_fit_the_limits(folder):
                                   "1e" + "0" * 65_000 + "x"],
                          ids=["zeros_x", "zeros_1", "ones_x", "spaces_x", "signed_zeros", "pairs", "decimals",
                               "exponent"])
-def test_field_text_at_the_length_cap_is_read_in_linear_time(folder, field, text):
-    """Regular expressions over a field's text must not backtrack (a 64 KiB field once took 40 s)."""
+def test_field_text_at_the_length_cap_is_read(folder, field, text):
+    """A field's text at its length cap is read or refused in bounded memory (its time, once 40 s
+    for 64 KiB of a backtracking pattern: benchmarks/hostile_reads.py)."""
     spec = open(os.path.join(DATA, "xml", "OBANspec_example.xml"), encoding="utf-8").read()
     inner = re.search(rf"<{field}>(.*?)</{field}>", spec).group(1)
     replay(folder, "xml", spec.replace(f"<{field}>{inner}</{field}>", f"<{field}>{text}</{field}>", 1).encode(),
@@ -559,11 +556,11 @@ def test_a_huge_file_is_not_read_whole(folder):
         with open(path, "wb") as f:
             f.truncate(3 << 30)
         try:
-            error, seconds, peak = measured(lambda: read_file(path), SECONDS)
+            error, peak = measured(lambda: read_file(path))
         finally:
             os.remove(path)
         assert isinstance(error, ObanError) and str(error).startswith(f"{path}: "), error
-        assert seconds < SECONDS and peak < 8 << 20, (name, seconds, peak, str(error))
+        assert peak < 8 << 20, (name, peak, str(error))
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
@@ -782,7 +779,7 @@ TABLE = {
 
 @pytest.mark.parametrize("case", sorted(TABLE))
 def test_bad_input_table(tmp_path, case):
-    """Each pure-reader row of docs/bad_input.md: the very message, in time and memory."""
+    """Each pure-reader row of docs/bad_input.md: the very message, in bounded memory."""
     name, data, expected = TABLE[case]
     path = str(tmp_path / name)
     with open(path, "wb") as f:

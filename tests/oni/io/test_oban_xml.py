@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from limits import measured, retimed, seconds_of, within
+from limits import measured
 from oban_generate import random_animation
 from paths import DATA
 from test_oban_read import expect_error
@@ -64,11 +64,6 @@ def test_xml_reads_bitwise_equal_to_the_oni_file_onisplit_made_from_it(name):
     assert (xml.flags, xml.ticks_per_frame, xml.frames, xml.door_open_frame, xml.warnings) == \
            (oni.flags, oni.ticks_per_frame, oni.frames, oni.door_open_frame, oni.warnings)
     assert np.array_equal(frame_matrices(xml), frame_matrices(oni))
-
-
-def _seconds(call, limit):
-    """call()'s seconds, retimed where they reach `limit` (limits.retimed)."""
-    return retimed(seconds_of(call), call, limit)
 
 
 def test_generated_animations_round_trip_bit_for_bit(tmp_path):
@@ -228,14 +223,12 @@ def test_too_many_keys(tmp_path, monkeypatch):
     expect_error(write(tmp_path, "a.xml", SPEC_EXAMPLE), "line 16: more than 1 key frames")
 
 
-# ---- hostile files: each refused with no blow-up in time, within 20 MB ---------------------
+# ---- hostile files: each refused within 20 MB -------------------------------------------------
 
-def refused(tmp_path, data, *fragments, typical=0.05):
-    """The message for `data`, checked for memory and for a blow-up in time (`typical`: its
-    seconds on an idle machine, limits.within); never any other exception."""
+def refused(tmp_path, data, *fragments):
+    """The message for `data`, its read's tracemalloc peak under 20 MB; never any other exception."""
     path = write(tmp_path, "OBANhostile.xml", data)
-    message, seconds, peak = measured(lambda: expect_error(path, *fragments), within(typical))
-    assert seconds < within(typical), seconds
+    message, peak = measured(lambda: expect_error(path, *fragments))
     assert peak < 20 << 20, peak
     return message
 
@@ -278,14 +271,12 @@ def test_huge_text(tmp_path):
     refused(tmp_path, "<Oni>" + "9" * 10_000_000 + "</Oni>", "line 1: unexpected text '9999")
 
 
-def test_pathological_number_is_refused_in_linear_time(tmp_path):
-    refused(tmp_path, edited("<Rotation>0 0 0 1", "<Rotation>0 0 0 " + "1" * 65_000 + "x"), "is not a number",
-            typical=0.1)
+def test_pathological_number_is_refused(tmp_path):
+    refused(tmp_path, edited("<Rotation>0 0 0 1", "<Rotation>0 0 0 " + "1" * 65_000 + "x"), "is not a number")
 
 
 def test_huge_number_of_elements(tmp_path):
-    refused(tmp_path, "<Oni>" + "<a/>" * 2_000_000 + "</Oni>", f"more than {xml_reader.MAX_ELEMENTS} elements",
-            typical=0.5)
+    refused(tmp_path, "<Oni>" + "<a/>" * 2_000_000 + "</Oni>", f"more than {xml_reader.MAX_ELEMENTS} elements")
 
 
 @pytest.mark.parametrize("markup", ["<!--" + "x" * 3_000_000 + "-->", "<TXMP id='" + "x" * 3_000_000 + "'/>",
@@ -298,9 +289,8 @@ def test_file_over_the_size_cap_is_refused_before_reading(tmp_path):
     path = str(tmp_path / "big.xml")
     with open(path, "wb") as f:
         f.truncate(xml_reader.MAX_FILE_SIZE + 1)  # sparse: no disk used
-    refusal = lambda: expect_error(path, f"{xml_reader.MAX_FILE_SIZE + 1} bytes", "256 MiB are refused")  # noqa: E731
-    seconds = _seconds(refusal, within(0.005))
-    assert seconds < within(0.005), seconds   # not read: a read of 256 MiB takes far longer
+    _, peak = measured(lambda: expect_error(path, f"{xml_reader.MAX_FILE_SIZE + 1} bytes", "256 MiB are refused"))
+    assert peak < 8 << 20, peak   # not read: a read of 256 MiB would hold it
 
 
 @pytest.mark.parametrize("data, message", [

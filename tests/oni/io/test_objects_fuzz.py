@@ -8,7 +8,6 @@ values or other fields' values, the .raw truncated or missing. For every input:
 - only ObanError escapes, its message starting with the path it names;
 - every texture read decodes (Texture.pixels and .rgba8, which the reader leaves to
   the first use) without an error, inside the limits below;
-- the read takes under a second (re-timed without tracemalloc if over);
 - its tracemalloc peak stays under max(4 MiB, 80 x the bytes read). What legitimately
   grows fastest is decoded pixels: 16 bytes of float32 RGBA per texel from half a byte
   (DXT1), 32 x, and the decode's palette indices while the image is gathered, about
@@ -25,7 +24,7 @@ import objects_generate as gen
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from limits import measured, within
+from limits import measured
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
@@ -34,7 +33,6 @@ from oban_import.oni.io.objects.model import Level, Mesh, Texture
 from oban_import.oni.io.objects.read import read_mesh_file, read_objects, read_texture_file
 
 DATA = os.path.join(TEST_DATA, "objects")
-SECONDS = within(0.05)   # a fuzzed read takes at most about 0.05 s on an idle machine
 MEMORY_FLOOR, MEMORY_FACTOR = 4 << 20, 80
 SETTINGS = dict(deadline=None, derandomize=True, database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -78,8 +76,7 @@ def read_and_decode(reader, path):
 
 def within_limits(reader, path, extra_bytes=0):
     size = os.path.getsize(path) + extra_bytes
-    outcome, seconds, peak = measured(lambda: read_and_decode(reader, path), SECONDS)
-    assert seconds < SECONDS, f"{seconds:.2f} s for {size} bytes"
+    outcome, peak = measured(lambda: read_and_decode(reader, path))
     limit = max(MEMORY_FLOOR, MEMORY_FACTOR * size)
     assert peak < limit, f"peak {peak} bytes for {size} bytes read"
     if isinstance(outcome, ObanError):

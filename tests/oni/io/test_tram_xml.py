@@ -13,7 +13,6 @@ import hashlib
 import io
 import json
 import lzma
-import math
 import os
 import re
 from unittest import mock
@@ -494,7 +493,7 @@ def refused(tmp_path, data, *fragments, name="TRAMbad.xml"):
         return read(reader, f)
 
     with mock.patch.object(tram_xml_read._TramXml, "read", kept):
-        outcome, _, peak = measured(lambda: read_tram_file(str(path)), math.inf)
+        outcome, peak = measured(lambda: read_tram_file(str(path)))
     assert isinstance(outcome, ObanError), outcome
     message = str(outcome)
     assert message.startswith(f"{path}: "), message
