@@ -4,7 +4,6 @@ on it whose bones give every part the engine's matrix at every frame (engine/bon
 
 All of a character or nothing: a failure removes what was made."""
 
-import functools
 import os
 from collections import Counter
 
@@ -18,7 +17,7 @@ from ...core.report import Made, Report
 from ...core.runs import bounded_runs
 from ..engine import bones
 from ..io.characters.model import PART_NAMES
-from ..io.characters.read import body_file, read_character, tram_listings
+from ..io.characters.read import body_file, listings_beside, read_character
 from ..io.characters.tram import OVERLAY
 from ..io.characters.tram_read import MAX_SQUARE
 from ..io.characters.tram_properties import tram_markers, tram_properties
@@ -56,7 +55,7 @@ def onto_armature(context, trams, path, armatures, settings, collection, shared)
     `armatures` whose bones are its parts, else the body beside the file (its first ONCC….oni,
     else TRBS….oni). A note says which body each went onto and why; ObanError saying what to
     select where there is none."""
-    listings, unread = _listings_beside(path)
+    listings, unread = listings_beside(path)
     result = Report(last_frame=settings.frame_start)
     result.warnings += [f"{path}: a character beside it cannot be read, so whose animations it lists is not "
                         f"known: {error}" for error in unread]
@@ -75,24 +74,6 @@ def onto_armature(context, trams, path, armatures, settings, collection, shared)
         more = f" and {len(group) - NAMED_IN_A_NOTE} more" if len(group) > NAMED_IN_A_NOTE else ""
         result.notes.append(f"{path}: {names}{more} onto '{body.name}': {why}")
     return result
-
-
-def _listings_beside(path):
-    """tram_listings of the file's folder: read once for the TRAM files of a folder, while its
-    ONCC and TRAC files stay as they are."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        with os.scandir(folder) as entries:
-            signature = tuple(sorted((entry.name, entry.stat().st_mtime_ns, entry.stat().st_size) for entry in entries
-                                     if entry.name.startswith(("ONCC", "TRAC")) and entry.name.endswith(".oni")))
-    except OSError:     # a file that went, or cannot be looked at: read as it is now
-        return tram_listings(folder)
-    return _listings(folder, signature)
-
-
-@functools.lru_cache(maxsize=4)
-def _listings(folder, signature):
-    return tram_listings(folder)
 
 
 def _body_of(tram, armatures, listings, path):

@@ -4,6 +4,7 @@ hierarchy), its textures (TRMA) and its animations (the TRAC chain of TRAMs), fo
 through a Library across placeholders; and the entry points that read a file's characters
 or TRAMs (read_character, read_characters, read_tram_file, read_trams)."""
 
+import functools
 import glob
 import os
 from dataclasses import replace
@@ -172,6 +173,24 @@ def tram_listings(folder: str) -> tuple[list[TramListing], list[ObanError]]:
         except ObanError as error:
             errors.append(error)
     return listings, errors
+
+
+def listings_beside(path: str) -> tuple[list[TramListing], list[ObanError]]:
+    """tram_listings of the folder of the file `path`: read once for the TRAM files of a
+    folder, while its ONCC and TRAC files stay as they are."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        with os.scandir(folder) as entries:
+            signature = tuple(sorted((entry.name, entry.stat().st_mtime_ns, entry.stat().st_size) for entry in entries
+                                     if entry.name.startswith(("ONCC", "TRAC")) and entry.name.endswith(".oni")))
+    except OSError:     # a file that went, or cannot be looked at: read as it is now
+        return tram_listings(folder)
+    return _listings(folder, signature)
+
+
+@functools.lru_cache(maxsize=4)
+def _listings(folder, signature):
+    return tram_listings(folder)
 
 
 def body_file(tram_name: str, listings: list[TramListing], path: str) -> tuple[str | None, str]:
