@@ -8,7 +8,7 @@ TRAM_EVENTS = ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "f
 from ..oni.engine.environment import quad_groups
 from ..oni.io.characters.tram import tram_flag_text
 from ..oni.io.level.model import DOOR_FLAGS, QUAD_FLAGS
-from ..oni.io.level.properties import event_text, flag_names
+from ..oni.io.level.properties import event_text, flag_counts, flag_names
 from ..oni.io.objects.textures import FORMAT_NAMES
 from ..outpost2.engine.draw import animation_boxes, subframe_owners
 from ..outpost2.io.prt import PrtFile
@@ -82,10 +82,8 @@ def environment_table(rows: list) -> str:
     for file, contents in rows:
         env = contents.environment
         groups = quad_groups(env, contents)
-        flags = env.flags.astype(np.int64)
-        counts = {name: int(((flags & bit) != 0).sum()) for name, bit in QUAD_FLAGS.items()}
-        counted = [f"{name} {count}" for name, count in counts.items() if count]
-        lines.append((file, env.name, len(flags), len(groups.drawn), len(groups.markers),
+        counted = [f"{name} {count}" for name, count in flag_counts(env.flags, QUAD_FLAGS).items() if count]
+        lines.append((file, env.name, len(env.flags), len(groups.drawn), len(groups.markers),
                       sum(map(len, groups.door_gunk.values())) + len(groups.door_frames),
                       f"{sum(t is not None for t in env.textures)}/{len(env.textures)}", ", ".join(counted) or "-"))
     return format_table(("file", "environment", "quads", "drawn", "markers", "door gunk", "textures", "flags"),

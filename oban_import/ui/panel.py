@@ -17,7 +17,8 @@ from ..oni.io.characters.tram import tram_flag_text
 from ..oni.io.characters.tram_properties import NAME as TRAM_NAME
 from ..oni.io.characters.tram_properties import PREFIX as TRAM_PREFIX
 from ..oni.io.level.model import DOOR_FLAGS, OBJECT_TAG_TYPES, QUAD_FLAGS
-from ..oni.io.level.properties import ENVIRONMENT, FLAGS_ATTRIBUTE, QUAD_ATTRIBUTE, TAG_ATTRIBUTE, TYPE, flag_names
+from ..oni.io.level.properties import (DOOR_ID, ENVIRONMENT, FLAGS_ATTRIBUTE, OBJECT_ID, QUAD_ATTRIBUTE, TAG_ATTRIBUTE,
+                                      TYPE, flag_counts, flag_names)
 from ..oni.io.objects.properties import OBJECT_DOOR_ID, OBJECT_DOOR_LEAF
 from ..oni.io.oban.properties import FIELDS, FLAG_BITS, NAME, flag_properties
 from ..oni.io.oban.record import FLAGS, KNOWN_FLAGS, MAX_COUNT
@@ -157,9 +158,9 @@ def level_lines(obj) -> list:
         return environment_lines(obj)
     if OBJECT_DOOR_LEAF in obj:
         return [f"Leaf {obj[OBJECT_DOOR_LEAF]} of door {obj[OBJECT_DOOR_ID]}"]
-    lines = [f"{obj[TYPE]} {obj['oni_object_id']}"]
+    lines = [f"{obj[TYPE]} {obj[OBJECT_ID]}"]
     if "oni_door_class" in obj:
-        lines += [f"Class: {obj['oni_door_class']}", f"Door id {obj['oni_door_id']}, key id {obj['oni_key_id']}",
+        lines += [f"Class: {obj['oni_door_class']}", f"Door id {obj[DOOR_ID]}, key id {obj['oni_key_id']}",
                   f"Flags: {flag_names(obj['oni_door_flags'], DOOR_FLAGS)}",
                   f"Textures: {obj['oni_texture1'] or '-'}, {obj['oni_texture2'] or '-'}"]
         lines += [f"Event: {event}" for event in obj["oni_events"]] or ["No events"]
@@ -186,10 +187,9 @@ def environment_lines(obj) -> list:
 def quad_flag_lines(flags) -> list:
     """One line per flag some of `flags` (int32 as the face attribute holds them) carry: its
     name (its count where there are several quads)."""
-    bits = flags.astype(np.int64) & 0xFFFFFFFF
-    counts = {name: int(((bits & bit) != 0).sum()) for name, bit in QUAD_FLAGS.items()}
-    unnamed = int(np.bitwise_or.reduce(bits, initial=0)) & ~sum(QUAD_FLAGS.values())
-    lines = [name if len(bits) == 1 else f"{name}: {count}" for name, count in counts.items() if count]
+    counts = flag_counts(flags, QUAD_FLAGS)
+    unnamed = int(np.bitwise_or.reduce(flags.astype(np.int64) & 0xFFFFFFFF, initial=0)) & ~sum(QUAD_FLAGS.values())
+    lines = [name if len(flags) == 1 else f"{name}: {count}" for name, count in counts.items() if count]
     return lines + ([f"Other bits: 0x{unnamed:x}"] if unnamed else []) or ["No flags"]
 
 

@@ -41,6 +41,9 @@ def import_environment(contents: LevelContents, path, settings, collection, shar
 
 def _objects(contents, groups, path, settings, collection, shared):
     environment, made = contents.environment, []
+    properties = {ENVIRONMENT: environment.name, LEVEL_FILE: os.path.abspath(path),
+                  FINGERPRINT: signed32(fingerprint(environment))} | \
+        import_properties(settings.global_scale, settings.axes, settings.frame_start)
     for name, quads, hidden in [(f"{contents.name} environment", groups.drawn, None),
                                 (f"{contents.name} markers", groups.markers, MARKERS),
                                 *[(f"DOOR {door} gunk", quads, DOOR_GUNK) for door, quads in groups.door_gunk.items()],
@@ -49,10 +52,7 @@ def _objects(contents, groups, path, settings, collection, shared):
             continue
         target = collection if hidden is None else _hidden_collection(collection, f"{contents.name} {hidden}")
         obj = bpy.data.objects.new(name, new_environment_mesh(name, environment, quads, shared, settings))
-        obj.id_properties_ensure().update({ENVIRONMENT: environment.name, LEVEL_FILE: os.path.abspath(path),
-                                           FINGERPRINT: signed32(fingerprint(environment))}
-                                          | import_properties(settings.global_scale, settings.axes,
-                                                              settings.frame_start))
+        obj.id_properties_ensure().update(properties)
         target.objects.link(obj)
         made.append(Made(path, contents, obj))
     return made
@@ -61,7 +61,7 @@ def _objects(contents, groups, path, settings, collection, shared):
 def new_environment_mesh(name, environment: Environment, quads, shared, settings) -> "bpy.types.Mesh":
     """A mesh of the environment's quads `quads` (indices, in the file's order): its points
     the ones they use, converted; a material per texture and way of drawing (materials.py)."""
-    counts = environment.corner_counts[quads]
+    counts = environment.corner_counts(quads)
     used = np.arange(4)[None, :] < counts[:, None]                       # (n, 4) the corners each has
     corner_points = environment.quad_points[quads][used]
     kept, corners = _compacted(corner_points, len(environment.points))
@@ -74,7 +74,7 @@ def new_environment_mesh(name, environment: Environment, quads, shared, settings
     for attribute, values in ((FLAGS_ATTRIBUTE, flags.view(np.int32)), (TAG_ATTRIBUTE, environment.object_tags[quads]),
                               (QUAD_ATTRIBUTE, quads.astype(np.int32))):
         mesh.attributes.new(attribute, "INT", "FACE").data.foreach_set("value", np.ascontiguousarray(values, np.int32))
-    shades = environment.shade_bytes[quads][used]
+    shades = environment.shade_bytes(quads)[used]
     compat.set_byte_colors(mesh, SHADE_ATTRIBUTE, shades)
     _materials(mesh, environment, quads, flags, shared)
     mesh.update(calc_edges=True)

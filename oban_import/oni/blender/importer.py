@@ -155,7 +155,6 @@ def _environment(file, job):
     parts = file.brought.level_parts
     if parts is not None and parts.environment is not None and job.settings.environment:
         file.built.made += environment.import_environment(parts, file.path, job.settings, job.collection, job.shared)
-        job.shared.pack_images()
 
 
 def _object_lists(file, job):

@@ -93,9 +93,10 @@ def _scene_quads(objects, environment) -> dict:
         flags[quad] = _face_values(mesh, FLAGS_ATTRIBUTE, faces).view(np.uint32)
         sizes = np.empty(faces, np.int32)
         mesh.polygons.foreach_get("loop_total", sizes)
-        wrong = sizes != environment.corner_counts[quad]
+        imported = environment.corner_counts(quad)
+        wrong = sizes != imported
         refused += [f"object '{obj.name}' face {face} (quad {quad[face]}): {sizes[face]} corners, "
-                    f"{environment.corner_counts[quad[face]]} imported" for face in np.flatnonzero(wrong)[:3]]
+                    f"{imported[face]} imported" for face in np.flatnonzero(wrong)[:3]]
         if wrong.any():
             continue
         shades[quad] = _corner_shades(mesh, sizes, shades[quad])

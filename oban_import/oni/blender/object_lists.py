@@ -3,11 +3,11 @@ s.A.position, turned by its rotation, with its type, id and fields as custom pro
 collection per list (type); a door's Empty holds its leaves."""
 
 import bpy
-import numpy as np
 from mathutils import Matrix
 
 from ...core.report import Made
 from ..engine.doors import placements
+from ..engine.to_blender import blender_matrices
 from ..io.level.model import LevelContents, ObjectList
 from ..io.level.properties import door_properties, furniture_properties, object_properties
 from .empties import new_empty
@@ -23,7 +23,9 @@ def import_object_lists(contents: LevelContents, path, settings, collection) -> 
         target = bpy.data.collections.new(f"{contents.name} {objects.name}")
         collection.children.link(target)
         details = _details(objects)
-        for index, matrix in enumerate(_world_matrices(objects, settings)):
+        matrices = blender_matrices(placements(objects.positions, objects.rotations), settings.axes,
+                                    settings.global_scale)
+        for index, matrix in enumerate(matrices):
             obj = new_empty(f"{objects.types[index]} {objects.ids[index]}", settings.global_scale)
             obj.matrix_world = Matrix(matrix.tolist())
             found = details.get(int(objects.ids[index]))
@@ -41,9 +43,3 @@ def _details(objects: ObjectList) -> dict:
     details.update({piece.id: (None, furniture_properties(piece)) for piece in objects.furniture})
     return details
 
-
-def _world_matrices(objects: ObjectList, settings) -> np.ndarray:
-    """(n, 4, 4) [sA] . T(position) . Rz . Ry . Rx . [sA]^-1 of every object of a list."""
-    change = np.eye(4)
-    change[:3, :3] = settings.global_scale * np.asarray(settings.axes, np.float64)
-    return change @ placements(objects.positions, objects.rotations) @ np.linalg.inv(change)

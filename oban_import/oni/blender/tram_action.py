@@ -12,10 +12,11 @@ from ...core.errors import ObanError
 from ..io.characters.tram import EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, KEY_SIZES, PARTICLE_DTYPE, RECORD_DTYPE, SOUND_DTYPE
 from ..io.characters.tram_properties import (FOOTSTEP, FOOTSTEP_TYPES, MASK_KEYS, NAME, PARTICLE, PARTICLE_TEXT,
                                              PLAIN_KEYS, PREFIX, RECORDS, SOUND, tram_markers)
+from ..io.characters.tram_xml_read import FLOAT32_LIMIT
+from ..io.container.container import MAX_NAME as CONTAINER_MAX_NAME
 
-FLOAT32_LIMIT = 3.4028235677973366e38   # a finite double from here on is infinite in float32
 NAME_BYTES = {SOUND: 32, PARTICLE: 16, "impact": 16}   # char[n] fields: Latin-1, at most n bytes
-MAX_NAME = 251                           # an instance name's 255 bytes, less 'TRAM'
+MAX_NAME = CONTAINER_MAX_NAME - len("TRAM")   # an instance name's bytes, less its tag
 U16, I16 = (0, 0xFFFF), (-0x8000, 0x7FFF)
 INT32 = (-(1 << 31), (1 << 31) - 1)
 BITS32 = (-(1 << 31), (1 << 32) - 1)     # a u32 kept as the int32 of its bits, or as it is

@@ -46,13 +46,13 @@ def test_the_environment_is_what_was_written(standard, read):
     assert (env.bounding_box == np.array(written.bounding_box, np.float32)).all()
     assert np.bitwise_or.reduce(env.flags) == 0xFFFFFFFF            # every bit on some quad
     triangles = (env.flags & 0x40) != 0
-    assert triangles.any() and (env.corner_counts == np.where(triangles, 3, 4)).all()
+    assert triangles.any() and (env.corner_counts() == np.where(triangles, 3, 4)).all()
     assert set(env.object_types.tolist()) == {-1, 3, 5, 7, 13, 14, 15}
     tagged = env.object_tags != -1
     assert (env.object_ids[tagged] == written.tags[tagged] & 0xFFFFFF).all() and (env.object_ids[~tagged] == -1).all()
     rgba = np.stack([written.shades >> 16 & 255, written.shades >> 8 & 255, written.shades & 255,
                      written.shades >> 24], axis=-1)
-    assert (env.shade_bytes == rgba).all()
+    assert (env.shade_bytes() == rgba).all()
     for field, k in (("box", 0), ("flags", 1), ("floor", 2), ("height", 3)):
         assert (env.rooms[field] == np.array([room[k] for room in written.rooms]).astype(env.rooms[field].dtype)).all()
     assert env.door_frames["quad"].tolist() == [f[0] for f in written.door_frames]

@@ -59,10 +59,10 @@ def export_of(env, quad):
 
 def corners(env, quad):
     """(points (k, 3), texture coordinates as Blender's (u, 1 - v) (k, 2), shade RGB / 255 (k, 3)) of a quad."""
-    k = int(env.corner_counts[quad])
+    k = int(env.corner_counts()[quad])
     uv = env.texture_coordinates[env.quad_uvs[quad, :k]].astype(np.float64)
     return (env.points[env.quad_points[quad, :k]].astype(np.float64), np.column_stack([uv[:, 0], 1 - uv[:, 1]]),
-            env.shade_bytes[quad, :k, :3] / 255.0)
+            env.shade_bytes()[quad, :k, :3] / 255.0)
 
 
 def assert_quads_are_polygons(env, quads, polygons):
@@ -144,7 +144,7 @@ def test_the_environment_alone_is_onisplits_env_and_markers():
         np.testing.assert_allclose(points, polygon["points"], atol=2e-5)
         np.testing.assert_allclose(uvs, polygon["uv"], atol=1e-6)
         colors = np.array(polygon["colors"] or [[207, 207, 207, 255]] * len(points))
-        assert (env.shade_bytes[quad, :len(points)] == colors).all()
+        assert (env.shade_bytes()[quad, :len(points)] == colors).all()
         assert env.texture_names[env.quad_textures[quad]] == polygon["material"]
     assert [bool(t.has_alpha) for t in env.textures] == [EXPECTED["environment"]["materials"][n]["alpha"]
                                                          for n in env.texture_names]

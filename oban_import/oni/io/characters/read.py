@@ -15,7 +15,7 @@ import numpy as np
 from ....core.errors import ObanError
 from ....core.files import open_regular
 from ..container.container import (M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG,
-                                   TRMA_TAG, TRTA_TAG, TXMP_TAG, Container, short_name)
+                                   TRMA_TAG, TRTA_TAG, TXMP_TAG, Container)
 from ..container.library import Library, open_library, reading
 from ..objects.meshes import parse_links
 from ..objects.read import main_instance, mesh_at, texture_at
@@ -236,7 +236,7 @@ def _tram_names(c: Container, owner: int) -> set:
     """The names (without 'TRAM') of the TRAMs the TRAC `owner` of `c` links, none of them read."""
     links = counted_items(c, owner, TRAC_TAG)["animation"].tolist()
     indices = (c.link(value, TRAM_TAG, owner, f"animation {n}") for n, value in enumerate(links))
-    return {short_name(c.full_name(index), "TRAM") for index in indices if index is not None}
+    return {c.short_name(index) for index in indices if index is not None}
 
 
 def collection_chain(library: Library, c: Container, value: int, owner: int):

@@ -19,15 +19,10 @@ MAX_SQUARE = float(np.finfo(np.float32).max)
 MIN_KEY_SQUARE = float(np.finfo(np.float32).tiny)
 
 
-def read_tram(c, index: int) -> Tram:
-    """The TRAM at descriptor `index` of container `c` (container.Container), every count, offset
-    and track checked (docs/characters.md 2-3, 8); ObanError naming the file, the instance and
-    the fault."""
-    return read_tram_instances([(c, index)])[0]
-
-
 def read_tram_instances(instances) -> list[Tram]:
-    """read_tram of each (container, index), in order, all of them together: their tracks
+    """The TRAM at each (container, index) (container.Container), every count, offset and track
+    checked (docs/characters.md 2-3, 8; ObanError naming the file, the instance and the fault),
+    in order, all of them together: their tracks
     decoded at once, their records and values looked at as one array each (numpy's cost per
     call paid once for the lot rather than once a TRAM)."""
     stored = [_stored(c, index) for c, index in instances]

@@ -58,10 +58,9 @@ class Environment:
     quads_at: tuple = ("", -1)     # (file, byte) of the first AGQG quad as stored: where a patch rewrites them
     quad_textures_at: tuple = ("", -1)   # (file, byte) of the first AGQR element
 
-    @property
-    def corner_counts(self) -> np.ndarray:
-        """(q,) 3 for a Triangle quad, else 4."""
-        return np.where(self.flags & TRIANGLE, 3, 4).astype(np.int32)
+    def corner_counts(self, quads=slice(None)) -> np.ndarray:
+        """(n,) of `quads` (indices; default all): 3 for a Triangle quad, else 4."""
+        return np.where(self.flags[quads] & TRIANGLE, 3, 4).astype(np.int32)
 
     @property
     def object_types(self) -> np.ndarray:
@@ -73,10 +72,10 @@ class Environment:
         """(q,) int32: tag & 0xFFFFFF, -1 for a quad of no object."""
         return np.where(self.object_tags == -1, -1, self.object_tags & 0xFFFFFF)
 
-    @property
-    def shade_bytes(self) -> np.ndarray:
-        """(q, 4, 4) uint8 RGBA of each corner's shade."""
-        return np.ascontiguousarray(self.shades.astype("<u4")).view(np.uint8).reshape(-1, 4, 4)[..., [2, 1, 0, 3]]
+    def shade_bytes(self, quads=slice(None)) -> np.ndarray:
+        """(n, 4, 4) uint8 RGBA of each corner's shade, of `quads` (indices; default all)."""
+        return np.ascontiguousarray(self.shades[quads].astype("<u4")).view(np.uint8).reshape(-1, 4, 4)[
+            ..., [2, 1, 0, 3]]
 
 
 @dataclass

@@ -62,3 +62,10 @@ def flag_names(flags: int, table: dict) -> str:
     words = [name for name, bit in table.items() if flags & bit]
     rest = flags & ~sum(table.values())
     return " ".join(words + ([f"0x{rest:x}"] if rest else [])) or "-"
+
+
+def flag_counts(flags, table: dict) -> dict:
+    """{name: how many of `flags` (an integer array, signed or not) carry its bit} for each
+    flag of `table`."""
+    bits = np.asarray(flags).astype(np.int64) & 0xFFFFFFFF
+    return {name: int(((bits & bit) != 0).sum()) for name, bit in table.items()}
