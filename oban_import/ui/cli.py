@@ -15,7 +15,7 @@ import tempfile
 
 from ..core.errors import ObanError
 from ..oni.io.characters.model import Character
-from ..oni.io.characters.read import body_file, listings_beside
+from ..oni.io.characters.read import body_file, characters_beside
 from ..oni.io.characters.tram import Tram
 from ..oni.io.container.container import level_of_raw_data
 from ..oni.io.level.model import LevelContents
@@ -343,11 +343,11 @@ def list_files(paths, name_glob, objects):
     level's .raw is listed with its .dat; a file that cannot be read is named on stderr."""
     tables = {name: [] for name in ("obans", "placed", "textures", "characters", "trams", "bodies", "levels",
                                     "sprites")}
-    warned = set()   # the folders whose unreadable characters were named
+    beside = {}   # folder -> the characters in it (read.characters_beside)
     failed = False
     for path in paths:
         try:
-            _list_file(path, name_glob, objects, tables, warned)
+            _list_file(path, name_glob, objects, tables, beside)
         except ObanError as error:
             print(f"error: {error}", file=sys.stderr)
             failed = True
@@ -365,7 +365,7 @@ def list_files(paths, name_glob, objects):
     return 1 if failed else 0
 
 
-def _list_file(path, name_glob, objects, tables, warned):
+def _list_file(path, name_glob, objects, tables, beside):
     name = os.path.basename(path)
     if path.lower().endswith(".prt"):
         tables["sprites"] += [(name,) + row for row in sprite_rows(read_prt(path))]
@@ -385,26 +385,24 @@ def _list_file(path, name_glob, objects, tables, warned):
     own = {tram.name: tram for _, chosen in brought.characters for tram in chosen}
     loose = {tram.name: tram for tram in brought.trams if tram.name not in own}
     tables["trams"] += [(name, tram) for tram in (own | loose).values()]
-    tables["bodies"] += [name] * len(own) + _body_names(list(loose), path, warned)
+    tables["bodies"] += [name] * len(own) + _body_names(list(loose), path, beside)
     if brought.level_parts is not None:
         tables["levels"].append((name, brought.level_parts))
     if brought.obans or "obans" in brought.kinds:
         tables["obans"] += [(name, a) for a in read_file(path, name_glob or None)]
 
 
-def _body_names(tram_names, path, warned):
+def _body_names(tram_names, path, beside):
     """The file name of the character each loose TRAM of `path` goes onto with no armature
     selected (oni.blender.characters' rule), or 'none beside'; the characters beside it that
-    cannot be read named once per folder (`warned`)."""
+    cannot be read named once, when its folder is first read (`beside`: read.characters_beside's)."""
     if not tram_names:
         return []
-    listings, unread = listings_beside(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if folder not in warned:
-        warned.add(folder)
-        for error in unread:
-            print(f"warning: {error} (whose animations it lists is not known)", file=sys.stderr)
-    bodies = [body_file(name, listings, path)[0] for name in tram_names]
+    known = len(beside)
+    found = characters_beside(path, beside)
+    for error in found.unread if len(beside) > known else ():
+        print(f"warning: {error} (whose animations it lists is not known)", file=sys.stderr)
+    bodies = [body_file(name, found)[0] for name in tram_names]
     return [os.path.basename(body) if body else "none beside" for body in bodies]
 
 

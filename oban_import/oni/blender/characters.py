@@ -17,7 +17,7 @@ from ...core.report import Made, Report
 from ...core.runs import bounded_runs
 from ..engine import bones
 from ..io.characters.model import PART_NAMES
-from ..io.characters.read import body_file, listings_beside, read_character
+from ..io.characters.read import also_listed, body_file, listers, read_character
 from ..io.characters.tram import OVERLAY
 from ..io.characters.tram_read import MAX_SQUARE
 from ..io.characters.tram_properties import tram_markers, tram_properties
@@ -47,21 +47,21 @@ def import_character(context, character, path, settings, collection=None, shared
     return result
 
 
-def onto_armature(context, trams, path, armatures, settings, collection, shared) -> Report:
+def onto_armature(context, trams, path, armatures, settings, collection, shared, beside) -> Report:
     """TRAMs of no character of their file, each onto its body (docs/characters.md, "In
     Blender"): the body whose animation collection lists it (by name: one of `armatures`, the
     selected ones then the batch's characters, whose character is an ONCC….oni of the file's
     folder that lists it; else that ONCC, imported for it); where none lists it, the first of
     `armatures` whose bones are its parts, else the body beside the file (its first ONCC….oni,
-    else TRBS….oni). A note says which body each went onto and why; ObanError saying what to
-    select where there is none."""
-    listings, unread = listings_beside(path)
+    else TRBS….oni; `beside`: read.characters_beside's). A note says which body each went onto
+    and why; ObanError saying what to select where there is none."""
     result = Report(last_frame=settings.frame_start)
     result.warnings += [f"{path}: a character beside it cannot be read, so whose animations it lists is not "
-                        f"known: {error}" for error in unread]
+                        f"known: {error}" for error in beside.unread]
     chosen, imported = {}, {}    # (the body: an armature, or a character file to import; why) -> its TRAMs
+    armatures = list(dict.fromkeys(armatures))
     for tram in trams:
-        chosen.setdefault(_body_of(tram, list(dict.fromkeys(armatures)), listings, path), []).append(tram)
+        chosen.setdefault(_body_of(tram, armatures, beside, path), []).append(tram)
     for (body, why), group in chosen.items():
         if isinstance(body, str):
             if body not in imported:
@@ -76,21 +76,20 @@ def onto_armature(context, trams, path, armatures, settings, collection, shared)
     return result
 
 
-def _body_of(tram, armatures, listings, path):
+def _body_of(tram, armatures, beside, path):
     """(the armature, or the character file to import, `tram` goes onto; why) by onto_armature's rule."""
-    listers = [listing for listing in listings if tram.name in listing.animations]
-    also = "" if len(listers) < 2 else \
-        f" (also listed by {', '.join(os.path.basename(listing.path) for listing in listers[1:])})"
-    for listing in listers:
+    found = listers(tram.name, beside)
+    for listing in found:
         for armature in armatures:
             if armature.get(CHARACTER) == listing.character:
-                return armature, f"the collection of its character, {os.path.basename(listing.path)}, lists it{also}"
-    if not listers:
+                return armature, f"the collection of its character, {os.path.basename(listing.path)}, lists it" \
+                                 f"{also_listed(found)}"
+    if not found:
         for armature in armatures:
             if _bones_are_parts(armature, tram.parts):
                 return armature, "no character beside it lists it in its collection; the first selected armature " \
                                  "(or character of this import) whose bones are its parts"
-    body, why = body_file(tram.name, listings, path)
+    body, why = body_file(tram.name, beside)
     if body is None:
         raise ObanError(path, f"no character for '{tram.name}': select an armature whose bones are its parts "
                               f"(a character imported by this add-on), or import it with its character, or put "

@@ -15,6 +15,7 @@ from ...core.errors import ObanError
 from ...core.files import PROGRESS_STEP, each_file
 from ...core.report import Made, Report
 from ..io.characters.model import Character
+from ..io.characters.read import characters_beside
 from ..io.characters.tram import Tram
 from ..io.container.container import level_of_raw_data
 from ..io.oban.properties import PLACEMENT
@@ -59,7 +60,7 @@ def import_files(context, paths, settings, progress=None) -> Report:
     collection = new_collection(context.scene, paths)
     shared = SharedBlocks(settings)
     result.last_frame = settings.frame_start
-    trams_made = set()   # names of the TRAMs the import has made, with their characters
+    trams_made, beside = set(), {}   # names of the TRAMs the import has made, with their characters; _Job.beside
     try:
         for index, file in enumerate(files):
             done = READING_SHARE + (1 - READING_SHARE) * index / len(files)
@@ -68,7 +69,7 @@ def import_files(context, paths, settings, progress=None) -> Report:
             try:
                 file.build(_Job(context, collection, new_objects, shared, settings,
                                 lambda share: report(done + (1 - READING_SHARE) * share / len(files)), armatures,
-                                trams_made))
+                                trams_made, beside))
             except Exception as error:  # a bug, not bad input: still nothing of this file is left
                 result.errors.append(f"{file.path}: could not be imported: {error!r}")
                 continue
@@ -101,6 +102,7 @@ class _Job:
     progress: object             # progress(share of this file done)
     armatures: list              # where this file's own TRAMs may go (characters.onto_armature)
     trams_made: set              # names of the TRAMs the import made already, with their character: not again
+    beside: dict                 # folder -> the characters in it (read.characters_beside), read once a batch
 
 
 @dataclass
@@ -187,7 +189,8 @@ def _trams(file, job):
     if trams:
         armatures = list(job.armatures) + [m.block for m in file.built.made if isinstance(m.item, Character)]
         file.built.add(characters.onto_armature(job.context, trams, file.path, armatures, job.settings,
-                                                job.collection, job.shared))
+                                                job.collection, job.shared,
+                                                characters_beside(file.path, job.beside)))
 
 
 def _animations(file, job):

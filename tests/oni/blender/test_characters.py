@@ -364,6 +364,17 @@ def test_the_listing_body_wins_over_a_selected_one_and_a_selected_lister_is_used
                "ONCCvillain.oni)" in note for note in report.notes), report.notes
 
 
+def test_a_folders_characters_are_read_once_for_a_batch_of_its_tram_files(tmp_path, monkeypatch):
+    """Three TRAM files of one folder in one import: each ONCC beside them read once, not once a file."""
+    from oban_import.oni.io.characters import read
+    _, folder = two_characters_folder(tmp_path)
+    read_listings, real = [], read._listing
+    monkeypatch.setattr(read, "_listing", lambda path: read_listings.append(path) or real(path))
+    report = import_report([os.path.join(folder, f"TRAM{n}.oni") for n in ("wrap", "stand", "gaps")])
+    assert not report.errors, report.errors
+    assert sorted(read_listings) == sorted(glob.glob(os.path.join(folder, "ONCC*.oni")))
+
+
 def test_a_tram_no_collection_lists_goes_onto_the_body_beside_it_with_a_note(tmp_path):
     _, folder = generated_scene(tmp_path / "generated")
     lone = tmp_path / "lone"

@@ -4,7 +4,6 @@ hierarchy), its textures (TRMA) and its animations (the TRAC chain of TRAMs), fo
 through a Library across placeholders; and the entry points that read a file's characters
 or TRAMs (read_character, read_characters, read_tram_file, read_trams)."""
 
-import functools
 import glob
 import os
 from dataclasses import replace
@@ -162,61 +161,54 @@ class TramListing(NamedTuple):
     animations: frozenset    # the names (without 'TRAM') its animation collection and the parents' list
 
 
-def tram_listings(folder: str) -> tuple[list[TramListing], list[ObanError]]:
-    """Each ONCC….oni of `folder`, in name order, with the TRAM names its collection (TRAC, with
-    its parents') lists, which says whose a TRAM file of the folder is; reads the ONCC and TRAC
-    instances only. The files that cannot be read are given as their ObanError."""
-    listings, errors = [], []
-    for path in sorted(glob.glob(os.path.join(glob.escape(os.fspath(folder)), "ONCC*.oni"))):
-        try:
-            listings.append(_listing(path))
-        except ObanError as error:
-            errors.append(error)
-    return listings, errors
+class Beside(NamedTuple):
+    """The characters of a folder, as its TRAM files need them (characters_beside)."""
+    listings: list           # [TramListing] of each ONCC….oni that reads, in name order
+    unread: list             # [ObanError] of each one that does not
+    first_body: str | None   # the first ONCC….oni, else TRBS….oni, of the folder
 
 
-def listings_beside(path: str) -> tuple[list[TramListing], list[ObanError]]:
-    """tram_listings of the folder of the file `path`: read once for the TRAM files of a
-    folder, while its ONCC and TRAC files stay as they are."""
+def characters_beside(path: str, known: dict | None = None) -> Beside:
+    """The characters in the folder of the file `path`, their collections' TRAM names read (the
+    ONCC and TRAC instances only); `known` (folder -> Beside) keeps each folder's for a batch."""
     folder = os.path.dirname(os.path.abspath(path))
-    try:
-        with os.scandir(folder) as entries:
-            signature = tuple(sorted((entry.name, entry.stat().st_mtime_ns, entry.stat().st_size) for entry in entries
-                                     if entry.name.startswith(("ONCC", "TRAC")) and entry.name.endswith(".oni")))
-    except OSError:     # a file that went, or cannot be looked at: read as it is now
-        return tram_listings(folder)
-    return _listings(folder, signature)
+    if known is not None and folder in known:
+        return known[folder]
+    pattern = os.path.join(glob.escape(folder), "{}*.oni")
+    characters, bodies = sorted(glob.glob(pattern.format("ONCC"))), sorted(glob.glob(pattern.format("TRBS")))
+    listings, unread = [], []
+    for character in characters:
+        try:
+            listings.append(_listing(character))
+        except ObanError as error:
+            unread.append(error)
+    found = Beside(listings, unread, (characters + bodies)[0] if characters or bodies else None)
+    if known is not None:
+        known[folder] = found
+    return found
 
 
-@functools.lru_cache(maxsize=4)
-def _listings(folder, signature):
-    return tram_listings(folder)
+def listers(tram_name: str, beside: Beside) -> list:
+    """The TramListings of the characters beside whose collection lists `tram_name`."""
+    return [listing for listing in beside.listings if tram_name in listing.animations]
 
 
-def body_file(tram_name: str, listings: list[TramListing], path: str) -> tuple[str | None, str]:
-    """The character file a TRAM of the file `path` goes onto when no armature in Blender takes
-    it: the first character beside whose collection lists it, else the first ONCC….oni (else
-    TRBS….oni) of its folder; (that file, why), or (None, why) where there is none."""
-    listers = [listing for listing in listings if tram_name in listing.animations]
-    if listers:
-        also = "" if len(listers) < 2 else \
-            f" (also listed by {', '.join(os.path.basename(listing.path) for listing in listers[1:])})"
-        return listers[0].path, f"its collection lists it{also}"
-    beside = body_beside(path)
+def also_listed(found: list) -> str:
+    """' (also listed by …)' naming the listers after the first, or ''."""
+    return "" if len(found) < 2 else f" (also listed by {', '.join(os.path.basename(f.path) for f in found[1:])})"
+
+
+def body_file(tram_name: str, beside: Beside) -> tuple[str | None, str]:
+    """The character file a TRAM goes onto when no armature in Blender takes it: the first
+    character beside whose collection lists it, else the first ONCC….oni (else TRBS….oni) of
+    its folder; (that file, why), or (None, why) where there is none."""
+    found = listers(tram_name, beside)
+    if found:
+        return found[0].path, f"its collection lists it{also_listed(found)}"
     unlisted = "no character beside it lists it in its collection"
-    if beside is None:
+    if beside.first_body is None:
         return None, f"{unlisted}, and no ONCC or TRBS file is beside it"
-    return beside, f"{unlisted}; the first {os.path.basename(beside)[:4]} file beside it"
-
-
-def body_beside(path: str) -> str | None:
-    """The first ONCC….oni, else TRBS….oni, in the folder of the file `path`, or None."""
-    folder = glob.escape(os.path.dirname(os.path.abspath(path)))
-    for tag in ("ONCC", "TRBS"):
-        found = sorted(glob.glob(os.path.join(folder, f"{tag}*.oni")))
-        if found:
-            return found[0]
-    return None
+    return beside.first_body, f"{unlisted}; the first {os.path.basename(beside.first_body)[:4]} file beside it"
 
 
 def _listing(path):
