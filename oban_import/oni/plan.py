@@ -5,12 +5,13 @@ reads a file by it. The importer builds each part of what bring() gives with its
 builder, `--list` tabulates it. A new format is its reader, an entry here and its builder.
 """
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.errors import ObanError
-from ..core.files import open_regular, read_head
+from ..core.files import read_head
 from ..core.names import name_matcher
 from .engine.doors import door_leaves, furniture_objects
 from .io.characters.model import Character
@@ -18,7 +19,8 @@ from .io.characters.read import read_character, read_characters, read_trams
 from .io.characters.tram_xml_read import looks_like_tram_xml
 from .io.container.container import (AKEV_TAG, BINA_TAG, DOOR_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, OFGA_TAG, ONCC_TAG,
                                      ONLV_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG,
-                                     TRTA_TAG, TXMP_TAG, Container, looks_like_container)
+                                     TRTA_TAG, TXMP_TAG, looks_like_container)
+from .io.container.library import open_library
 from .io.level.model import LevelContents
 from .io.level.read import read_level
 from .io.objects.model import Level, Texture, at_origin
@@ -26,6 +28,7 @@ from .io.objects.read import read_mesh_file, read_objects, read_texture_file
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element
+CONTAINER_HEAD = 12  # bytes of a file enough to tell an Oni container (looks_like_container)
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class Brought:
 @dataclass(frozen=True)
 class Source:
     """One kind of thing a file can hold: an instance with data of one of `tags` says it is
-    there; read(brought, choices) reads it into `brought`. `placed`: only with Placed Objects;
+    there; read(brought, choices, library) reads it into `brought` (`library`: the file's, open
+    for all its sources, None for a file that is not an Oni container). `placed`: only with Placed Objects;
     `alone`: only in a file that holds no other kind (a loose mesh or texture .oni)."""
     name: str
     tags: frozenset
@@ -65,15 +69,15 @@ class Source:
     alone: bool = False
 
 
-def _objects(brought, choices):
-    brought.level = read_objects(brought.path)
+def _objects(brought, choices, library):
+    brought.level = read_objects(brought.path, library)
 
 
-def _level_parts(brought, choices):
+def _level_parts(brought, choices, library):
     """The environment, object lists and classes; with placed objects, each door's leaves
     moved by their class's OBAN (the setups they replace, or placed by Bungie's rule) and,
     without an environment, the furniture's meshes."""
-    parts = brought.level_parts = read_level(brought.path)
+    parts = brought.level_parts = read_level(brought.path, library)
     if not choices.objects:
         return
     level = brought.level if brought.level is not None else Level([], [])
@@ -85,31 +89,31 @@ def _level_parts(brought, choices):
     brought.level = level if level.objects or brought.level is not None else None
 
 
-def _characters(brought, choices):
+def _characters(brought, choices, library):
     brought.bare_body = "characters" not in brought.kinds
-    found = [read_character(brought.path)] if brought.bare_body else read_characters(brought.path)
+    found = [read_character(brought.path, library)] if brought.bare_body else read_characters(brought.path, library)
     brought.characters = [(character, chosen(character, choices)) for character in found]
 
 
-def _trams(brought, choices):
+def _trams(brought, choices, library):
     reached = {tram.name for character, _ in brought.characters for tram in character.animations}
-    brought.trams = [tram for tram in read_trams(brought.path) if tram.name not in reached]
+    brought.trams = [tram for tram in read_trams(brought.path, library) if tram.name not in reached]
 
 
-def _parts(brought, choices):
+def _parts(brought, choices, library):
     brought.parts_only = brought.kinds in ({"character parts"}, {"classes"})
 
 
-def _obans(brought, choices):
+def _obans(brought, choices, library):
     brought.obans = brought.level is None
 
 
-def _mesh(brought, choices):
-    brought.level, brought.loose_mesh = Level([at_origin(read_mesh_file(brought.path))], []), True
+def _mesh(brought, choices, library):
+    brought.level, brought.loose_mesh = Level([at_origin(read_mesh_file(brought.path, library))], []), True
 
 
-def _texture(brought, choices):
-    brought.texture = read_texture_file(brought.path)
+def _texture(brought, choices, library):
+    brought.texture = read_texture_file(brought.path, library)
 
 
 PLAN = (
@@ -136,13 +140,17 @@ def chosen(character: Character, choices: Choices) -> list:
 
 def bring(path: str, choices: Choices = Choices()) -> Brought:
     """What the file at `path` brings, by PLAN; ObanError on bad input. A file that holds none
-    of PLAN's kinds (a raw .OBAN, OniSplit's XML of one) brings its OBANs."""
-    brought = Brought(path, kinds=contents(path))
-    done = set()
-    for source in PLAN:
-        if source.name in brought.kinds and (choices.objects or not source.placed) and source.read not in done:
-            done.add(source.read)
-            source.read(brought, choices)
+    of PLAN's kinds (a raw .OBAN, OniSplit's XML of one) brings its OBANs. An Oni container is
+    opened once for all its sources: what they share (a level's door classes and placed
+    objects, the TRAMs of its characters and of the file) is read once."""
+    path = os.fspath(path)
+    with _library(path) as library:
+        brought = Brought(path, kinds=_kinds(_present(path, library)))
+        done = set()
+        for source in PLAN:
+            if source.name in brought.kinds and (choices.objects or not source.placed) and source.read not in done:
+                done.add(source.read)
+                source.read(brought, choices, library)
     brought.obans = brought.obans or not brought.kinds
     if brought.level is not None and not brought.loose_mesh:
         _filtered(brought, choices)
@@ -164,7 +172,14 @@ def contents(path: str) -> frozenset:
     kind marked `alone` only where no other is; {'animations'} for OniSplit's XML of a TRAM;
     empty for anything else (also for files that are not Oni containers, and without opening
     anything but .oni, .dat and .xml files, which only those can be)."""
-    present = _present(os.fspath(path))
+    path = os.fspath(path)
+    with _library(path) as library:
+        return _kinds(_present(path, library))
+
+
+def _kinds(present: set) -> frozenset:
+    """The names of the PLAN entries whose tags are among `present`, a kind marked `alone`
+    only where no other is."""
     found = [source.name for source in PLAN if present & source.tags and not source.alone]
     if not found:
         found = [source.name for source in PLAN if present & source.tags][:1]
@@ -183,22 +198,23 @@ def _check_tags(container):
             raise ObanError(container.path, f"{container.label(index)} is tagged {tag}, but its name says {said}")
 
 
-def _present(path):
+@contextlib.contextmanager
+def _library(path):
+    """open_library's Library of a .oni or .dat file that is an Oni container, else None."""
+    if os.path.splitext(path)[1].lower() not in (".oni", ".dat") or \
+            not looks_like_container(read_head(path, CONTAINER_HEAD)[0]):
+        yield None
+        return
+    with open_library(path) as library:
+        yield library
+
+
+def _present(path, library):
     """The tags of the instances with data in the file (TRAM_TAG alone for a TRAM's XML)."""
-    extension = os.path.splitext(path)[1].lower()
-    if extension == ".xml":
-        return {TRAM_TAG} if looks_like_tram_xml(read_head(path, XML_HEAD)[0]) else set()
-    if extension not in (".oni", ".dat"):
-        return set()
-    f, size = open_regular(path)
-    with f:
-        try:
-            if not looks_like_container(f.read(12)):
-                return set()
-            f.seek(0)
-            container = Container(f, path, size)
-            _check_tags(container)
-            return {bytes(tag) for tag, placeholder in zip(container.descriptors["tag"],
-                                                           container.ends == container.starts) if not placeholder}
-        except OSError as error:
-            raise ObanError(path, f"cannot be read: {error.strerror or error}") from None
+    if library is None:
+        is_xml = os.path.splitext(path)[1].lower() == ".xml"
+        return {TRAM_TAG} if is_xml and looks_like_tram_xml(read_head(path, XML_HEAD)[0]) else set()
+    container = library.main
+    _check_tags(container)
+    return {bytes(tag) for tag, placeholder in zip(container.descriptors["tag"], container.ends == container.starts)
+            if not placeholder}

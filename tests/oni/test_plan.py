@@ -1,4 +1,4 @@
-"""What a file brings (oni/io/plan.py): the kinds each file holds, what bring() reads of them with
+"""What a file brings (oni/plan.py): the kinds each file holds, what bring() reads of them with
 each choice, and a new PLAN entry read without touching anything else."""
 
 import dataclasses
@@ -97,7 +97,7 @@ def test_a_new_entry_of_the_plan_is_read_and_nothing_else_changes(monkeypatch):
     reader that counts its calls, placed after the existing one."""
     read = []
 
-    def count(brought, choices):
+    def count(brought, choices, library):
         read.append(brought.path)
 
     monkeypatch.setattr(plan, "PLAN", plan.PLAN + (Source("counted", frozenset({M3GM_TAG}), count),))
@@ -118,3 +118,18 @@ def test_a_file_that_is_not_there_is_an_error_naming_it(tmp_path):
     missing = str(tmp_path / "nowhere.oni")
     with pytest.raises(ObanError, match="nowhere.oni: cannot be read"):
         bring(missing)
+
+
+def test_a_file_is_opened_once_and_what_its_sources_share_is_read_once(monkeypatch):
+    """A level holding characters: its TRAMs, reached by the characters' collections and read
+    again as the file's own, each parsed once; the file opened once for all its sources."""
+    from oban_import.oni.io.characters import read
+    from oban_import.oni.io.container import library
+    parsed, opened = [], []
+    real_parse, real_open = read.read_tram_instances, library.Library.__init__
+    monkeypatch.setattr(read, "read_tram_instances", lambda found: parsed.extend(found) or real_parse(found))
+    monkeypatch.setattr(library.Library, "__init__", lambda self, path: opened.append(path) or real_open(self, path))
+    brought = bring(CHARACTER_LEVEL)
+    assert brought.characters and opened == [CHARACTER_LEVEL]
+    trams = [(c.path, index) for c, index in parsed]
+    assert len(trams) == len(set(trams)) == sum(len(c.animations) for c, _ in brought.characters) > 0

@@ -321,11 +321,12 @@ def _required(library, c, value, tag, owner, what):
     return target
 
 
-def read_character(path: str) -> Character:
+def read_character(path: str, library: Library | None = None) -> Character:
     """The character of an ONCC .oni (its body, textures and animations found beside it), the
-    first ONCC of a level .dat, or a bare body from a TRBS .oni (no ONCC in the file)."""
+    first ONCC of a level .dat, or a bare body from a TRBS .oni (no ONCC in the file);
+    `library`: open_library's."""
     path = os.fspath(path)
-    with open_library(path) as library:
+    with open_library(path, library) as library:
         c = library.main
         oncc, trbs = c.first(ONCC_TAG), c.first(TRBS_TAG)
         if oncc is not None:
@@ -335,10 +336,10 @@ def read_character(path: str) -> Character:
         raise ObanError(path, "holds no character class (ONCC) or body set (TRBS)")
 
 
-def read_characters(path: str) -> list[Character]:
+def read_characters(path: str, library: Library | None = None) -> list[Character]:
     """Every ONCC of a level .dat (+ .raw) or a .oni, each with its body and animations."""
     path = os.fspath(path)
-    with open_library(path) as library:
+    with open_library(path, library) as library:
         c = library.main
         found = [character_at(library, c, i) for i in c.with_data(ONCC_TAG)]
         if not found:
@@ -361,12 +362,12 @@ def read_tram_file(path: str) -> Tram:
         return library.cached_all([(c, main_instance(c, TRAM_TAG, "animation (TRAM)"))], read_tram_instances)[0]
 
 
-def read_trams(path: str) -> list[Tram]:
+def read_trams(path: str, library: Library | None = None) -> list[Tram]:
     """Every TRAM of a level .dat (+ .raw) or a .oni, in descriptor order; the one of
     OniSplit's XML of a TRAM."""
     path = os.fspath(path)
     if os.path.splitext(path)[1].lower() == ".xml":
         return [read_tram_file(path)]
-    with open_library(path) as library:
+    with open_library(path, library) as library:
         c = library.main
         return library.cached_all([(c, i) for i in c.with_data(TRAM_TAG)], read_tram_instances)

@@ -111,11 +111,17 @@ def _plain(name):
 
 
 @contextlib.contextmanager
-def open_library(path):
-    """A Library of the file at `path`, closed after; OSError while reading -> ObanError."""
+def open_library(path, library=None):
+    """A Library of the file at `path`, closed after, or `library` (one of that file the caller
+    keeps open for several readers, so that what they share is read once); OSError while
+    reading -> ObanError."""
     path = os.fspath(path)
-    with reading(path), Library(path) as library:
-        yield library
+    with reading(path):
+        if library is not None:
+            yield library
+            return
+        with Library(path) as library:
+            yield library
 
 
 @contextlib.contextmanager

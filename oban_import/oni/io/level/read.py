@@ -22,12 +22,12 @@ from .onlv import LevelLinks, read_object_quads, read_onlv
 SECOND_LEAF = 0x1000   # leaf 1 of door id d is the OBOA setup of door id d | 0x1000 (docs/level.md 3)
 
 
-def read_level(path) -> LevelContents:
+def read_level(path, library: Library | None = None) -> LevelContents:
     """Everything of a level but its placed objects (objects/read.py: read_objects) that the
-    file at `path` holds; ObanError if it holds none of it."""
+    file at `path` holds (`library`: open_library's); ObanError if it holds none of it."""
     path = os.fspath(path)
-    with open_library(path) as library:
-        c = library.main
+    with open_library(path, library) as library:
+        c, start = library.main, len(library.warnings)
         onlv = c.first(ONLV_TAG)
         links = read_onlv(library, c, onlv) if onlv is not None else LevelLinks()
         akev = links.environment if onlv is not None else _first(c, AKEV_TAG)
@@ -52,7 +52,7 @@ def read_level(path) -> LevelContents:
             contents.name = contents.object_lists[0].name
         else:
             contents.name = _own_classes(library, c, contents)
-        contents.warnings = list(library.warnings)
+        contents.warnings = library.warnings[start:]
         return contents
 
 

@@ -18,11 +18,12 @@ from .model import Level, Mesh, PlacedObject, Texture
 from .oboa import parse_oboa
 
 
-def read_objects(path: str) -> Level:
-    """Every placed object of a level .dat or an OBOA .oni, with meshes, textures and animations."""
+def read_objects(path: str, library: Library | None = None) -> Level:
+    """Every placed object of a level .dat or an OBOA .oni, with meshes, textures and animations
+    (`library`: open_library's)."""
     path = os.fspath(path)
-    with open_library(path) as library:
-        c = library.main
+    with open_library(path, library) as library:
+        c, start = library.main, len(library.warnings)
         arrays = c.with_data(OBOA_TAG)
         if not arrays:
             raise ObanError(path, "holds no object setup array (OBOA)")
@@ -38,7 +39,7 @@ def read_objects(path: str) -> Level:
             if id(animation) not in used:
                 used[id(animation)] = animation
                 animations.append(animation)
-        return Level(objects=objects, animations=animations, warnings=list(library.warnings))
+        return Level(objects=objects, animations=animations, warnings=library.warnings[start:])
 
 
 def empty_setup(record) -> bool:
@@ -80,18 +81,19 @@ def _placed(library, c, oboa, n, record, used) -> PlacedObject:
         origin=record["origin"].copy(), meshes=found, animation=animation, warnings=warnings, setup=n)
 
 
-def read_mesh_file(path: str) -> Mesh:
+def read_mesh_file(path: str, library: Library | None = None) -> Mesh:
     """The M3GM of a loose .oni (its texture found beside it, or Mesh.texture None)."""
-    with open_library(path) as library:
+    with open_library(path, library) as library:
+        start = len(library.warnings)
         mesh = mesh_at(library, library.main, main_instance(library.main, M3GM_TAG, "mesh (M3GM)"))
         if mesh is None:
-            raise ObanError(library.main.path, "; ".join(library.warnings))
+            raise ObanError(library.main.path, "; ".join(library.warnings[start:]))
         return mesh
 
 
-def read_texture_file(path: str) -> Texture:
+def read_texture_file(path: str, library: Library | None = None) -> Texture:
     """The TXMP of a loose .oni, its pixels from the file's raw table."""
-    with open_library(path) as library:
+    with open_library(path, library) as library:
         return texture_at(library, library.main, main_instance(library.main, TXMP_TAG, "texture (TXMP)"))
 
 
