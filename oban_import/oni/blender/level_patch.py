@@ -4,17 +4,17 @@ and texture index as the scene has them (the rest of the file as read); a change
 cannot carry in place refuses that level, naming the face."""
 
 import os
+import shutil
 
 import numpy as np
 
 from ...core.errors import ObanError
-from ...core.files import read_bytes
 from ...core.id_properties import signed32
 from ...core.report import Made, Report
 from ..io.container.container import raw_path
 from ..io.level.patch import fingerprint, patched_files, refusals
 from ..io.level.properties import ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE
-from ..io.level.read import read_level
+from ..io.level.read import read_environment
 from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE
 from ..io.objects.properties import TEXTURE_NAME
 
@@ -44,7 +44,7 @@ def export_level_patches(context, objects, directory, settings=None) -> Report:
 
 
 def _patch(path, objects, directory):
-    environment = read_level(path).environment
+    environment = read_environment(path)
     if environment is None or signed32(fingerprint(environment)) != objects[0][FINGERPRINT]:
         raise ObanError(path, "its quads are not the ones imported: the file has changed since")
     quads = _scene_quads(objects, environment)
@@ -56,18 +56,22 @@ def _patch(path, objects, directory):
                               + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
                               + " (rebuild the level with OniSplit instead, docs/level.md 11)")
     files = patched_files(environment, quads["shades"], quads["flags"], quads["textures"])
-    if os.path.splitext(path)[1].lower() == ".dat":
-        files.setdefault(raw_path(path), read_bytes(raw_path(path)))   # the .raw goes with its .dat
-    made = []
-    os.makedirs(directory, exist_ok=True)
-    for source, data in files.items():
-        target = os.path.join(directory, os.path.basename(source))
+    raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
+            if raw not in files]   # the .raw goes with its .dat, as it is
+    targets = {source: os.path.join(directory, os.path.basename(source)) for source in [*files, *raws]}
+    for source, target in targets.items():
         if os.path.abspath(target) == os.path.abspath(source):
             raise ObanError(target, "is the level imported: write the patched copy into another folder")
-        with open(target, "wb") as f:
-            f.write(data)
-        made.append(Made(target, environment, objects[0]))
-    return made
+    try:
+        os.makedirs(directory, exist_ok=True)
+        for source, data in files.items():
+            with open(targets[source], "wb") as f:
+                f.write(data)
+        for source in raws:
+            shutil.copyfile(source, targets[source])
+    except OSError as error:
+        raise ObanError(error.filename or directory, f"cannot be written: {error.strerror or error}") from None
+    return [Made(target, environment, objects[0]) for target in targets.values()]
 
 
 def _scene_quads(objects, environment) -> dict:

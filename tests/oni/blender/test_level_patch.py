@@ -181,3 +181,12 @@ def test_a_level_changed_since_or_its_own_folder_is_refused(tmp_path, level):
     open(level, "wb").write(bytes(data))
     with pytest.raises(RuntimeError, match="its quads are not the ones imported: the file has changed since"):
         export(tmp_path)
+
+
+def test_a_folder_that_cannot_be_written_is_an_error_naming_it(tmp_path, level):
+    """The output folder is a file: the export says so, naming it; nothing else is written."""
+    blocked = tmp_path / "out"
+    blocked.write_bytes(b"")
+    with pytest.raises(RuntimeError, match=f"{blocked}: cannot be written"):
+        bpy.ops.export_anim.oni_level_shading(directory=str(blocked), use_selection=False)
+    assert sorted(os.listdir(tmp_path)) == ["in", "out"] and blocked.read_bytes() == b""

@@ -15,7 +15,7 @@ from ..objects.oboa import parse_oboa
 from ..objects.read import texture_at
 from .classes import door_class_at, find_named, geometry_at, locate, not_found
 from .environment import environment_at
-from .model import LevelContents
+from .model import Environment, LevelContents
 from .object_lists import LIST_PREFIX, is_object_list, read_object_list
 from .onlv import LevelLinks, read_object_quads, read_onlv
 
@@ -28,9 +28,7 @@ def read_level(path, library: Library | None = None) -> LevelContents:
     path = os.fspath(path)
     with open_library(path, library) as library:
         c, start = library.main, len(library.warnings)
-        onlv = c.first(ONLV_TAG)
-        links = read_onlv(library, c, onlv) if onlv is not None else LevelLinks()
-        akev = links.environment if onlv is not None else _first(c, AKEV_TAG)
+        onlv, links, akev = _environment_link(library, c)
         contents = LevelContents(name="", sky=links.sky)
         contents.environment = environment_at(library, *akev) if akev else None
         if links.object_quads:
@@ -54,6 +52,22 @@ def read_level(path, library: Library | None = None) -> LevelContents:
             contents.name = _own_classes(library, c, contents)
         contents.warnings = library.warnings[start:]
         return contents
+
+
+def read_environment(path) -> Environment | None:
+    """The environment (AKEV) of the level or loose AKEV at `path` alone, the rest of the level
+    unread; None where it has none."""
+    with open_library(path) as library:
+        akev = _environment_link(library, library.main)[2]
+        return environment_at(library, *akev) if akev else None
+
+
+def _environment_link(library, c):
+    """(the ONLV's index or None, its links, the (container, index) of the environment or None):
+    the ONLV's AKEV, else the file's first AKEV."""
+    onlv = c.first(ONLV_TAG)
+    links = read_onlv(library, c, onlv) if onlv is not None else LevelLinks()
+    return onlv, links, links.environment if onlv is not None else _first(c, AKEV_TAG)
 
 
 def _first(c, tag):
