@@ -19,7 +19,7 @@ from .io.characters.read import read_character, read_characters, read_trams
 from .io.characters.tram_xml_read import looks_like_tram_xml
 from .io.container.container import (AKEV_TAG, BINA_TAG, DOOR_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, OFGA_TAG, ONCC_TAG,
                                      ONLV_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG,
-                                     TRTA_TAG, TXMP_TAG, looks_like_container)
+                                     TRTA_TAG, TXMP_TAG, looks_like_container, tag_name)
 from .io.container.library import open_library
 from .io.level.model import LevelContents
 from .io.level.read import read_level
@@ -189,13 +189,10 @@ def _kinds(present: set) -> frozenset:
 def _check_tags(container):
     """ObanError for an instance tagged as one kind PLAN knows and named as another (swapped
     descriptors' tags): read by its tag, it would be taken for what it is not, or for nothing."""
-    known = {tag[::-1].decode("latin-1") for source in PLAN for tag in source.tags}
-    for index in range(len(container.descriptors)):
-        if container.is_unnamed(index):
-            continue
-        said, tag = container.full_name(index)[:4], container.tag_of(index)[::-1].decode("latin-1")
-        if said != tag and said in known:
-            raise ObanError(container.path, f"{container.label(index)} is tagged {tag}, but its name says {said}")
+    index = container.misnamed({tag for source in PLAN for tag in source.tags})
+    if index is not None:
+        said, tag = container.full_name(index)[:4], tag_name(container.tag_of(index))
+        raise ObanError(container.path, f"{container.label(index)} is tagged {tag}, but its name says {said}")
 
 
 @contextlib.contextmanager
@@ -214,7 +211,5 @@ def _present(path, library):
     if library is None:
         is_xml = os.path.splitext(path)[1].lower() == ".xml"
         return {TRAM_TAG} if is_xml and looks_like_tram_xml(read_head(path, XML_HEAD)[0]) else set()
-    container = library.main
-    _check_tags(container)
-    return {bytes(tag) for tag, placeholder in zip(container.descriptors["tag"], container.ends == container.starts)
-            if not placeholder}
+    _check_tags(library.main)
+    return library.main.tags_with_data()

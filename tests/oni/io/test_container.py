@@ -2,6 +2,7 @@
 2-3, docs/objects.md 1-2): headers, descriptors, names, links and raw data of files OniSplit
 wrote, and the one .oni writer against them and against the layout written out here."""
 
+import io
 import os
 import struct
 
@@ -130,3 +131,54 @@ def test_a_file_of_no_raw_data_ends_with_its_last_record():
     written = instance_file_bytes([(b"NABO", "OBANdoor", bytes(40))])
     header = struct.unpack_from("<Q4sQ9I", written)
     assert header[-2:] == (0, 0) and len(written) == header[6] + 48     # raw offset, size 0; 8 + 40 bytes
+
+
+def misnamed_one_by_one(c, tags):
+    """What Container.misnamed gives, worked out one instance at a time with full_name."""
+    known = {tag_name(tag) for tag in tags}
+    for index in range(len(c.descriptors)):
+        if not c.is_unnamed(index):
+            said, tag = c.full_name(index)[:4], tag_name(c.tag_of(index))
+            if said != tag and said in known:
+                return index
+    return None
+
+
+def outcome(call):
+    try:
+        return call()
+    except ObanError as error:
+        return str(error)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_names_looked_at_together_give_what_one_by_one_gives(seed):
+    """misnamed on the sample level with tags swapped, names renamed, name offsets moved (past the
+    table too), terminators dropped and names made unnamed: the same instance, or the same error,
+    as full_name one descriptor at a time."""
+    from oban_import.oni.io.container.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
+    rng = np.random.default_rng(seed)
+    data = bytearray(open(ENVIRONMENT_LEVEL, "rb").read())
+    header = np.frombuffer(data, HEADER_DTYPE, 1)[0]
+    names_at, names_size = int(header["name_offset"]), int(header["name_size"])
+    count = int(header["instance_count"])
+    descriptors = np.frombuffer(data, DESCRIPTOR_DTYPE, count, 64).copy()
+    tags = [OBAN_TAG, AKEV_TAG, M3GM_TAG, TXMP_TAG]
+    for _ in range(int(rng.integers(1, 4))):
+        i, kind = int(rng.integers(count)), rng.choice(["swap", "rename", "offset", "unterminate", "unnamed"])
+        if kind == "swap":
+            descriptors["tag"][i] = tags[int(rng.integers(len(tags)))]
+        elif kind == "rename" and descriptors["flags"][i] & UNNAMED == 0:
+            at = names_at + int(descriptors["name_offset"][i])
+            data[at:at + 4] = tag_name(tags[int(rng.integers(len(tags)))]).encode()
+        elif kind == "offset":   # inside a name, or past the table
+            descriptors["name_offset"][i] = int(rng.integers(names_size)) + names_size * int(rng.integers(2))
+        elif kind == "unterminate":   # the terminators of a stretch of names dropped: one name past 255 bytes
+            start = int(rng.integers(names_size))
+            end = min(names_size, start + 300)
+            data[names_at + start:names_at + end] = b"x" * (end - start)
+        else:
+            descriptors["flags"][i] ^= UNNAMED
+    data[64:64 + descriptors.nbytes] = descriptors.tobytes()
+    c = Container(io.BytesIO(bytes(data)), ENVIRONMENT_LEVEL, len(data))
+    assert outcome(lambda: c.misnamed(tags)) == outcome(lambda: misnamed_one_by_one(c, tags))

@@ -122,6 +122,29 @@ class Container:
         """The first instance with this tag and data in this file, or None."""
         return next(iter(self.with_data(tag)), None)
 
+    def tags_with_data(self) -> set:
+        """The (stored, reversed) tags of the instances whose data is in this file."""
+        return set(np.unique(self.descriptors["tag"][np.asarray(self.ends) != np.asarray(self.starts)]).tolist())
+
+    def misnamed(self, tags) -> int | None:
+        """The first named instance whose name begins with one of `tags` (stored, reversed) other
+        than its own tag, or None: every name looked at together, each checked as full_name
+        checks it (raising as it does for the first at fault)."""
+        named = np.flatnonzero(self.descriptors["flags"] & UNNAMED == 0)
+        offsets = self.descriptors["name_offset"][named].astype(np.int64)
+        ends = np.flatnonzero(np.frombuffer(self.names, np.uint8) == 0)
+        following = np.searchsorted(ends, offsets)      # each name's terminating NUL, if any
+        length = np.append(ends, np.iinfo(np.int64).max)[following] - offsets
+        faulty = (offsets >= len(self.names)) | (length > MAX_NAME)
+        names = np.frombuffer(self.names + bytes(4), np.uint8)
+        said = names[np.minimum(offsets, len(self.names))[:, None] + np.arange(4)][:, ::-1].copy().view("S4")[:, 0]
+        wrong = np.isin(said, np.array(sorted(tags), "S4")) & (said != self.descriptors["tag"][named]) & ~faulty
+        if not (faulty | wrong).any():
+            return None
+        first = int(named[np.argmax(faulty | wrong)])   # in descriptor order, as one by one
+        self.full_name(first)                           # raises where the name is at fault
+        return first
+
     def is_placeholder(self, index: int) -> bool:
         """A descriptor with a name and no data here: the instance lives in another file."""
         return self.ends[index] == self.starts[index]
