@@ -383,7 +383,7 @@ def _list_file(path, name_glob, objects, tables, beside):
                                    FORMAT_NAMES.get(texture.format, texture.format)))
     tables["characters"] += [(name, character) for character, _ in brought.characters]
     own = {tram.name: tram for _, chosen in brought.characters for tram in chosen}
-    loose = {tram.name: tram for tram in brought.trams if tram.name not in own}
+    loose = {tram.name: tram for tram in brought.trams}   # none a character's (plan._trams)
     tables["trams"] += [(name, tram) for tram in (own | loose).values()]
     tables["bodies"] += [name] * len(own) + _body_names(list(loose), path, beside)
     if brought.level_parts is not None:

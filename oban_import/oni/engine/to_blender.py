@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ...core.runs import bounded_runs
 from ..io.oban.record import LOCALIZED, Animation, all_keys, matrix_from_columns
 from .frames import key_table, run_starts, sample_many
 from .rotations import (IDENTITY_QUATERNION, LOCALIZED_TURN_QUATERNION, continuous, hamilton_from_stored,
@@ -96,8 +97,9 @@ def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES
                     camera: bool = False, chunk_frames: int = CHUNK_FRAMES,
                     dtype: type = np.float64) -> Iterator[Transforms]:
     """Yields the Blender transforms of every frame of each animation, in order, computed
-    together for about `chunk_frames` frames at a time (the temporaries stay in the
-    CPU's cache, and a caller that needs only the first ones waits for no more). The
+    together for at most `chunk_frames` frames at a time, a longer animation alone (the
+    temporaries stay in the CPU's cache, and a caller that needs only the first ones waits
+    for no more). The
     columns are computed in float64 and kept as `dtype` (float32: half the memory).
 
     The keys (_BlenderKeys), not the frames, are
@@ -109,7 +111,8 @@ def transforms_many(animations: list[Animation], axes: np.ndarray = DEFAULT_AXES
     keys = _BlenderKeys(animations, axes, scale, camera)
     frame_counts, key_counts, key_starts = keys.frame_counts, keys.key_counts, keys.key_starts
     frame_starts = run_starts(frame_counts)
-    for first, end in _chunks(frame_counts, chunk_frames):
+    for run in bounded_runs(frame_counts.tolist(), chunk_frames):
+        first, end = run.start, run.stop
         chunk = slice(key_starts[first], key_starts[end - 1] + key_counts[end - 1])
         counts = frame_counts[first:end]
         sampled = sample_many(counts, key_counts[first:end], keys.frames[chunk], keys.table[chunk])
@@ -233,16 +236,6 @@ def _blender_keys(keys, turned, held, owner, axes, scale):
     if (held != IDENTITY_QUATERNION).any():   # else nothing to turn (a base of scales alone)
         rotations[:] = multiply(rotations, np.take(held.T, owner, axis=1), axis=0)
     return table
-
-
-def _chunks(frame_counts, size):
-    """(first, end) ranges of animations with about `size` frames together (or one longer)."""
-    first, frames = 0, 0
-    for i, count in enumerate(frame_counts.tolist()):
-        frames += count
-        if frames >= size or i == len(frame_counts) - 1:
-            yield first, i + 1
-            first, frames = i + 1, 0
 
 
 def decompose(matrices: np.ndarray) -> Transforms:

@@ -167,7 +167,7 @@ class Container:
 
     def short_name(self, index: int) -> str:
         """The name without its tag ('door' for 'OBANdoor'); '' for an unnamed instance."""
-        return short_name(self.full_name(index), self._tags[index][::-1].decode("latin-1"))
+        return short_name(self.full_name(index), tag_name(self._tags[index]))
 
     def record(self, index: int) -> tuple[bytes, int]:
         """(the instance's 8-byte record header and data, its file offset)."""
@@ -176,7 +176,7 @@ class Container:
 
     def label(self, index: int) -> str:
         """How messages name an instance: 'instance 12 (M3GMbox)' or 'instance 12 (unnamed PNTA)'."""
-        tag = self._tags[index][::-1].decode("latin-1")
+        tag = tag_name(self._tags[index])
         name = self.full_name(index) if not self.is_unnamed(index) else ""
         return f"instance {index} ({name or 'unnamed ' + tag})"
 

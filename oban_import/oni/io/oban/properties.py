@@ -2,7 +2,6 @@
 names, `properties()` to write them and `from_properties()` to read them back. Plain
 mappings in and out (a Blender ID's properties are one), so no bpy here."""
 
-import bisect
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....core.id_properties import signed32, unsigned32
+from ....core.runs import bounded_runs
 from .record import FLAGS, KEY_DTYPE, Animation, all_keys
 
 PREFIX = "oban_"
@@ -88,21 +88,16 @@ def stored_data(animation: Animation, keys: np.ndarray | None = None) -> dict:
 
 def descriptions(animations: list[Animation]) -> Iterator[tuple[dict, dict]]:
     """Yields, for each animation in order, what describes it on its object, properties(),
-    and on its action, properties() | stored_data(); the keys of several animations (about
-    CHUNK_KEYS at a time) are made properties together, in a few array operations."""
-    ends = np.cumsum(np.fromiter((len(a.keys) for a in animations), np.int64, len(animations))).tolist()
-    first = 0
-    while first < len(animations):
-        offset = ends[first - 1] if first else 0   # the keys of the animations before
-        end = max(first + 1, bisect.bisect_right(ends, offset + CHUNK_KEYS, first))
-        flat = keys_property(all_keys(animations[first:end]))
+    and on its action, properties() | stored_data(); the keys of several animations (at most
+    CHUNK_KEYS at a time, core.runs.bounded_runs) are made properties together, in a few array operations."""
+    for run in bounded_runs([len(a.keys) for a in animations], CHUNK_KEYS):
+        flat = keys_property(all_keys(animations[run]))
         start = 0
-        for animation, stop in zip(animations[first:end], ends[first:end]):
-            stop -= offset
+        for animation in animations[run]:
+            stop = start + len(animation.keys)
             described = properties(animation)
             yield described, described | stored_data(animation, flat[8 * start:8 * stop])
             start = stop
-        first = end
 
 
 def keys_property(keys: np.ndarray) -> np.ndarray:
