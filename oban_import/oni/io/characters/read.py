@@ -14,7 +14,7 @@ import numpy as np
 from ....core.errors import ObanError
 from ....core.files import open_regular
 from ..container.container import (M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG,
-                                   TRMA_TAG, TRTA_TAG, TXMP_TAG, Container)
+                                   TRMA_TAG, TRTA_TAG, TXMP_TAG, Container, counted)
 from ..container.library import Library, open_library, reading
 from ..objects.meshes import parse_links
 from ..objects.read import main_instance, mesh_at, texture_at
@@ -27,7 +27,7 @@ ONCC_BODY_AT, ONCC_TEXTURES_AT, ONCC_ANIMATIONS_AT = 0xC34, 0xC38, 0xC80
 TRBS_LEVELS = 5                  # TRCM links, low to high detail: the last one is used
 TRCM_PARTS_AT, TRCM_LINKS_AT = 0x04, 0x54   # links TRGA, TRTA, TRIA
 TRAC_PARENT_AT = 0x10
-COUNT_AT, ITEMS_AT = 0x16, 0x18  # TRGA, TRTA, TRIA, TRMA, TRAC: u16 count, then the items
+COUNT_AT = 0x16   # TRGA, TRTA, TRIA, TRMA, TRAC: a u16 count, then the items
 TRIA_DTYPE = np.dtype([("parent", "u1"), ("child", "u1"), ("sibling", "u1"), ("pad", "u1")])
 TRAC_ENTRY_DTYPE = np.dtype([("weight", "<i2"), ("runtime", "V6"), ("animation", "<u4")])
 ITEM_DTYPES = {TRGA_TAG: np.dtype("<u4"), TRTA_TAG: np.dtype(("<f4", (3,))), TRIA_TAG: TRIA_DTYPE,
@@ -250,15 +250,7 @@ def collection_chain(library: Library, c: Container, value: int, owner: int):
 
 def counted_items(c: Container, index: int, tag: bytes) -> np.ndarray:
     """The items of a TRGA, TRTA, TRIA, TRMA or TRAC (u16 count at 0x16), the count checked first."""
-    data, _ = c.instance(index, tag)
-    label, dtype = c.label(index), ITEM_DTYPES[tag]
-    if len(data) < ITEMS_AT:
-        raise ObanError(c.path, f"{label}: {len(data)} bytes, too short for its count at 0x{COUNT_AT:x}")
-    count = int.from_bytes(data[COUNT_AT:ITEMS_AT], "little")
-    room = (len(data) - ITEMS_AT) // dtype.itemsize
-    if count > room:
-        raise ObanError(c.path, f"{label}: count says {count} but only {room} fit in the instance")
-    return np.frombuffer(data, dtype, count, ITEMS_AT).copy()
+    return counted(c.instance(index, tag)[0], ITEM_DTYPES[tag], c.path, c.label(index), offset=COUNT_AT, count_size=2)
 
 
 def tree_parents(hierarchy: np.ndarray, path: str, label: str) -> np.ndarray:

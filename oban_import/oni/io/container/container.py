@@ -61,6 +61,7 @@ TXMA_TAG, AKVA_TAG, AKBA_TAG, AKBP_TAG = b"AMXT", b"AVKA", b"ABKA", b"PBKA"
 ABNA_TAG, AKOT_TAG, AKAA_TAG, AKDA_TAG = b"ANBA", b"TOKA", b"AAKA", b"ADKA"
 LINK_FLAG = 1          # a link is (descriptor index << 8) | 1; 0 is none
 DATA_PADDING = 32      # OniSplit rounds a .oni's data-table size up to this and may not write the padding
+COUNT_OFFSET = 0x14   # the u32 count of an array template; its items follow it
 MAX_NAME = 255  # bytes: longer than any Oni name (and Blender's); bounds the work per descriptor
 
 
@@ -251,6 +252,22 @@ def _a(tag):
 def tag_name(tag: bytes) -> str:
     """b"VEKA" -> 'AKEV': a tag as stored (reversed), read."""
     return tag[::-1].decode("latin-1")
+
+
+def counted(data: bytes, dtype, path: str, label: str, what: str = "", offset: int = COUNT_OFFSET,
+            count_size: int = 4) -> np.ndarray:
+    """The items after the count (`count_size` bytes, little-endian) at `offset` of an
+    instance's data, the count checked against the instance's size before anything is made of
+    it (`what`: the items, as messages name them); a copy, so that the file's bytes can go. A
+    subarray `dtype` gives items of its shape."""
+    dtype, counted_as = np.dtype(dtype), f"its {what} count" if what else "its count"
+    if len(data) < offset + count_size:
+        raise ObanError(path, f"{label}: {len(data)} bytes, too short for {counted_as} at 0x{offset:x}")
+    count = int.from_bytes(data[offset:offset + count_size], "little")
+    room = (len(data) - offset - count_size) // dtype.itemsize
+    if count > room:
+        raise ObanError(path, f"{label}: {counted_as[4:]} says {count} but only {room} fit in the instance")
+    return np.frombuffer(data, dtype, count=count, offset=offset + count_size).copy()
 
 
 def raw_path(path: str) -> str:

@@ -8,11 +8,11 @@ import os
 import numpy as np
 
 from ....core.errors import ObanError
-from ..container.container import DOOR_TAG, ENVP_TAG, M3GM_TAG, OBAN_TAG, OFGA_TAG, Container
+from ..container.container import DOOR_TAG, ENVP_TAG, M3GM_TAG, OBAN_TAG, OFGA_TAG, Container, counted
 from ..container.library import Library
 from ..oban.read import read_oban
 from ..objects.read import mesh_at
-from .arrays import counted, text
+from .arrays import text
 from .model import DoorClass, FurnitureGeometry, GeometryElement
 
 DOOR_CLASS_DTYPE = np.dtype([("geometries", "<u4", 2), ("animation", "<u4"), ("sound_attenuation", "<f4"),

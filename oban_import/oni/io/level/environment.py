@@ -8,12 +8,12 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ..container.container import (ABNA_TAG, AGDB_TAG, AGQC_TAG, AGQG_TAG, AGQR_TAG, AKAA_TAG, AKBA_TAG, AKBP_TAG,
-                                   AKDA_TAG, AKEV_TAG, AKOT_TAG, AKVA_TAG, IDXA_TAG, PLEA_TAG, PNTA_TAG, TXCA_TAG,
-                                   TXMA_TAG, TXMP_TAG, Container, tag_name)
+                                   AKDA_TAG, AKEV_TAG, AKOT_TAG, AKVA_TAG, COUNT_OFFSET, IDXA_TAG, PLEA_TAG, PNTA_TAG,
+                                   TXCA_TAG, TXMA_TAG, TXMP_TAG, Container, counted, tag_name)
 from ..container.library import Library
 from ..objects.meshes import parse_array, parse_links
 from ..objects.read import texture_at
-from .arrays import COUNT_OFFSET, counted, first_bad
+from .arrays import first_bad
 from .model import TRIANGLE, Environment
 
 # The AKEV's links from 0x00, in order: (field, tag); the ones read, and those a scene cannot do without.

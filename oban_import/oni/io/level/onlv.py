@@ -7,10 +7,10 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ..container.container import (AKEV_TAG, CRSA_TAG, ENVP_TAG, IDXA_TAG, OBOA_TAG, ONLV_TAG, ONOA_TAG, ONSK_TAG,
-                                   Container)
+                                   Container, counted)
 from ..container.library import Library
 from ..objects.meshes import parse_array
-from .arrays import counted, first_bad
+from .arrays import first_bad
 
 # ONLV links: field: (offset, tag)
 ONLV_LINKS = {"environment": (0x40, AKEV_TAG), "objects": (0x44, OBOA_TAG), "sky": (0x54, ONSK_TAG),

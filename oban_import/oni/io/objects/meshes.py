@@ -5,7 +5,7 @@ texture coordinates, IDXA indices; triangle strips to triangles with whole-array
 import numpy as np
 
 from ....core.errors import ObanError
-from ..container.container import IDXA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG
+from ..container.container import IDXA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG, counted
 
 # M3GM links from 0x04: (field, reversed tag)
 M3GM_LINKS = (("points", PNTA_TAG), ("vertex normals", VCRA_TAG), ("face normals", VCRA_TAG),
@@ -21,15 +21,7 @@ M3GA_COUNT_OFFSET = 0x14
 def parse_array(data: bytes, tag: bytes, path: str, label: str) -> np.ndarray:
     """The items of a PNTA, VCRA, TXCA or IDXA instance's data, its count checked first."""
     count_offset, dtype, shape = ARRAYS[tag]
-    if len(data) < count_offset + 4:
-        raise ObanError(path, f"{label}: {len(data)} bytes, too short for its count at 0x{count_offset:x}")
-    count = int.from_bytes(data[count_offset:count_offset + 4], "little")
-    item = np.dtype(dtype).itemsize * int(np.prod(shape, dtype=np.int64))
-    room = (len(data) - count_offset - 4) // item
-    if count > room:
-        raise ObanError(path, f"{label}: count says {count} but only {room} fit in the instance")
-    values = np.frombuffer(data, dtype, count=count * (item // np.dtype(dtype).itemsize), offset=count_offset + 4)
-    return values.reshape((count,) + shape).copy()
+    return counted(data, np.dtype((dtype, shape)), path, label, offset=count_offset)
 
 
 def parse_links(data: bytes, offset: int, count: int, path: str, label: str) -> list[int]:
