@@ -71,12 +71,27 @@ class Library(Closes):
     def _placeholder(self, c, index, name, tag, other, path):
         """The instance placeholder `index` (named `name`) stands for in `other` (the container of
         the file named after it, or None); None and a warning when it is not there."""
-        for i in other.indices(tag) if other else ():
-            if not other.is_placeholder(i) and other.full_name(i) == name:
-                return other, int(i)
+        found = self.named(other, tag).get(name) if other else None
+        if found is not None:
+            return other, found
         self.warn(f"{name or c.label(index)} not found ({os.path.basename(path)} beside "
                   f"{os.path.basename(c.path)} does not hold it): imported without it")
         return None
+
+    def named(self, c: Container, tag: bytes) -> dict:
+        """{full name: descriptor index} of the instances of `tag` with data in `c` (the first of
+        a name), made once."""
+        return self.cached(c, ("names", tag), lambda c, _: {c.full_name(i): i for i in reversed(c.with_data(tag))})
+
+    def beside(self, full_name: str, tag: bytes):
+        """(container, index) of the instance of `tag` named `full_name` with data in the file
+        `<full_name>.oni` beside the file read (opened for it), or None."""
+        path = os.path.join(self.folder, full_name + ".oni")
+        if not (_plain(full_name) and os.path.isfile(path)):
+            return None
+        other = self.open(path)
+        index = self.named(other, tag).get(full_name)
+        return None if index is None else (other, index)
 
     def warn(self, text: str) -> None:
         self.events.append(text)

@@ -34,16 +34,8 @@ def geometry_at(library: Library, c: Container, index: int) -> FurnitureGeometry
 def locate(library: Library, c: Container, tag: bytes, full_name: str):
     """(container, index) of the instance of `tag` named `full_name` with data: in `c`, else in
     `<full_name>.oni` beside the file read; None when neither holds it."""
-    index = _names(library, c, tag).get(full_name)
-    if index is not None:
-        return c, index
-    path = os.path.join(library.folder, full_name + ".oni")
-    if _plain(full_name) and os.path.isfile(path):
-        other = library.open(path)
-        index = _names(library, other, tag).get(full_name)
-        if index is not None:
-            return other, index
-    return None
+    index = library.named(c, tag).get(full_name)
+    return (c, index) if index is not None else library.beside(full_name, tag)
 
 
 def find_named(library: Library, c: Container, tag: bytes, full_name: str, what: str, then: str):
@@ -57,16 +49,6 @@ def find_named(library: Library, c: Container, tag: bytes, full_name: str, what:
 def not_found(library: Library, c: Container, full_name: str, what: str, then: str) -> None:
     library.warn(f"{what} {full_name} not found (not in {os.path.basename(c.path)}, nor {full_name}.oni beside it): "
                  f"{then}")
-
-
-def _names(library, c, tag) -> dict:
-    """{full name: descriptor index} of the instances of `tag` with data in `c`, made once."""
-    return library.cached(c, ("names", tag), lambda c, _: {c.full_name(i): i for i in c.with_data(tag)})
-
-
-def _plain(name):
-    """A name that stays a file name in the folder (no path separators, no '..')."""
-    return bool(name) and name not in (".", "..") and not any(ch in name for ch in "/\\:\0")
 
 
 def _door_class(library, c, index):
