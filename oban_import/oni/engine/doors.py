@@ -10,11 +10,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..io.level.model import DOOR_FLAGS, Door, LevelContents
+from ..io.level.model import DOOR_FLAGS, SECOND_LEAF, Door, LevelContents
 from ..io.oban.record import Animation, stored_columns
-from ..io.objects.model import PlacedObject
+from ..io.objects.model import PlacedObject, placed
 
-DOUBLE_LEAF = 0x1000   # leaf 1 of door d is the object setup of door id d | DOUBLE_LEAF
 MIRROR = DOOR_FLAGS["Mirror"]
 
 
@@ -110,7 +109,7 @@ def _builder_leaves(door: Door) -> list[PlacedObject] | None:
     or geometry."""
     geometries = door.door_class.geometries if door.door_class is not None else [None, None]
     first = geometries[0]
-    meshes = [element.mesh for element in first.elements if element.mesh is not None] if first else []
+    meshes = first.meshes if first else []
     if not meshes:
         return None
     origins, _ = builder_origins(placements([door.position], [door.rotation])[0], meshes[0].points,
@@ -119,13 +118,11 @@ def _builder_leaves(door: Door) -> list[PlacedObject] | None:
     made = []
     for leaf, origin in enumerate(origins):
         geometry = geometries[leaf] if leaf and geometries[1] is not None else first
-        parts = [element.mesh for element in geometry.elements if element.mesh is not None]
+        parts = geometry.meshes
         if texture is not None and (leaf == 0 or door.texture_names[1]):
             parts = [replace(mesh, texture=texture, texture_name=texture.name) for mesh in parts]
-        made.append(PlacedObject(
-            name=f"door_{door.door_id | DOUBLE_LEAF * leaf}", flags=0, physics=0, script_id=0, door_gunk_id=0,
-            door_id=door.door_id, position=np.zeros(3, np.float32), rotation=np.array([0, 0, 0, 1], np.float32),
-            scale=1.0, origin=stored_columns(origin), meshes=parts, animation=None))
+        made.append(placed(f"door_{door.door_id | SECOND_LEAF * leaf}", parts, stored_columns(origin),
+                           door_id=door.door_id))
     return made
 
 
@@ -134,8 +131,5 @@ def furniture_objects(contents: LevelContents) -> list[PlacedObject]:
     T(position) . Rz . Ry . Rx (docs/level.md 4): what shows it where no environment does."""
     pieces = [piece for piece in contents.furniture if piece.geometry is not None]
     origins = placements([p.position for p in pieces], [p.rotation for p in pieces]) if pieces else []
-    return [PlacedObject(name=f"furniture_{piece.id}", flags=0, physics=0, script_id=0, door_gunk_id=0, door_id=0,
-                         position=np.asarray(piece.position, np.float32), rotation=np.array([0, 0, 0, 1], np.float32),
-                         scale=1.0, origin=stored_columns(origin),
-                         meshes=[e.mesh for e in piece.geometry.elements if e.mesh is not None], animation=None)
+    return [placed(f"furniture_{piece.id}", piece.geometry.meshes, stored_columns(origin), piece.position)
             for piece, origin in zip(pieces, origins)]

@@ -28,6 +28,7 @@ OBJECT_TAG_TYPES = {3: "door", 5: "furniture", 13: "trigger", 14: "turret", 15: 
 DOOR_FLAGS = {"InitialLocked": 0x1, "InDoorFrame": 0x4, "Manual": 0x10, "DoubleDoor": 0x80, "Mirror": 0x100,
               "OneWay": 0x200, "Reverse": 0x400, "Jammed": 0x800, "InitialOpen": 0x1000}
 DOUBLE_DOOR = DOOR_FLAGS["DoubleDoor"]
+SECOND_LEAF = 0x1000   # leaf 1 of door id d is the OBOA setup of door id d | 0x1000 (docs/level.md 3)
 EVENT_TYPES = ("None", "Script", "ActivateTurret", "DeactivateTurret", "ActivateConsole", "DeactivateConsole",
                "ActivateAlarm", "DeactivateAlarm", "ActivateTrigger", "DeactivateTrigger", "LockDoor",
                "UnlockDoor")
@@ -90,6 +91,11 @@ class FurnitureGeometry:
     """An OFGA: the meshes of a furniture class or of a door leaf."""
     name: str                      # without 'OFGA'
     elements: list                 # [GeometryElement]
+
+    @property
+    def meshes(self) -> list:
+        """The elements' meshes, those found."""
+        return [element.mesh for element in self.elements if element.mesh is not None]
 
 
 @dataclass

@@ -15,11 +15,10 @@ from ..objects.oboa import parse_oboa
 from ..objects.read import texture_at
 from .classes import door_class_at, find_named, geometry_at, locate, not_found
 from .environment import environment_at
-from .model import Environment, LevelContents
+from .model import SECOND_LEAF, Environment, LevelContents
 from .object_lists import LIST_PREFIX, is_object_list, read_object_list
 from .onlv import LevelLinks, read_object_quads, read_onlv
 
-SECOND_LEAF = 0x1000   # leaf 1 of door id d is the OBOA setup of door id d | 0x1000 (docs/level.md 3)
 
 
 def read_level(path, library: Library | None = None) -> LevelContents:

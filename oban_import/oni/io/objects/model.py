@@ -70,9 +70,15 @@ class PlacedObject:
 
 def at_origin(mesh: Mesh) -> PlacedObject:
     """A loose mesh as an object of its own name, standing at the origin."""
-    return PlacedObject(name=mesh.name, flags=0, physics=0, script_id=0, door_gunk_id=0, door_id=0,
-                        position=np.zeros(3, np.float32), rotation=np.array([0, 0, 0, 1], np.float32),
-                        scale=1.0, origin=IDENTITY.copy(), meshes=[mesh], animation=None)
+    return placed(mesh.name, [mesh], IDENTITY.copy())
+
+
+def placed(name: str, meshes: list, origin: np.ndarray, position=(0.0, 0.0, 0.0), door_id: int = 0) -> PlacedObject:
+    """An object of no object setup: `meshes` at `origin` (12 float32, stored columns), not
+    moved, scaled or animated, no flags."""
+    return PlacedObject(name=name, flags=0, physics=0, script_id=0, door_gunk_id=0, door_id=door_id,
+                        position=np.asarray(position, np.float32), rotation=np.array([0, 0, 0, 1], np.float32),
+                        scale=1.0, origin=origin, meshes=meshes, animation=None)
 
 
 @dataclass
