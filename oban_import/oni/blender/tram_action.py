@@ -4,14 +4,13 @@ so that what is written is what the action says, or the action is refused with a
 naming the property or the marker (docs/bad_input.md, "Exporting characters (TRAM)")."""
 
 import re
-from types import SimpleNamespace
 
 import numpy as np
 
 from ...core.errors import ObanError
-from ..io.characters.tram import EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, KEY_SIZES, PARTICLE_DTYPE, RECORD_DTYPE, SOUND_DTYPE
+from ..io.characters.tram import EXTENT_INFO_DTYPE, KEY_SIZES, RECORD_DTYPE
 from ..io.characters.tram_properties import (FOOTSTEP, FOOTSTEP_TYPES, MASK_KEYS, NAME, PARTICLE, PARTICLE_TEXT,
-                                             PLAIN_KEYS, PREFIX, RECORDS, SOUND, tram_markers)
+                                             PLAIN_KEYS, PREFIX, RECORDS, SOUND, markers_as_read)
 from ..io.characters.tram_xml_read import FLOAT32_LIMIT
 from ..io.container.container import MAX_NAME as CONTAINER_MAX_NAME
 
@@ -21,7 +20,6 @@ U16, I16 = (0, 0xFFFF), (-0x8000, 0x7FFF)
 INT32 = (-(1 << 31), (1 << 31) - 1)
 BITS32 = (-(1 << 31), (1 << 32) - 1)     # a u32 kept as the int32 of its bits, or as it is
 MOTION = ("key_counts", "key_frames", "key_values", "heights", "velocities")   # the motion as read: _stored's
-EVENT_DTYPES = {"footsteps": FOOTSTEP_DTYPE, "sounds": SOUND_DTYPE, "particles": PARTICLE_DTYPE}
 PRINTABLE = re.compile(r"[^\x00-\x1f\x7f]*")
 
 
@@ -57,7 +55,7 @@ def events(action, found, first: int, parts: list, label) -> list[tuple[str, int
     ObanError(label, naming the marker) for an event marker the TRAM cannot hold as it says
     (those of the events as read, `found`'s bytes, are written as read)."""
     markers = [(marker.name, int(round(marker.frame)) - first) for marker in action.pose_markers]
-    as_read = _markers_as_read(found, parts)
+    as_read = set(markers_as_read(found, parts))
     for name, frame in markers:
         kind, colon, rest = name.partition(": ")
         if not colon or kind not in (FOOTSTEP, SOUND, PARTICLE) or (name, frame) in as_read:
@@ -69,15 +67,6 @@ def events(action, found, first: int, parts: list, label) -> list[tuple[str, int
         if problem:
             raise ObanError(label, f"marker {name!r} on frame {frame + first} {problem}")
     return markers
-
-
-def _markers_as_read(found, parts) -> set:
-    """The (marker name, frame) pairs of the events as read (their bytes kept in `found`)."""
-    arrays = {}
-    for name, dtype in EVENT_DTYPES.items():
-        data = found.get(PREFIX + name + "_bytes", b"")
-        arrays[name] = np.frombuffer(data, dtype) if len(data) % dtype.itemsize == 0 else np.zeros(0, dtype)
-    return set(tram_markers(SimpleNamespace(**arrays), parts))
 
 
 def _event_problem(kind, rest, parts):

@@ -39,6 +39,7 @@ RECORDS = {"attacks": ATTACK_DTYPE, "self_damage": SELF_DAMAGE_DTYPE, "motion_bl
 FOOTSTEP_TYPES = {0: "None", 1: "Left", 2: "Right", 3: "Both"}
 FOOTSTEP, SOUND, PARTICLE = "footstep", "sound", "particle"
 EVENTS = ("footsteps", "sounds", "particles")   # the arrays markers hold, in the order _events gives them
+EVENT_DTYPES = dict(zip(EVENTS, (FOOTSTEP_DTYPE, SOUND_DTYPE, PARTICLE_DTYPE)))   # each as stored
 BYTES_KEPT = (*RECORDS, *EVENTS, "extent_info")  # the arrays whose bytes as read are kept beside them
 MARKER_BYTES = 63                                # a pose marker's name: char[64], NUL included
 PARTICLE_TEXT = re.compile(r"(?P<name>.*), (?P<part>[^,]+), to (?P<last>\d+)(?:, pad (?P<pad>\d+))?")
@@ -151,15 +152,31 @@ def _events(markers, part_names):
     return (np.array(footsteps, FOOTSTEP_DTYPE), np.array(sounds, SOUND_DTYPE), np.array(particles, PARTICLE_DTYPE))
 
 
+def markers_as_read(described, part_names) -> list:
+    """The (marker name, frame) of the events as read (their bytes kept in `described`); an
+    event array whose bytes are not whole records gives none."""
+    stored = {name: np.zeros(0, EVENT_DTYPES[name]) if array is None else array
+              for name, array in _stored_events(described).items()}
+    return tram_markers(types.SimpleNamespace(**stored), part_names)
+
+
+def _stored_events(described) -> dict:
+    """{event kind: its array as read (the bytes kept), or None where they are not whole records}."""
+    found = {}
+    for name, dtype in EVENT_DTYPES.items():
+        data = bytes(described.get(PREFIX + name + "_bytes", b""))
+        found[name] = np.frombuffer(data, dtype).copy() if len(data) % dtype.itemsize == 0 else None
+    return found
+
+
 def _events_as_read(described, events, part_names):
     """Each event array as read where the markers are still those its bytes give, else as the
     markers say."""
-    read = [np.frombuffer(bytes(described.get(PREFIX + name + "_bytes", b"")), dtype).copy()
-            for name, dtype in zip(EVENTS, (FOOTSTEP_DTYPE, SOUND_DTYPE, PARTICLE_DTYPE))]
-    if any(len(bytes(described.get(PREFIX + name + "_bytes", b""))) % array.dtype.itemsize
-           for name, array in zip(EVENTS, read)):
+    stored = _stored_events(described)
+    if any(array is None for array in stored.values()):
         return events
-    expected = _events(tram_markers(types.SimpleNamespace(**dict(zip(EVENTS, read))), part_names), part_names)
+    read = list(stored.values())
+    expected = _events(tram_markers(types.SimpleNamespace(**stored), part_names), part_names)
     return [as_read if np.array_equal(e.view(np.uint8), got.view(np.uint8)) else got
             for as_read, e, got in zip(read, expected, events)]
 
