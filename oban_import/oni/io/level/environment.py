@@ -15,6 +15,7 @@ from ..objects.meshes import parse_array, parse_links
 from ..objects.read import texture_at
 from .arrays import first_bad
 from .model import TRIANGLE, Environment
+from .rooms import bsp_nodes, room_floors
 
 # The AKEV's links from 0x00, in order: (field, tag); the ones read, and those a scene cannot do without.
 AKEV_LINKS = (("points", PNTA_TAG), ("planes", PLEA_TAG), ("texture coordinates", TXCA_TAG), ("quads", AGQG_TAG),
@@ -23,7 +24,7 @@ AKEV_LINKS = (("points", PNTA_TAG), ("planes", PLEA_TAG), ("texture coordinates"
               ("script ids", IDXA_TAG), ("room BSP", AKBP_TAG), ("alpha BSP", ABNA_TAG), ("octree", AKOT_TAG),
               ("room adjacency", AKAA_TAG), ("door frames", AKDA_TAG))
 READ = {"points", "planes", "texture coordinates", "quads", "quad textures", "quad collision", "textures", "rooms",
-        "door frames"}
+        "room BSP", "door frames"}
 REQUIRED = {"points", "texture coordinates", "quads", "quad textures", "textures"}
 BOUNDING_BOX_OFFSET = 0x44
 AKEV_SIZE = BOUNDING_BOX_OFFSET + 24
@@ -32,8 +33,9 @@ QUAD_DTYPE = np.dtype([("points", "<i4", 4), ("uvs", "<i4", 4), ("shades", "<u4"
 QUAD_TEXTURE_DTYPE = np.dtype([("texture", "<u2"), ("alpha", "<u2")])   # alpha: run time
 COLLISION_DTYPE = np.dtype([("plane", "<i4"), ("box", "<f4", 6)])
 ROOM_DTYPE = np.dtype([("box", "<f4", 6), ("flags", "<u4"), ("floor", "<f4", 4), ("height", "<f4")])
-STORED_ROOM_DTYPE = np.dtype({"names": ROOM_DTYPE.names, "formats": [ROOM_DTYPE.fields[n][0] for n in ROOM_DTYPE.names],
-                              "offsets": [0x30, 0x5C, 0x60, 0x70], "itemsize": 116})   # the rest: grids, BSP, sides
+STORED_ROOM_DTYPE = np.dtype({"names": ["bsp_root", *ROOM_DTYPE.names],
+                              "formats": ["<i4", *[ROOM_DTYPE.fields[n][0] for n in ROOM_DTYPE.names]],
+                              "offsets": [0, 0x30, 0x5C, 0x60, 0x70], "itemsize": 116})   # the rest: grids, sides
 DOOR_FRAME_DTYPE = np.dtype([("quad", "<u4"), ("box", "<f4", 6), ("position", "<f4", 3), ("facing", "<f4"),
                              ("width", "<f4"), ("height", "<f4")])
 assert QUAD_DTYPE.itemsize == 56 and COLLISION_DTYPE.itemsize == 28 and DOOR_FRAME_DTYPE.itemsize == 52
@@ -90,6 +92,7 @@ def _build(library, name, arrays, bounding_box):
     rooms = np.zeros(len(stored_rooms), ROOM_DTYPE)
     for field in ROOM_DTYPE.names:
         rooms[field] = stored_rooms[field]
+    floors, floor_counts = _room_floors(arrays, rooms, stored_rooms["bsp_root"], planes.reshape(-1, 4))
     _check_counts(arrays, quads, quad_textures, collision)
     _check_indices(arrays, quads, len(points), len(uvs), quad_textures, len(names), collision, len(planes),
                    door_frames)
@@ -102,9 +105,21 @@ def _build(library, name, arrays, bounding_box):
         quad_uvs=quads["uvs"].copy(), shades=quads["shades"].copy(), flags=quads["flags"].copy(),
         object_tags=quads["object_tag"].copy(), quad_textures=quad_textures.copy(),
         collision_planes=collision["plane"].copy(), collision_boxes=collision["box"].reshape(-1, 6).copy(),
-        planes=planes.reshape(-1, 4), textures=textures, texture_names=names, rooms=rooms, door_frames=door_frames,
+        planes=planes.reshape(-1, 4), textures=textures, texture_names=names, rooms=rooms, room_floors=floors,
+        room_floor_counts=floor_counts, door_frames=door_frames,
         bounding_box=bounding_box, zero_area=zero_area,
         quads_at=_first_record(arrays["quads"]), quad_textures_at=_first_record(arrays["quad textures"]))
+
+
+def _room_floors(arrays, rooms, roots, planes):
+    """The rooms' floor polygons from their BSP (rooms.py); none (all counts 0) without one, or
+    from a BSP of no nodes."""
+    found = arrays["room BSP"]
+    nodes = None if found is None else bsp_nodes(found[2], found[0].path, found[0].label(found[1]))
+    if nodes is None or not len(nodes) or not len(rooms):
+        return np.zeros((0, 3), np.float32), np.zeros(len(rooms), np.int32)
+    c, i, _, _ = found
+    return room_floors(nodes, planes, rooms, roots, c.path, c.label(i))
 
 
 def _first_record(found) -> tuple:

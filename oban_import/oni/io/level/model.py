@@ -53,6 +53,8 @@ class Environment:
     textures: list                 # [Texture | None] in TXMA order; None: link 0 or a placeholder not found
     texture_names: list            # [str] the TXMPs' names without 'TXMP' ('' for link 0), also when not found
     rooms: np.ndarray              # (r,) ROOM_DTYPE (AKVA): box (6 f32), flags (u32), floor (4 f32), height (f32)
+    room_floors: np.ndarray        # (k, 3) float32: the rooms' floor polygons' corners, room after room (AKBP)
+    room_floor_counts: np.ndarray  # (r,) int32 corners of each room's floor (0: the level has no room BSP)
     door_frames: np.ndarray        # (d,) DOOR_FRAME_DTYPE (AKDA): quad, box, position, facing, width, height
     bounding_box: np.ndarray       # (6,) float32 min xyz, max xyz as stored
     zero_area: np.ndarray          # (q,) bool: quads of no area (warned; not to be made)
@@ -73,10 +75,31 @@ class Environment:
         """(q,) int32: tag & 0xFFFFFF, -1 for a quad of no object."""
         return np.where(self.object_tags == -1, -1, self.object_tags & 0xFFFFFF)
 
+    def quads(self, quads=slice(None)) -> "Quads":
+        """The quads `quads` (indices; default all) each with its own corners."""
+        return Quads(points=self.points[self.quad_points[quads]], texture_coordinates=self.texture_coordinates[
+            self.quad_uvs[quads]], shades=self.shades[quads], flags=self.flags[quads],
+            textures=self.quad_textures[quads].astype(np.int32), texture_names=list(self.texture_names))
+
     def shade_bytes(self, quads=slice(None)) -> np.ndarray:
         """(n, 4, 4) uint8 RGBA of each corner's shade, of `quads` (indices; default all)."""
         return np.ascontiguousarray(self.shades[quads].astype("<u4")).view(np.uint8).reshape(-1, 4, 4)[
             ..., [2, 1, 0, 3]]
+
+
+@dataclass
+class Quads:
+    """Quads as a rebuild writes them (docs/level.md 11): each with its own corners, in order."""
+    points: np.ndarray             # (n, 4, 3) float32, Oni axes; a Triangle's fourth repeats its third
+    texture_coordinates: np.ndarray   # (n, 4, 2) float32 as stored: v = 0 is the image's top row
+    shades: np.ndarray             # (n, 4) uint32 0xAARRGGBB
+    flags: np.ndarray              # (n,) uint32 QUAD_FLAGS
+    textures: np.ndarray           # (n,) int32 indices into texture_names
+    texture_names: list            # [str] TXMP names without 'TXMP'
+
+    @property
+    def corner_counts(self) -> np.ndarray:
+        return np.where(self.flags & TRIANGLE, 3, 4).astype(np.int32)
 
 
 @dataclass

@@ -20,7 +20,6 @@ from .object_lists import LIST_PREFIX, is_object_list, read_object_list
 from .onlv import LevelLinks, read_object_quads, read_onlv
 
 
-
 def read_level(path, library: Library | None = None) -> LevelContents:
     """Everything of a level but its placed objects (objects/read.py: read_objects) that the
     file at `path` holds (`library`: open_library's); ObanError if it holds none of it."""
