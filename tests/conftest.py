@@ -45,6 +45,23 @@ def addon():
     oban_import.unregister()
 
 
+@pytest.fixture
+def sample_level(tmp_path, addon):
+    """A copy of OniSplit's sample level (tests/data/environment/level) in tmp_path/in, imported
+    with the defaults; its .dat's path."""
+    import shutil
+
+    import bpy
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("level5_Final.dat", "level5_Final.raw"):
+        shutil.copy(os.path.join(TESTS, "data", "environment", "level", name), folder / name)
+    path = str(folder / "level5_Final.dat")
+    assert bpy.ops.import_anim.oban(filepath=path) == {"FINISHED"}
+    return path
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "extensions: needs Blender 4.2+ (extensions); deselected before")
     config.addinivalue_line("markers", "window: drives Debian's blender binary in a window; run once, "

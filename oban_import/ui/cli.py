@@ -28,9 +28,9 @@ from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
 from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table, furniture_table,
                       object_lists_table, objects_table, sprite_rows, table, trams_table)
-from .options import (CHARACTER_EXPORT_OPTIONS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT, SPRITE_OPTIONS,
-                      TRAM_FORMATS, CharacterExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings,
-                      parse_ranges)
+from .options import (CHARACTER_EXPORT_OPTIONS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT,
+                      LEVEL_REBUILD_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS, CharacterExportSettings, OniExportSettings,
+                      OniImportSettings, SpriteImportSettings, parse_ranges)
 
 PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
@@ -43,13 +43,16 @@ MODES = f"""modes:
   op2_art.prt... -o OUT.blend   Outpost 2 sprite animations (every input a .prt, its .bmp beside it)
   export IN.blend -o OUTDIR     a .blend's animated objects back to OBAN files, and the actions
                                 of its character armatures to TRAM files; --format level-patch:
-                                its imported levels' shading, flags and textures, in place
+                                its imported levels' shading, flags and textures, in place;
+                                --format level: each imported level as the files OniSplit's
+                                -create:level rebuilds it from, a folder per level
   IN... --list                  what any mix of files holds, importing nothing (no Blender needed)
 
 examples:
   {PROG} level9_Final.dat -o level9.blend --keys file
   {PROG} op2_art.prt -o sprites.blend --animations 0-40
   {PROG} export level9.blend -o oban/ --format xml
+  {PROG} export level9.blend -o rebuild/ --format level
   {PROG} examples/* --list
 
 `{PROG} IN.prt --help` and `{PROG} export --help` list their own options. A missing
@@ -250,8 +253,8 @@ def export_main(argv):
     for name in missing:
         print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
     chosen = [bpy.data.objects[name] for name in args.objects or () if name not in missing]
-    if args.file_format == LEVEL_PATCH_FORMAT:
-        return _level_patches(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
+    if args.file_format in (LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT):
+        return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
     armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
     objects = [obj for obj in chosen if obj not in armatures] if args.objects \
         else animated_objects(bpy.context.scene.objects)
@@ -275,18 +278,26 @@ def export_main(argv):
     return 1 if missing or any(part and part.errors for part in (report, characters)) else 0
 
 
-def _level_patches(context, args, candidates, missing):
-    """`export --format level-patch`: each imported level's shading, flags and textures in place."""
+def _levels(context, args, candidates, missing):
+    """`export --format level-patch`: each imported level's shading, flags and textures in
+    place; `--format level`: each as OniSplit's rebuild source."""
     from ..oni.blender.level_patch import environment_objects, export_level_patches
+    from ..oni.blender.level_rebuild import export_level_rebuilds
     objects = environment_objects(candidates)
     if not objects:
         print(f"{PROG} export: {args.blend} has no environment imported by this add-on", file=sys.stderr)
         return 1
-    report = export_level_patches(context, objects, args.output)
+    if args.file_format == LEVEL_PATCH_FORMAT:
+        report = export_level_patches(context, objects, args.output)
+        rows = [(os.path.basename(m.path), m.item.name, len(m.item.flags)) for m in report.made]
+        columns, numeric = ("file", "environment", "quads"), ("quads",)
+    else:
+        report = export_level_rebuilds(context, objects, args.output)
+        rows = [(m.path, m.item.quads, m.item.rooms, m.item.objects) for m in report.made]
+        columns, numeric = ("master", "quads", "rooms", "objects"), ("quads", "rooms", "objects")
     print_messages(report)
     if report.made:
-        print(format_table(("file", "environment", "quads"), [(os.path.basename(m.path), m.item.name, len(m.item.flags))
-                                                              for m in report.made], numeric=("quads",)))
+        print(format_table(columns, rows, numeric=numeric))
     return 1 if missing or report.errors else 0
 
 

@@ -10,14 +10,15 @@ from bpy_extras.io_utils import ImportHelper, orientation_helper
 from ..blender import compat
 from ..oni.blender.importer import import_files
 from ..oni.blender.level_patch import environment_objects, export_level_patches
+from ..oni.blender.level_rebuild import export_level_rebuilds
 from ..oni.blender.oban_export import animated_objects, export_objects
 from ..oni.blender.tram_export import character_armatures, export_characters
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
-from .options import (CHARACTER_EXPORT, LEVEL_PATCH, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT,
-                      CharacterExportSettings, LevelPatchSettings, OniExportSettings, OniImportSettings,
-                      SpriteImportSettings, groups, parse_ranges)
+from .options import (CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT,
+                      CharacterExportSettings, LevelPatchSettings, LevelRebuildSettings, OniExportSettings,
+                      OniImportSettings, SpriteImportSettings, groups, parse_ranges)
 
 
 def _property(option):
@@ -201,6 +202,20 @@ class ExportLevelShading(bpy.types.Operator, _ExportDialog):
                            lambda environment: f"{len(environment.flags)} quads")
 
 
+@with_options(LEVEL_REBUILD.options)
+class ExportLevel(bpy.types.Operator, _ExportDialog):
+    """Write each imported level as the files OniSplit rebuilds it from (environment and rooms
+    Colladas, master XML, object lists, classes), a folder per level, as the scene has it;
+    what OniSplit cannot build is refused, naming it"""
+    bl_idname = LEVEL_REBUILD.idname
+    bl_label = LEVEL_REBUILD.button
+
+    def execute(self, context):
+        return self.export(context, environment_objects(self.candidates(context)), "imported environment",
+                           export_level_rebuilds, LevelRebuildSettings.from_options(self),
+                           lambda level: f"{level.quads} quads, {level.rooms} rooms, {level.objects} objects")
+
+
 def _menu_entry(operator, dialog):
     """A File menu's entry for an operator (`dialog` on it, for the tests to find)."""
     def draw(self, context):
@@ -213,7 +228,8 @@ MENUS = (("TOPBAR_MT_file_import", _menu_entry(ImportOBAN, ONI_IMPORT)),
          ("TOPBAR_MT_file_import", _menu_entry(ImportOP2Sprites, SPRITE_IMPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportOBAN, ONI_EXPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportTRAM, CHARACTER_EXPORT)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportLevelShading, LEVEL_PATCH)))
+         ("TOPBAR_MT_file_export", _menu_entry(ExportLevelShading, LEVEL_PATCH)),
+         ("TOPBAR_MT_file_export", _menu_entry(ExportLevel, LEVEL_REBUILD)))
 
 
 def _file_handler(idname, label, operator, extensions):
@@ -223,7 +239,7 @@ def _file_handler(idname, label, operator, extensions):
         "bl_file_extensions": extensions, "poll_drop": classmethod(lambda cls, context: compat.poll_drop(context))})
 
 
-classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading]
+classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading, ExportLevel]
 if compat.HAS_FILE_HANDLER:
     classes += [_file_handler("OBAN_FH_import", "Oni files", ImportOBAN, ";".join(EXTENSIONS)),
                 _file_handler("OP2_FH_import", "Outpost 2 sprite animations", ImportOP2Sprites, ".prt")]

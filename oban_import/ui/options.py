@@ -57,6 +57,7 @@ CHARACTER_ANIMATIONS = (
     ("NONE", "None", "The character alone"),
 )
 LEVEL_PATCH_FORMAT = "level-patch"   # the command line's export of levels' shading in place
+LEVEL_REBUILD_FORMAT = "level"       # ... and of levels as OniSplit's rebuild source
 EXPORT_FORMATS = (
     ("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
     ("xml", "OniSplit XML", "OBANName.xml"),
@@ -112,7 +113,7 @@ IMPORT_OPTIONS = (
 )
 EXPORT_OPTIONS = (
     Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS,
-           cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT)),
+           cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT)),
     Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
            "File"),
     Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", 1e-4, "Keys",
@@ -150,6 +151,7 @@ LEVEL_PATCH_OPTIONS = (
     Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
                                              "imported environment)", True, "File"),
 )
+LEVEL_REBUILD_OPTIONS = LEVEL_PATCH_OPTIONS
 
 
 SPRITE_OPTIONS = (
@@ -194,7 +196,9 @@ CHARACTER_EXPORT = Dialog("export_anim.tram", "Oni Character Animation (.oni, .x
                           CHARACTER_EXPORT_OPTIONS)
 LEVEL_PATCH = Dialog("export_anim.oni_level_shading", "Oni Level Shading (.dat, .oni)", "Export Level Shading",
                      LEVEL_PATCH_OPTIONS)
-DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH)
+LEVEL_REBUILD = Dialog("export_anim.oni_level", "Oni Level for OniSplit (.dae, .xml)", "Export Level",
+                       LEVEL_REBUILD_OPTIONS)
+DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD)
 
 
 def parse_ranges(text: str) -> list[int] | None:
@@ -254,6 +258,8 @@ OniExportSettings = _settings("OniExportSettings", EXPORT_OPTIONS, doc="What an 
 CharacterExportSettings = _settings("CharacterExportSettings", CHARACTER_EXPORT_OPTIONS,
                                     doc="What an export of character animations does.")
 LevelPatchSettings = _settings("LevelPatchSettings", LEVEL_PATCH_OPTIONS, doc="What an export of levels' shading does.")
+LevelRebuildSettings = _settings("LevelRebuildSettings", LEVEL_REBUILD_OPTIONS,
+                                 doc="What an export of levels for OniSplit does.")
 
 
 class SpriteImportSettings(_settings("_SpriteOptions", SPRITE_OPTIONS, SPRITE_FPS)):

@@ -16,14 +16,15 @@ from ...core.report import Made
 from ..engine.environment import quad_groups
 from ..io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents
 from ..io.level.patch import fingerprint
-from ..io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE,
+from ..io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE, ROOMS,
                                    SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
 from ..io.oban.properties import import_properties
 from .images import Encoders
 from .materials import UNTEXTURED
 
 TRANSPARENT = QUAD_FLAGS["Transparent"]
-MARKERS, DOOR_GUNK = "markers", "door gunk"   # the hidden collections' names, after the level's
+# the hidden collections' names, after the level's
+MARKERS, DOOR_GUNK, ROOM_FLOORS = "markers", "door gunk", "rooms"
 
 
 def import_environment(contents: LevelContents, path, settings, collection, shared) -> list:
@@ -55,7 +56,25 @@ def _objects(contents, groups, path, settings, collection, shared):
         obj.id_properties_ensure().update(properties)
         target.objects.link(obj)
         made.append(Made(path, contents, obj))
+    if environment.room_floor_counts.any():
+        obj = bpy.data.objects.new(f"{contents.name} rooms", _rooms_mesh(f"{contents.name} rooms", environment,
+                                                                         settings))
+        obj.id_properties_ensure().update({key: value for key, value in properties.items()
+                                           if key not in (ENVIRONMENT, FINGERPRINT)} | {ROOMS: environment.name})
+        _hidden_collection(collection, f"{contents.name} {ROOM_FLOORS}").objects.link(obj)
+        made.append(Made(path, contents, obj))
     return made
+
+
+def _rooms_mesh(name, environment: Environment, settings) -> "bpy.types.Mesh":
+    """A face per room (AKVA order): its floor polygon, converted."""
+    points = environment.room_floors.astype(np.float64) @ (settings.global_scale * np.asarray(settings.axes)).T
+    mesh = bpy.data.meshes.new(name)
+    corners = np.arange(len(points), dtype=np.int32)
+    compat.set_polygons(mesh, points.astype(np.float32), corners, environment.room_floor_counts,
+                        np.zeros((len(points), 2), np.float32), UV_MAP)
+    mesh.update(calc_edges=True)
+    return mesh
 
 
 def new_environment_mesh(name, environment: Environment, quads, shared, settings) -> "bpy.types.Mesh":

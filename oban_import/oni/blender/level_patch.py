@@ -26,13 +26,19 @@ def environment_objects(objects) -> list:
     return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT in obj and LEVEL_FILE in obj]
 
 
+def by_level(objects) -> dict:
+    """{level file: [its environment objects]} of the environment objects among `objects`."""
+    levels = {}
+    for obj in environment_objects(objects):
+        levels.setdefault(obj[LEVEL_FILE], []).append(obj)
+    return levels
+
+
 def export_level_patches(context, objects, directory, settings=None) -> Report:
     """Each level of the environment `objects` as patched copies in `directory`; Made(path,
     environment, first object) per file written."""
     report = Report(unit="levels")
-    levels = {}
-    for obj in environment_objects(objects):
-        levels.setdefault(obj[LEVEL_FILE], []).append(obj)
+    levels = by_level(objects)
     report.files = len(levels)
     for path, found in levels.items():
         try:

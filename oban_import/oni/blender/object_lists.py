@@ -2,6 +2,8 @@
 s.A.position, turned by its rotation, with its type, id and fields as custom properties, a
 collection per list (type); a door's Empty holds its leaves."""
 
+import os
+
 import bpy
 from mathutils import Matrix
 
@@ -9,7 +11,8 @@ from ...core.report import Made
 from ..engine.doors import placements
 from ..engine.to_blender import blender_matrices
 from ..io.level.model import LevelContents, ObjectList
-from ..io.level.properties import door_properties, furniture_properties, object_properties
+from ..io.level.properties import LEVEL_FILE, door_properties, furniture_properties, object_properties
+from ..io.oban.properties import import_properties
 from .empties import new_empty
 
 
@@ -17,6 +20,8 @@ def import_object_lists(contents: LevelContents, path, settings, collection) -> 
     """(Made(path, contents, Empty) of every object, in list order; {door id: the Empty of
     the first door of that id}) with a collection per list in `collection`."""
     made, doors = [], {}
+    level = {LEVEL_FILE: os.path.abspath(path)} | import_properties(settings.global_scale, settings.axes,
+                                                                     settings.frame_start)
     for objects in contents.object_lists:
         if not len(objects.ids):
             continue
@@ -29,7 +34,7 @@ def import_object_lists(contents: LevelContents, path, settings, collection) -> 
             obj = new_empty(f"{objects.types[index]} {objects.ids[index]}", settings.global_scale)
             obj.matrix_world = Matrix(matrix.tolist())
             found = details.get(int(objects.ids[index]))
-            obj.id_properties_ensure().update(object_properties(objects, index) | (found[1] if found else {}))
+            obj.id_properties_ensure().update(object_properties(objects, index) | (found[1] if found else {}) | level)
             target.objects.link(obj)
             made.append(Made(path, contents, obj))
             if found is not None and found[0] is not None:

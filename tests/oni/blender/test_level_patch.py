@@ -21,15 +21,8 @@ QUAD, SHADES, FLAGS = 56, 0x20, 0x30
 
 
 @pytest.fixture
-def level(tmp_path):
-    """A copy of the sample level, imported."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("level5_Final.dat", "level5_Final.raw"):
-        shutil.copy(os.path.join(ENV, "level", name), folder / name)
-    path = str(folder / "level5_Final.dat")
-    assert bpy.ops.import_anim.oban(filepath=path) == {"FINISHED"}
-    return path
+def level(sample_level):
+    return sample_level
 
 
 def export(tmp_path):

@@ -21,6 +21,7 @@ from oban_import.oni.io.level.rebuild import master_xml, objects_xml
 DATA = os.path.join(TEST_DATA, "environment")
 LEVEL = os.path.join(DATA, "level", "level5_Final.dat")
 REBUILD = os.path.join(DATA, "rebuild")
+EDITED = os.path.join(DATA, "edited")
 GHOSTS = 0x2 | 0x4 | 0x8
 
 
@@ -164,3 +165,40 @@ def test_quads_keep_their_own_corners(level):
     assert isinstance(quads, Quads)
     assert quads.corner_counts.tolist() == [4, 3]
     assert (quads.points[1, 3] == quads.points[1, 2]).all()   # a Triangle's fourth repeats its third
+
+
+def test_onisplits_rebuild_of_edits_holds_exactly_them(level):
+    """edited/level: OniSplit's rebuild of edited/source, what the add-on wrote for the sample
+    with new shades on the drawn environment, two faces' flags changed, quad 7 deleted, door 5
+    moved 5 units along x and turned a quarter, a crate added 2 units above crate 13
+    (tests/oni/blender/test_level_rebuild.py::edit)."""
+    before, after = level.environment, read_level(os.path.join(EDITED, "level", "level5_Final.dat"))
+    env = after.environment
+    polygons = collada_polygons(os.path.join(EDITED, "source", "level5_env.dae"))
+    master = ET.parse(os.path.join(EDITED, "source", "level5.xml")).getroot()
+    told = {n.get("Id"): int(n.findtext("GunkFlags")) for n in master.iterfind(".//Model/Import/Node")}
+    own = np.flatnonzero((env.object_tags == -1) & ((env.flags & GHOSTS) == 0))
+    kept = np.delete(own_quads(before)[0], 7)
+    assert len(own) == len(polygons) == len(kept) == 34
+    for polygon, quad, was in zip(polygons, own.tolist(), kept.tolist()):
+        k = len(polygon.points)
+        assert (env.points[env.quad_points[quad, :k]] == before.points[before.quad_points[was, :k]]).all()
+        assert (env.shade_bytes([quad])[0, :k] == np.floor(polygon.colors.astype(np.float32) * np.float32(255))).all()
+        assert int(env.flags[quad]) & ~DERIVED == told.get(polygon.node, 0)
+        assert int(env.flags[quad]) & DERIVED == int(before.flags[was]) & DERIVED
+    changed = [q for q, w in zip(own.tolist(), kept.tolist()) if env.flags[q] != before.flags[w]]
+    assert [int(env.flags[q] ^ before.flags[w]) for q, w in zip(own.tolist(), kept.tolist())
+            if q in changed] == [0x8000 | 0x800000, 0x20]
+    assert (env.room_floors == before.room_floors).all()
+    doors, furniture = after.doors, after.furniture
+    assert [d.door_id for d in doors] == [d.door_id for d in level.doors]
+    for door, was in zip(doors, level.doors):
+        moved = np.float32([5, 0, 0]) if door.door_id == 5 else np.float32(0)
+        assert np.abs(door.position - (was.position + moved)).max() < 1e-4
+        assert (door.class_name, door.door_flags, door.key_id) == (was.class_name, was.door_flags, was.key_id)
+    assert abs((doors[4].rotation[1] - level.doors[4].rotation[1]) % 360 - 90) < 1e-3
+    assert [f.class_name for f in furniture] == [f.class_name for f in level.furniture] + ["fu_crate"]
+    assert np.abs(furniture[-1].position - (level.furniture[0].position + np.float32([0, 2, 0]))).max() < 1e-4
+    gunk = env.object_tags >> 24
+    assert ((gunk == 5).sum(), (gunk == 3).sum()) == (((before.object_tags >> 24) == 5).sum() + 9,
+                                                      ((before.object_tags >> 24) == 3).sum())

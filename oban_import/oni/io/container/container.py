@@ -49,6 +49,7 @@ UNNAMED, PLACEHOLDER, SHARED = 1, 2, 8
 # Tags as descriptors store them (reversed): "NABO" is OBAN.
 OBAN_TAG, OBOA_TAG, ENVP_TAG = b"NABO", b"AOBO", b"PVNE"
 M3GA_TAG, M3GM_TAG, TXMP_TAG = b"AG3M", b"MG3M", b"PMXT"
+TXAN_TAG = b"NAXT"     # a TXMP's animation: the TXMPs of its frames
 PNTA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG = b"ATNP", b"ARCV", b"ACXT", b"AXDI"
 # Characters (docs/characters.md): class, body set, body, its arrays, textures, animations.
 ONCC_TAG, TRBS_TAG, TRCM_TAG, TRMA_TAG = b"CCNO", b"SBRT", b"MCRT", b"AMRT"

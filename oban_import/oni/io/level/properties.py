@@ -16,6 +16,7 @@ UV_MAP = "UVMap"                       # (u, 1 - v) of each corner
 ENVIRONMENT = "oni_environment"        # on an environment mesh's object: the AKEV's name
 LEVEL_FILE = "oni_level_file"          # ... and the file it was imported from (absolute)
 FINGERPRINT = "oni_level_fingerprint"  # ... and a CRC-32 of its quads as read (patch.fingerprint)
+ROOMS = "oni_rooms"                    # on the rooms' mesh object (a face per room's floor): the AKEV's name
 # The object lists' Empties
 TYPE = "oni_type"                      # the four letters: DOOR, FURN, CHAR, ...
 OBJECT_ID = "oni_object_id"

@@ -13,6 +13,9 @@ CLASSES_FOLDER = "classes"
 OBJECT_FILES = {"DOOR": "BINACJBODoor.xml", "FURN": "BINACJBOFurniture.xml"}
 OBJECT_FLAGS = {"Locked": 0x1, "PlacedInGame": 0x2, "Temporary": 0x4, "Gunk": 0x8}
 MAX_OBJECT_ID = 0xFFFFFF   # an object tag keeps 24 bits of it
+# The textures OniSplit makes itself (Oni.Akira/MaterialLibrary.cs): a face of one needs no TXMP file
+ONISPLIT_MARKERS = frozenset(f"_marker_{kind}" for kind in (
+    "door", "ghost", "stairs", "danger", "barrier", "impassable", "blackness", "floor"))
 ONISPLIT_EVENTS = {"DeactivateAlarm": "DeactivateAlaram"}   # its enum's spelling (Oni.Objects/ObjectEventType.cs)
 
 

@@ -1,0 +1,317 @@
+"""A level written back as the files OniSplit's `-create:level` rebuilds it from (docs/level.md
+11): for each level the environment objects come from, a folder named after it holding the
+environment and rooms Colladas, the master XML, the doors' and furniture's lists as OniSplit's
+XML and the classes folder, all as the scene has them: faces in the file's order (a face added
+after the one it was made from), the import's scale and axes undone, a point or texture
+coordinate that has not moved written as it was read. Anything OniSplit cannot build refuses
+that level, naming what; nothing of it is written."""
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.errors import ObanError
+from ...core.report import Made, Report
+from ..engine.doors import placements
+from ..engine.to_blender import blender_matrices
+from ..io.level.class_files import class_files
+from ..io.level.collada import environment_collada, rooms_collada
+from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
+from ..io.level.properties import (DOOR_FLAG_PREFIX, FLAGS_ATTRIBUTE, LEVEL_FILE, OBJECT_FLAGS, OBJECT_ID, POSITION,
+                                   QUAD_ATTRIBUTE, ROOMS, ROTATION, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE, UV_MAP)
+from ..io.level.read import read_level
+from ..io.level.rebuild import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, MAX_OBJECT_ID, OBJECT_FILES,
+                                ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
+from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE
+from ..io.objects.properties import TEXTURE_NAME
+from .level_patch import by_level
+
+GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
+SAME = 1e-5    # relative: a point, coordinate or matrix this close to what was read is what was read
+ADDED = 1 << 62   # the order key of a face that is no quad of the level: after all of them
+
+
+@dataclass
+class LevelSource:
+    """What a rebuild wrote for one level."""
+    name: str
+    quads: int
+    rooms: int
+    objects: int
+
+
+def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
+    """Each level of the environment `objects` (with the rooms and object Empties of that level
+    in the scene) as a folder `directory`/<level> of OniSplit's rebuild source; Made(master
+    XML, LevelSource, first object) per level."""
+    report = Report(unit="levels")
+    levels = by_level(objects)
+    report.files = len(levels)
+    for path, found in levels.items():
+        try:
+            report.made.append(_rebuild(context.scene, path, found, directory, report.warnings))
+        except ObanError as error:
+            report.errors.append(str(error))
+    report.counts = {"levels": len(report.made)}
+    return report
+
+
+def _rebuild(scene, path, environment, directory, warnings):
+    level = read_level(path)
+    if level.environment is None:
+        raise ObanError(path, "has no environment any more: it is not the level imported")
+    same = [obj for obj in scene.objects if obj.get(LEVEL_FILE) == path]
+    classes = class_files(path)
+    texture_names = {name[4:-4] for name in classes if name.startswith("TXMP")} | ONISPLIT_MARKERS
+    quads, ghosts, refused = _scene_quads(environment, level.environment, texture_names)
+    floors, floor_counts = _scene_rooms([obj for obj in same if ROOMS in obj and obj.type == "MESH"],
+                                        level.environment)
+    if not len(floor_counts):
+        refused.append("it has no rooms (import it with its environment: the rooms come with it)")
+    lists, left_out, wrong = _scene_objects([obj for obj in same if TYPE in obj], classes)
+    refused += wrong
+    if refused:
+        raise ObanError(path, "cannot be rebuilt: " + "; ".join(refused[:5])
+                              + (f"; and {len(refused) - 5} more" if len(refused) > 5 else ""))
+    warnings += [f"{path}: {count} {kind} objects left out: their lists are not written yet"
+                 for kind, count in left_out.items()]
+    environment_text, node_flags = environment_collada(quads)
+    object_files = [OBJECT_FILES[kind] for kind in OBJECT_FILES if lists[kind]]
+    files = {ENVIRONMENT_FILE.format(level.name): environment_text,
+             ROOMS_FILE.format(level.name): rooms_collada(floors, floor_counts, ghosts),
+             MASTER_FILE.format(level.name): master_xml(level.name, node_flags, level.sky, object_files),
+             **{OBJECT_FILES[kind]: objects_xml(lists[kind]) for kind in OBJECT_FILES if lists[kind]}}
+    target = os.path.join(directory, level.name)
+    _write(target, files, classes)
+    summary = LevelSource(level.name, len(quads.flags), len(floor_counts), sum(map(len, lists.values())))
+    return Made(os.path.join(target, MASTER_FILE.format(level.name)), summary, environment[0])
+
+
+def _write(target, files, classes):
+    try:
+        os.makedirs(os.path.join(target, CLASSES_FOLDER), exist_ok=True)
+        for name, text in files.items():
+            with open(os.path.join(target, name), "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+        for name, data in classes.items():
+            with open(os.path.join(target, CLASSES_FOLDER, name), "wb") as f:
+                f.write(data)
+    except OSError as error:
+        raise ObanError(error.filename or target, f"cannot be written: {error.strerror or error}") from None
+
+
+# --- the environment ---------------------------------------------------------------------------
+
+def _scene_quads(objects, environment, texture_names):
+    """(the environment's own Quads in the file's order, the ghosts' (g, 4, 3) corners, what
+    refuses them). Gunk (an object tag) is left out: OniSplit makes it from the objects."""
+    faces = [_faces(obj, k, environment) for k, obj in enumerate(objects)]
+    refused = [message for found in faces for message in found.pop("refused")]
+    if refused:
+        return None, None, refused
+    merged = {key: np.concatenate([found[key] for found in faces]) for key in faces[0]}
+    order = np.lexsort((merged["face"], merged["object"], merged["key"]))
+    merged = {key: values[order] for key, values in merged.items()}
+    own = merged["tag"] == -1
+    ghost = own & ((merged["flags"] & GHOSTS) != 0)
+    keep = own & ~ghost
+    names, first, texture = np.unique(merged["texture_name"][keep], return_index=True, return_inverse=True)
+    by_first_use = np.argsort(first)   # the textures in the order the quads first use them (TXMA's)
+    rank = np.empty(len(names), np.int32)
+    rank[by_first_use] = np.arange(len(names))
+    for row in np.flatnonzero(keep & ~np.isin(merged["texture_name"], list(texture_names))).tolist()[:5]:
+        obj, face, name = objects[merged["object"][row]], merged["face"][row], merged["texture_name"][row]
+        refused.append(f"object '{obj.name}' face {face}: " + (f"texture '{name}' is not one of the level's TXMPs"
+                                                                if name else "its material names no texture")
+                       + " (OniSplit could not find it)")
+    quads = Quads(points=merged["points"][keep], texture_coordinates=merged["uvs"][keep],
+                  shades=merged["shades"][keep], flags=merged["flags"][keep], textures=rank[texture.ravel()],
+                  texture_names=names[by_first_use].tolist())
+    return quads, merged["points"][ghost], refused
+
+
+def _faces(obj, index, environment) -> dict:
+    """Every face of an environment mesh object as the rebuild needs it (arrays by face)."""
+    mesh = obj.data
+    count = len(mesh.polygons)
+    sizes, starts = np.empty(count, np.int32), np.empty(count, np.int32)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    mesh.polygons.foreach_get("loop_start", starts)
+    bad = np.flatnonzero((sizes < 3) | (sizes > 4))
+    refused = [f"object '{obj.name}' face {face}: {sizes[face]} corners (a quad has at most 4: triangulate or "
+               f"split it)" for face in bad[:3].tolist()]
+    key = _face_ints(mesh, QUAD_ATTRIBUTE, count, -1).astype(np.int64)
+    quads = len(environment.flags)
+    known = (key >= 0) & (key < quads)
+    key = np.where(known, key, ADDED + np.arange(count))
+    flags = _face_ints(mesh, FLAGS_ATTRIBUTE, count, 0).view(np.uint32)
+    flags = np.where(sizes == 3, flags | TRIANGLE, flags & ~np.uint32(TRIANGLE)).astype(np.uint32)
+    corner = starts[:, None] + np.minimum(np.arange(4)[None, :], np.maximum(sizes, 1)[:, None] - 1)
+    points = _oni_points(obj, mesh)[corner]
+    uvs = _stored_uvs(mesh)[corner]
+    stored = np.where(known, key, 0)
+    same_shape = known & (environment.corner_counts(stored) == sizes)
+    points = _as_read(points, environment.points[environment.quad_points[stored]], same_shape)
+    uvs = _as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
+    slots = np.empty(count, np.int32)
+    mesh.polygons.foreach_get("material_index", slots)
+    slot_names = _slot_names(obj) or [""]
+    return {"key": key, "object": np.full(count, index), "face": np.arange(count), "refused": refused,
+            "points": points, "uvs": uvs, "shades": _corner_shades(mesh)[corner], "flags": flags,
+            "tag": _face_ints(mesh, TAG_ATTRIBUTE, count, -1),
+            "texture_name": np.array(slot_names, str)[np.minimum(slots, len(slot_names) - 1)]}
+
+
+def _slot_names(obj) -> list:
+    return [(material.get(TEXTURE_NAME, "") if material else "") for material in obj.data.materials]
+
+
+def _face_ints(mesh, name, count, default) -> np.ndarray:
+    attribute = mesh.attributes.get(name)
+    values = np.full(count, default, np.int32)
+    if attribute is not None and attribute.domain == "FACE" and attribute.data_type == "INT":
+        attribute.data.foreach_get("value", values)
+    return values
+
+
+def _oni_points(obj, mesh) -> np.ndarray:
+    """(corners, 3) float64: each corner's point, world space, the import's scale and axes undone."""
+    co = np.empty(3 * len(mesh.vertices), np.float32)
+    mesh.vertices.foreach_get("co", co)
+    vertex = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", vertex)
+    world = np.asarray(obj.matrix_world, np.float64)
+    points = co.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
+    return _to_oni(obj, points)[vertex]
+
+
+def _to_oni(obj, points) -> np.ndarray:
+    axes = np.array(obj.get(IMPORT_AXES, np.eye(3).ravel().tolist()), np.float64).reshape(3, 3)
+    return points @ axes / float(obj.get(IMPORT_SCALE, 1.0))   # A^-1 = A^T
+
+
+def _stored_uvs(mesh) -> np.ndarray:
+    """(corners, 2): Blender's (u, v) as stored, v = 1 - v (zeros without a UV map)."""
+    layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
+    uvs = np.zeros(2 * len(mesh.loops), np.float32)
+    if layer is not None:
+        layer.data.foreach_get("uv", uvs)
+    uvs = uvs.reshape(-1, 2).astype(np.float64)
+    return np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])
+
+
+def _corner_shades(mesh) -> np.ndarray:
+    """(corners,) uint32 0xAARRGGBB of the shade attribute's bytes (white without one)."""
+    attribute = mesh.color_attributes.get(SHADE_ATTRIBUTE) or mesh.color_attributes.active_color
+    if attribute is None or attribute.domain != "CORNER":
+        return np.full(len(mesh.loops), 0xFFFFFFFF, np.uint32)
+    colours = np.empty(4 * len(mesh.loops), np.float32)
+    attribute.data.foreach_get("color_srgb", colours)
+    rgba = np.rint(np.clip(colours.reshape(-1, 4), 0, 1) * 255).astype(np.uint32)
+    return rgba[:, 3] << 24 | rgba[:, 0] << 16 | rgba[:, 1] << 8 | rgba[:, 2]
+
+
+def _as_read(values, read, same_shape) -> np.ndarray:
+    """float32 `values` (n, 4, k), each one that is within SAME of what was read (`read`, where
+    the face kept its shape) exactly that."""
+    close = np.abs(values - read) <= SAME * np.maximum(1.0, np.abs(read))
+    return np.where(same_shape[:, None, None] & close, read, values).astype(np.float32)
+
+
+# --- the rooms -----------------------------------------------------------------------------------
+
+def _scene_rooms(objects, environment):
+    """((k, 3) float32 corners, (r,) counts) of the rooms' faces, object after object; a room
+    whose corners have not moved as read."""
+    parts, counts = [], []
+    for obj in objects:
+        mesh = obj.data
+        sizes = np.empty(len(mesh.polygons), np.int32)
+        mesh.polygons.foreach_get("loop_total", sizes)
+        points = _oni_points(obj, mesh)
+        if np.array_equal(sizes, environment.room_floor_counts):
+            read = environment.room_floors.astype(np.float64)
+            close = np.abs(points - read) <= SAME * np.maximum(1.0, np.abs(read))
+            points = np.where(close, read, points)
+        parts.append(points.astype(np.float32))
+        counts.append(sizes)
+    if not parts:
+        return np.zeros((0, 3), np.float32), np.zeros(0, np.int32)
+    return np.concatenate(parts), np.concatenate(counts)
+
+
+# --- the objects -------------------------------------------------------------------------------
+
+def _scene_objects(empties, classes):
+    """({'DOOR': [Door], 'FURN': [Furniture]} in id order, {type: how many left out}, what
+    refuses them)."""
+    lists, left_out, refused = {kind: [] for kind in OBJECT_FILES}, {}, []
+    for obj in sorted(empties, key=lambda o: (int(o.get(OBJECT_ID, MAX_OBJECT_ID + 1)), o.name)):
+        kind, object_id = str(obj[TYPE]), int(obj.get(OBJECT_ID, 0))
+        if kind not in OBJECT_FILES:
+            left_out[kind] = left_out.get(kind, 0) + 1
+            continue
+        if not 0 <= object_id <= MAX_OBJECT_ID:
+            refused.append(f"object '{obj.name}': id {object_id} does not fit the game's 24 bits")
+            continue
+        position, rotation, moved = _placement(obj)
+        flags = int(obj.get(OBJECT_FLAGS, 0)) & 0xFFFFFFFF
+        if kind == "DOOR":
+            door = _door(obj, object_id, flags, position, rotation, moved)
+            if f"DOOR{door.class_name}.oni" not in classes:
+                refused.append(f"object '{obj.name}': door class '{door.class_name}' is not one of the level's")
+            lists[kind].append(door)
+        else:
+            piece = Furniture(id=object_id, flags=flags, position=position, rotation=rotation,
+                              class_name=str(obj.get("oni_furniture_class", "")),
+                              particle=str(obj.get("oni_particle", "")), geometry=None)
+            if f"OFGA{piece.class_name}.oni" not in classes:
+                refused.append(f"object '{obj.name}': furniture class '{piece.class_name}' is not one of the level's")
+            lists[kind].append(piece)
+    return lists, left_out, refused
+
+
+def _placement(obj):
+    """(position, degrees x y z, the placement's change as a 4 x 4 in Oni axes) of an Empty: as
+    read where it has not moved, else from its world matrix."""
+    scale = float(obj.get(IMPORT_SCALE, 1.0))
+    axes = np.array(obj.get(IMPORT_AXES, np.eye(3).ravel().tolist()), np.float64).reshape(3, 3)
+    position = np.array(obj.get(POSITION, (0, 0, 0)), np.float32)
+    rotation = np.array(obj.get(ROTATION, (0, 0, 0)), np.float32)
+    read = placements(position[None].astype(np.float64), rotation[None].astype(np.float64))[0]
+    world = np.asarray(obj.matrix_world, np.float64)
+    if np.abs(blender_matrices(read, axes, scale) - world).max() <= SAME * max(1.0, np.abs(world).max()):
+        return position, rotation, np.eye(4)
+    c = np.eye(4)
+    c[:3, :3] = scale * axes
+    oni = np.linalg.inv(c) @ world @ c
+    basis = oni[:3, :3] / np.linalg.norm(oni[:3, :3], axis=0)
+    x = np.degrees(np.arctan2(basis[2, 1], basis[2, 2]))
+    y = np.degrees(np.arcsin(np.clip(-basis[2, 0], -1, 1)))
+    z = np.degrees(np.arctan2(basis[1, 0], basis[0, 0]))
+    moved = placements(oni[None, :3, 3], np.array([[x, y, z]]))[0] @ np.linalg.inv(read)
+    return oni[:3, 3].astype(np.float32), (np.array([x, y, z]) % 360).astype(np.float32), moved
+
+
+def _door(obj, object_id, flags, position, rotation, moved) -> Door:
+    stored = int(obj.get("oni_door_flags", 0))
+    named = sum(bit for name, bit in DOOR_FLAGS.items() if obj.get(DOOR_FLAG_PREFIX + name.lower(), stored & bit))
+    door_flags = stored & ~sum(DOOR_FLAGS.values()) | named
+    frame = np.array(obj.get("oni_frame_position", position), np.float64)
+    return Door(id=object_id, flags=flags, position=position, rotation=rotation,
+                class_name=str(obj.get("oni_door_class", "")), door_id=int(obj.get("oni_door_id", 0)),
+                key_id=int(obj.get("oni_key_id", 0)), door_flags=door_flags,
+                frame_position=(moved[:3, :3] @ frame + moved[:3, 3]).astype(np.float32),
+                activation_radius_squared=float(obj.get("oni_activation_radius_squared", 0.0)),
+                texture_names=(str(obj.get("oni_texture1", "")), str(obj.get("oni_texture2", ""))),
+                textures=(None, None), events=[_event(text) for text in obj.get("oni_events", [])], door_class=None)
+
+
+def _event(text) -> DoorEvent:
+    """'Script: open_gate', 'UnlockDoor: 7', 'None' (properties.event_text) as a DoorEvent."""
+    name, _, value = str(text).partition(":")
+    kind = EVENT_TYPES.index(name.strip()) if name.strip() in EVENT_TYPES else 0
+    if kind == 1:
+        return DoorEvent(kind, script=value.strip())
+    return DoorEvent(kind, target=int(value) if value.strip().lstrip("-").isdigit() else 0)

@@ -1,0 +1,222 @@
+"""A level written back as the files OniSplit's -create:level rebuilds it from (docs/level.md 11),
+through the operator and the command line: an unedited import of OniSplit's own level writes
+exactly the files OniSplit rebuilt that level from byte for byte (tests/data/environment/
+rebuild), whether imported from the .dat or the loose .oni files; edits arrive as made (checked
+in what is written, and in tests/data/environment/edited: OniSplit's rebuild of these same
+edits, read back); what OniSplit cannot build is refused, naming it, nothing written."""
+
+import os
+import shutil
+import xml.etree.ElementTree as ET
+
+import bpy
+import numpy as np
+import pytest
+from commands import IN_BPY_MODULE, blender_script, python_module, run
+from level_reference import collada_polygons, numbers
+from paths import DATA
+
+from oban_import.oni.io.level.collada import DERIVED
+from oban_import.oni.io.level.read import read_level
+
+pytestmark = pytest.mark.usefixtures("addon")
+
+ENV = os.path.join(DATA, "environment")
+REBUILD = os.path.join(ENV, "rebuild")
+CLASS_TAGS = ("DOOR", "OFGA", "M3GM", "OBAN", "TXMP")
+
+
+@pytest.fixture
+def level(sample_level):
+    return sample_level
+
+
+def export(tmp_path):
+    out = tmp_path / "out"
+    return out, bpy.ops.export_anim.oni_level(directory=str(out), use_selection=False)
+
+
+def environment():
+    return bpy.data.objects["level5 environment"]
+
+
+def assert_the_files_onisplit_rebuilt_the_level_from(folder):
+    for name in os.listdir(REBUILD):
+        assert (folder / name).read_bytes() == open(os.path.join(REBUILD, name), "rb").read(), name
+    classes = sorted(n for n in os.listdir(os.path.join(ENV, "oni")) if n.startswith(CLASS_TAGS))
+    assert sorted(os.listdir(folder / "classes")) == classes
+    for name in classes:
+        assert (folder / "classes" / name).read_bytes() == open(os.path.join(ENV, "oni", name), "rb").read(), name
+
+
+def test_an_unedited_level_writes_what_onisplit_rebuilt_it_from(tmp_path, level):
+    rooms = bpy.data.objects["level5 rooms"]
+    assert not rooms.visible_get() and len(rooms.data.polygons) == 3
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    assert sorted(os.listdir(out)) == ["level5"]
+    assert_the_files_onisplit_rebuilt_the_level_from(out / "level5")
+
+
+def test_the_loose_files_write_the_same(tmp_path):
+    folder = tmp_path / "oni"
+    shutil.copytree(os.path.join(ENV, "oni"), folder)
+    assert bpy.ops.import_anim.oban(filepath=str(folder / "ONLVlevel5.oni")) == {"FINISHED"}
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    assert_the_files_onisplit_rebuilt_the_level_from(out / "level5")
+
+
+def edit(rng):
+    """The edits of tests/data/environment/edited: new shades on every corner of the drawn
+    environment, flags changed on two of its faces, one deleted, door 5 moved 5 units along x
+    and turned, a crate added (a copy of crate 13, 2 units higher). Returns {quad: (flags,
+    (4,) shades)} as the edited faces now hold them, and the deleted quad."""
+    mesh = environment().data
+    colours = rng.integers(0, 256, (len(mesh.loops), 4)).astype(np.float32) / 255
+    mesh.color_attributes["oni_shade"].data.foreach_set("color_srgb", colours.ravel())
+    flags = np.empty(len(mesh.polygons), np.int32)
+    mesh.attributes["oni_flags"].data.foreach_get("value", flags)
+    flags[0] |= 0x8000 | 0x800000          # NoCharacterCollision, NoDecals
+    flags[5] |= 0x20                       # Jello: a bit OniSplit's XML has no name for
+    mesh.attributes["oni_flags"].data.foreach_set("value", flags)
+    quads, starts, sizes = (np.empty(len(mesh.polygons), np.int32) for _ in range(3))
+    mesh.attributes["oni_quad"].data.foreach_get("value", quads)
+    mesh.polygons.foreach_get("loop_start", starts)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    packed = np.rint(colours * 255).astype(np.uint32) @ np.array([1 << 16, 1 << 8, 1, 1 << 24], np.uint32)
+    corners = starts[:, None] + np.minimum(np.arange(4), sizes[:, None] - 1)
+    edited = {int(q): (int(f) & 0xFFFFFFFF, packed[c]) for q, f, c in zip(quads, flags, corners)}
+    deleted = int(quads[7])
+    del edited[deleted]
+    import bmesh  # once bpy is
+    bm = bmesh.new()
+    bm.from_mesh(mesh)
+    bm.faces.ensure_lookup_table()
+    bmesh.ops.delete(bm, geom=[bm.faces[7]], context="FACES_ONLY")
+    bm.to_mesh(mesh)
+    bm.free()
+    door = next(o for o in bpy.data.objects if o.get("oni_type") == "DOOR" and o["oni_object_id"] == 5)
+    door.location.x += 0.5
+    door.rotation_euler.z += np.pi / 2
+    crate = next(o for o in bpy.data.objects if o.get("oni_type") == "FURN" and o["oni_object_id"] == 13)
+    added = crate.copy()
+    added["oni_object_id"] = 17
+    added.location.z += 0.2
+    crate.users_collection[0].objects.link(added)
+    bpy.context.view_layer.update()
+    return edited, deleted
+
+
+def expected_quads(before, edited, deleted):
+    """[(quad, flags, (4,) shades)] of the environment's own quads (no object, no ghost) as
+    edited, in the file's order."""
+    env = before.environment
+    own = [q for q in np.flatnonzero((env.object_tags == -1) & ((env.flags & 0xE) == 0)).tolist() if q != deleted]
+    return [(q, *edited.get(q, (int(env.flags[q]), env.shades[q]))) for q in own]
+
+
+def test_edits_arrive_as_made(tmp_path, level):
+    before = read_level(level)
+    edited, deleted = edit(np.random.default_rng(11))
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    folder = out / "level5"
+    for name in ("level5_env.dae", "level5_rooms.dae", "level5.xml"):   # what OniSplit rebuilt edited/ from
+        assert (folder / name).read_bytes() == open(os.path.join(ENV, "edited", "source", name), "rb").read(), name
+    polygons = collada_polygons(str(folder / "level5_env.dae"))
+    expected = expected_quads(before, edited, deleted)
+    assert len(polygons) == len(expected) == 34
+    master = ET.parse(folder / "level5.xml").getroot()
+    told = {n.get("Id"): int(n.findtext("GunkFlags")) for n in master.iterfind(".//Model/Import/Node")}
+    env = before.environment
+    for polygon, (quad, flags, shades) in zip(polygons, expected):
+        k = len(polygon.points)
+        assert (polygon.points.astype(np.float32) == env.points[env.quad_points[quad, :k]]).all()
+        assert told.get(polygon.node, 0) | (int(env.flags[quad]) & DERIVED) == flags
+        rgba = (np.asarray(shades[:k], np.uint32)[:, None] >> np.array([16, 8, 0, 24], np.uint32)) & 0xFF
+        assert (np.floor(polygon.colors.astype(np.float32) * np.float32(255)) == rgba).all()
+    doors = ET.parse(folder / "BINACJBODoor.xml").getroot().find("Objects")
+    door = doors[4]
+    assert int(door.findtext("OSD/DoorId")) == 5
+    moved = before.doors[4]
+    assert np.abs(numbers(door.findtext("Header/Position")) - (moved.position + [5.0, 0, 0])).max() < 1e-4
+    assert np.abs(numbers(door.findtext("OSD/Center")) - (moved.frame_position + [5.0, 0, 0])).max() < 1e-4
+    turned = (numbers(door.findtext("Header/Rotation")) - moved.rotation + 180) % 360 - 180
+    assert np.abs(np.abs(turned[1]) - 90).max() < 1e-3 and np.abs(turned[[0, 2]]).max() < 1e-3
+    for unmoved, theirs in zip([d for k, d in enumerate(doors) if k != 4],
+                               [d for k, d in enumerate(before.doors) if k != 4]):
+        assert (numbers(unmoved.findtext("Header/Position")).astype(np.float32) == theirs.position).all()
+    furniture = ET.parse(folder / "BINACJBOFurniture.xml").getroot().find("Objects")
+    assert [f.findtext("OSD/Class") for f in furniture] == ["fu_crate", "fu_shelf", "fu_blocker", "fu_crate",
+                                                            "fu_crate"]
+    assert np.abs(numbers(furniture[-1].findtext("Header/Position"))
+                  - (before.furniture[0].position + [0, 2.0, 0])).max() < 1e-4
+
+
+def five_corners():
+    import bmesh  # once bpy is
+    bm = bmesh.new()
+    mesh = environment().data
+    bm.from_mesh(mesh)
+    bm.faces.ensure_lookup_table()
+    face = bm.faces[3]
+    bmesh.ops.subdivide_edges(bm, edges=[face.edges[0]], cuts=1)
+    bm.to_mesh(mesh)
+    bm.free()
+
+
+def untextured():
+    environment().data.materials[0]["oni_texture_name"] = ""
+
+
+def no_rooms():
+    bpy.data.objects.remove(bpy.data.objects["level5 rooms"])
+
+
+def huge_id():
+    next(o for o in bpy.data.objects if o.get("oni_type") == "FURN")["oni_object_id"] = 0x1000000
+
+
+def unknown_class():
+    next(o for o in bpy.data.objects if o.get("oni_type") == "DOOR")["oni_door_class"] = "dr_nowhere"
+
+
+@pytest.mark.parametrize("change, message", [
+    (five_corners, "object 'level5 environment' face 3: 5 corners (a quad has at most 4: triangulate or split it)"),
+    (untextured, "its material names no texture (OniSplit could not find it)"),
+    (no_rooms, "it has no rooms"),
+    (huge_id, "id 16777216 does not fit the game's 24 bits"),
+    (unknown_class, "door class 'dr_nowhere' is not one of the level's"),
+])
+def test_what_onisplit_cannot_build_is_refused_and_nothing_is_written(tmp_path, level, change, message):
+    change()
+    with pytest.raises(RuntimeError) as raised:
+        export(tmp_path)
+    assert message in str(raised.value) and "cannot be rebuilt" in str(raised.value)
+    assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
+
+
+# the .blend is saved by the Blender running the tests: the command must be as new
+@pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
+def test_the_command_line_writes_the_rebuild_source(tmp_path, level, command):
+    blend = tmp_path / "level.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    out = tmp_path / "cli"
+    done = run(command, "export", blend, "-o", out, "--format", "level")
+    assert done.returncode == 0, done.stderr
+    assert "level5.xml" in done.stdout
+    assert_the_files_onisplit_rebuilt_the_level_from(out / "level5")
+    wrong = run(command, "export", tmp_path / "nowhere.blend", "-o", out, "--format", "level")
+    assert wrong.returncode == 2 and "nowhere.blend" in wrong.stderr
+
+
+def test_other_objects_are_left_out_with_a_warning(tmp_path, level):
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds
+    for obj in [o for o in bpy.data.objects if o.get("oni_type") == "FURN"][:3]:
+        obj["oni_type"] = "CHAR"
+    report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
+    assert not report.errors
+    assert report.warnings == [f"{level}: 3 CHAR objects left out: their lists are not written yet"]
+    furniture = ET.parse(tmp_path / "out" / "level5" / "BINACJBOFurniture.xml").getroot().find("Objects")
+    assert len(furniture) == 1
