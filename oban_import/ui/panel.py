@@ -18,10 +18,10 @@ from ..oni.io.characters.tram_properties import NAME as TRAM_NAME
 from ..oni.io.characters.tram_properties import PREFIX as TRAM_PREFIX
 from ..oni.io.level.model import DOOR_FLAGS, OBJECT_TAG_TYPES, QUAD_FLAGS
 from ..oni.io.level.properties import (DOOR_ID, ENVIRONMENT, FLAGS_ATTRIBUTE, OBJECT_ID, QUAD_ATTRIBUTE, TAG_ATTRIBUTE,
-                                      TYPE, flag_counts, flag_names)
-from ..oni.io.objects.properties import OBJECT_DOOR_ID, OBJECT_DOOR_LEAF
+                                       TYPE, flag_counts, flag_names)
 from ..oni.io.oban.properties import FIELDS, FLAG_BITS, NAME, flag_properties
 from ..oni.io.oban.record import FLAGS, KNOWN_FLAGS, MAX_COUNT
+from ..oni.io.objects.properties import OBJECT_DOOR_ID, OBJECT_DOOR_LEAF
 
 
 def _owners(obj):
