@@ -40,9 +40,9 @@ def environment():
     return bpy.data.objects["level5 environment"]
 
 
-def assert_the_files_onisplit_rebuilt_the_level_from(folder):
-    for name in os.listdir(REBUILD):
-        assert (folder / name).read_bytes() == open(os.path.join(REBUILD, name), "rb").read(), name
+def assert_the_files_onisplit_rebuilt_the_level_from(folder, rebuild=REBUILD):
+    for name in os.listdir(rebuild):
+        assert (folder / name).read_bytes() == open(os.path.join(rebuild, name), "rb").read(), name
     classes = sorted(n for n in os.listdir(os.path.join(ENV, "oni")) if n.startswith(CLASS_TAGS))
     assert sorted(os.listdir(folder / "classes")) == classes
     for name in classes:
@@ -65,6 +65,17 @@ def test_the_loose_files_write_the_same(tmp_path):
     out, result = export(tmp_path)
     assert result == {"FINISHED"}
     assert_the_files_onisplit_rebuilt_the_level_from(out / "level5")
+
+
+def test_a_generated_level_of_every_flag_writes_what_onisplit_rebuilt_it_from(tmp_path):
+    """generated/: OniSplit's level of tools/generate/rebuild_generate.py (every flag the master
+    XML carries, triangles, random shades), with the sample's rooms, doors and furniture."""
+    folder = tmp_path / "in"
+    shutil.copytree(os.path.join(ENV, "generated", "level"), folder)
+    assert bpy.ops.import_anim.oban(filepath=str(folder / "level7_Final.dat")) == {"FINISHED"}
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    assert_the_files_onisplit_rebuilt_the_level_from(out / "level7", os.path.join(ENV, "generated", "rebuild"))
 
 
 def edit(rng):

@@ -202,3 +202,13 @@ def test_onisplits_rebuild_of_edits_holds_exactly_them(level):
     gunk = env.object_tags >> 24
     assert ((gunk == 5).sum(), (gunk == 3).sum()) == (((before.object_tags >> 24) == 5).sum() + 9,
                                                       ((before.object_tags >> 24) == 3).sum())
+
+
+def test_the_generated_level_holds_every_flag_the_master_carries():
+    """generated/level (tests/data/environment/README.md): what its round trip covers."""
+    generated = read_level(os.path.join(DATA, "generated", "level", "level7_Final.dat"))
+    env = generated.environment
+    own = env.flags[env.object_tags == -1]
+    assert np.bitwise_or.reduce(own) | 0x1 | 0x4 | 0x8 == 0xFFFFFFFF   # all but DoorFrame, StairsUp, StairsDown
+    assert ((own & 0x40) != 0).sum() == 23 and len(generated.doors) == 12 and len(generated.furniture) == 4
+    assert len(np.unique(env.shades)) > 400
