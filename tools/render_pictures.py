@@ -2,11 +2,14 @@
 
   docs/images/level.png         the sample level as imported, every object where the game puts it
   docs/images/environment.png   a level as the game shows it: its environment textured and shaded, doors mid-swing
+  docs/images/relit.png         the sample level's environment as baked (left) and relit in Blender (right)
   docs/images/motion_path.png   an animated object's path, and where (and how turned) it stands on six frames
   docs/images/character.png     the sample character mid-walk, textured, with its root's path
   docs/images/sprites.png       the Outpost 2 example's two animations, every frame of each
 
-    .venvs/bpy-5.0/bin/python tools/render_pictures.py      (or blender -b -P tools/render_pictures.py)
+    .venvs/bpy-5.0/bin/python tools/render_pictures.py [NAME...]   (or blender -b -P tools/render_pictures.py)
+
+NAME (level, environment, relit, motion, character, sprites) renders those alone.
 """
 
 import os
@@ -220,6 +223,50 @@ def environment_picture():
     save(rendered(scene), "environment.png")
 
 
+def relit_picture():
+    """The sample level's environment seen from above, ceilings cut, lit only by its shades (an
+    emission shader: what the game shows), as baked and then relit: a warm light near the
+    stairs baked into the oni_shade colours, as a modder would before Export Level Shading."""
+    scene = new_scene(engine_samples=8)
+    scene.render.resolution_x, scene.render.resolution_y = 800, 450
+    bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level5_Final.dat"))
+    environment = bpy.data.objects["level5 environment"]
+    mesh = environment.data
+    normals = np.empty(3 * len(mesh.polygons), np.float32)
+    mesh.polygons.foreach_get("normal", normals)
+    import bmesh
+    cut = bmesh.new()
+    cut.from_mesh(mesh)
+    bmesh.ops.delete(cut, geom=[f for f, z in zip(cut.faces, normals[2::3]) if z < -0.5], context="FACES")
+    cut.to_mesh(mesh)
+    cut.free()
+    for material in mesh.materials:   # the shade times the texture, no scene light: as the game draws it
+        nodes, links = material.node_tree.nodes, material.node_tree.links
+        output = next(n for n in nodes if n.type == "OUTPUT_MATERIAL")
+        shader = output.inputs["Surface"].links[0].from_node
+        emission = nodes.new("ShaderNodeEmission")
+        links.new(shader.inputs["Base Color"].links[0].from_socket, emission.inputs["Color"])
+        links.new(emission.outputs["Emission"], output.inputs["Surface"])
+    frame(scene, [environment], (-0.45, 0.75, -1.0), margin=1.05)
+    images = [rendered(scene)]
+    shades = mesh.color_attributes["oni_shade"]
+    colours = np.empty(4 * len(mesh.loops), np.float32)
+    shades.data.foreach_get("color_srgb", colours)
+    colours = colours.reshape(-1, 4)
+    points = np.empty(3 * len(mesh.vertices), np.float32)
+    mesh.vertices.foreach_get("co", points)
+    corners = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    at = points.reshape(-1, 3)[corners] @ np.asarray(environment.matrix_world)[:3, :3].T
+    light = np.array([28.5, -5.0, 1.5])                 # near the ramp, in Blender's metres
+    reach = np.exp(-np.sum((at - light) ** 2, axis=1) / 2 / 9.0)[:, None]
+    colours[:, :3] = np.clip(colours[:, :3] * 0.35 + reach * np.array([1.0, 0.55, 0.2]), 0, 1)
+    shades.data.foreach_set("color_srgb", colours.ravel())
+    mesh.update()
+    images.append(rendered(scene))
+    save(tiles(images, 2), "relit.png")
+
+
 def motion_picture():
     """The level's longest-moving object: its path over every frame, and where it stands on
     six of them, each drawn half transparent with its own axes (x red, y green, z blue), so
@@ -291,14 +338,16 @@ def sprite_picture():
     save(tiles(images, 6), "sprites.png")
 
 
+PICTURES = {"level": level_picture, "environment": environment_picture, "relit": relit_picture,
+            "motion": motion_picture, "character": character_picture, "sprites": sprite_picture}
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     oban_import.register()
-    level_picture()
-    environment_picture()
-    motion_picture()
-    character_picture()
-    sprite_picture()
+    chosen = [name for name in sys.argv[1:] if name in PICTURES] or list(PICTURES)
+    for name in chosen:
+        PICTURES[name]()
 
 
 if __name__ == "__main__":

@@ -212,3 +212,10 @@ def test_the_generated_level_holds_every_flag_the_master_carries():
     assert np.bitwise_or.reduce(own) | 0x1 | 0x4 | 0x8 == 0xFFFFFFFF   # all but DoorFrame, StairsUp, StairsDown
     assert ((own & 0x40) != 0).sum() == 23 and len(generated.doors) == 12 and len(generated.furniture) == 4
     assert len(np.unique(env.shades)) > 400
+
+
+def test_the_generator_writes_the_source_onisplit_built_the_generated_level_from(tmp_path):
+    from rebuild_generate import write_source
+    write_source(str(tmp_path), 7)
+    for name in os.listdir(os.path.join(DATA, "generated", "source")):
+        assert (tmp_path / name).read_bytes() == open(os.path.join(DATA, "generated", "source", name), "rb").read()
