@@ -80,9 +80,10 @@ def test_a_generated_level_of_every_flag_writes_what_onisplit_rebuilt_it_from(tm
 
 def edit(rng):
     """The edits of tests/data/environment/edited: new shades on every corner of the drawn
-    environment, flags changed on two of its faces, one deleted, door 5 moved 5 units along x
-    and turned, a crate added (a copy of crate 13, 2 units higher). Returns {quad: (flags,
-    (4,) shades)} as the edited faces now hold them, and the deleted quad."""
+    environment, flags changed on two of its faces, one deleted, its first face copied 5 units
+    up (it follows the quad it was copied from), door 5 moved 5 units along x and turned, a crate
+    added (a copy of crate 13, 2 units higher). Returns {quad: (flags, (4,) shades)} as the
+    edited faces now hold them, the deleted quad and the copied one."""
     mesh = environment().data
     colours = rng.integers(0, 256, (len(mesh.loops), 4)).astype(np.float32) / 255
     mesh.color_attributes["oni_shade"].data.foreach_set("color_srgb", colours.ravel())
@@ -98,13 +99,16 @@ def edit(rng):
     packed = np.rint(colours * 255).astype(np.uint32) @ np.array([1 << 16, 1 << 8, 1, 1 << 24], np.uint32)
     corners = starts[:, None] + np.minimum(np.arange(4), sizes[:, None] - 1)
     edited = {int(q): (int(f) & 0xFFFFFFFF, packed[c]) for q, f, c in zip(quads, flags, corners)}
-    deleted = int(quads[7])
+    deleted, copied = int(quads[7]), int(quads[0])
     del edited[deleted]
     import bmesh  # once bpy is
     bm = bmesh.new()
     bm.from_mesh(mesh)
     bm.faces.ensure_lookup_table()
-    bmesh.ops.delete(bm, geom=[bm.faces[7]], context="FACES_ONLY")
+    first, doomed = bm.faces[0], bm.faces[7]
+    copy = bmesh.ops.duplicate(bm, geom=[first])["geom"]          # a quad added: face 0, 5 units up
+    bmesh.ops.translate(bm, vec=(0, 0, 0.5), verts=[v for v in copy if isinstance(v, bmesh.types.BMVert)])
+    bmesh.ops.delete(bm, geom=[doomed], context="FACES_ONLY")
     bm.to_mesh(mesh)
     bm.free()
     door = next(o for o in bpy.data.objects if o.get("oni_type") == "DOOR" and o["oni_object_id"] == 5)
@@ -116,34 +120,39 @@ def edit(rng):
     added.location.z += 0.2
     crate.users_collection[0].objects.link(added)
     bpy.context.view_layer.update()
-    return edited, deleted
+    return edited, deleted, copied
 
 
-def expected_quads(before, edited, deleted):
-    """[(quad, flags, (4,) shades)] of the environment's own quads (no object, no ghost) as
-    edited, in the file's order."""
+def expected_quads(before, edited, deleted, copied):
+    """[(quad, flags, (4,) shades, raised)] of the environment's own quads (no object, no ghost)
+    as edited, in the file's order; the copy (raised) after its quad."""
     env = before.environment
     own = [q for q in np.flatnonzero((env.object_tags == -1) & ((env.flags & 0xE) == 0)).tolist() if q != deleted]
-    return [(q, *edited.get(q, (int(env.flags[q]), env.shades[q]))) for q in own]
+    own = [(q, raised) for q in own for raised in ((False, True) if q == copied else (False,))]
+    return [(q, *edited.get(q, (int(env.flags[q]), env.shades[q])), raised) for q, raised in own]
 
 
 def test_edits_arrive_as_made(tmp_path, level):
     before = read_level(level)
-    edited, deleted = edit(np.random.default_rng(11))
+    edited, deleted, copied = edit(np.random.default_rng(11))
     out, result = export(tmp_path)
     assert result == {"FINISHED"}
     folder = out / "level5"
     for name in ("level5_env.dae", "level5_rooms.dae", "level5.xml"):   # what OniSplit rebuilt edited/ from
         assert (folder / name).read_bytes() == open(os.path.join(ENV, "edited", "source", name), "rb").read(), name
     polygons = collada_polygons(str(folder / "level5_env.dae"))
-    expected = expected_quads(before, edited, deleted)
-    assert len(polygons) == len(expected) == 34
+    expected = expected_quads(before, edited, deleted, copied)
+    assert len(polygons) == len(expected) == 35
     master = ET.parse(folder / "level5.xml").getroot()
     told = {n.get("Id"): int(n.findtext("GunkFlags")) for n in master.iterfind(".//Model/Import/Node")}
     env = before.environment
-    for polygon, (quad, flags, shades) in zip(polygons, expected):
+    for polygon, (quad, flags, shades, raised) in zip(polygons, expected):
         k = len(polygon.points)
-        assert (polygon.points.astype(np.float32) == env.points[env.quad_points[quad, :k]]).all()
+        stored = env.points[env.quad_points[quad, :k]]
+        if raised:
+            assert np.abs(polygon.points - (stored + [0, 5, 0])).max() < 1e-4
+        else:
+            assert (polygon.points.astype(np.float32) == stored).all()
         assert told.get(polygon.node, 0) | (int(env.flags[quad]) & DERIVED) == flags
         rgba = (np.asarray(shades[:k], np.uint32)[:, None] >> np.array([16, 8, 0, 24], np.uint32)) & 0xFF
         assert (np.floor(polygon.colors.astype(np.float32) * np.float32(255)) == rgba).all()

@@ -169,26 +169,28 @@ def test_quads_keep_their_own_corners(level):
 
 def test_onisplits_rebuild_of_edits_holds_exactly_them(level):
     """edited/level: OniSplit's rebuild of edited/source, what the add-on wrote for the sample
-    with new shades on the drawn environment, two faces' flags changed, quad 7 deleted, door 5
-    moved 5 units along x and turned a quarter, a crate added 2 units above crate 13
-    (tests/oni/blender/test_level_rebuild.py::edit)."""
+    with new shades on the drawn environment, two faces' flags changed, quad 7 deleted, quad 0
+    copied 5 units up, door 5 moved 5 units along x and turned a quarter, a crate added 2 units
+    above crate 13 (tests/oni/blender/test_level_rebuild.py::edit)."""
     before, after = level.environment, read_level(os.path.join(EDITED, "level", "level5_Final.dat"))
     env = after.environment
     polygons = collada_polygons(os.path.join(EDITED, "source", "level5_env.dae"))
     master = ET.parse(os.path.join(EDITED, "source", "level5.xml")).getroot()
     told = {n.get("Id"): int(n.findtext("GunkFlags")) for n in master.iterfind(".//Model/Import/Node")}
     own = np.flatnonzero((env.object_tags == -1) & ((env.flags & GHOSTS) == 0))
-    kept = np.delete(own_quads(before)[0], 7)
-    assert len(own) == len(polygons) == len(kept) == 34
-    for polygon, quad, was in zip(polygons, own.tolist(), kept.tolist()):
+    kept = np.insert(np.delete(own_quads(before)[0], 7), 1, 0)       # the copy follows quad 0
+    raised = np.arange(len(kept)) == 1
+    assert len(own) == len(polygons) == len(kept) == 35
+    for polygon, quad, was, up in zip(polygons, own.tolist(), kept.tolist(), raised):
         k = len(polygon.points)
-        assert (env.points[env.quad_points[quad, :k]] == before.points[before.quad_points[was, :k]]).all()
+        stored = before.points[before.quad_points[was, :k]] + np.float32([0, 5 * up, 0])
+        assert np.abs(env.points[env.quad_points[quad, :k]] - stored).max() < 1e-4
         assert (env.shade_bytes([quad])[0, :k] == np.floor(polygon.colors.astype(np.float32) * np.float32(255))).all()
         assert int(env.flags[quad]) & ~DERIVED == told.get(polygon.node, 0)
         assert int(env.flags[quad]) & DERIVED == int(before.flags[was]) & DERIVED
     changed = [q for q, w in zip(own.tolist(), kept.tolist()) if env.flags[q] != before.flags[w]]
     assert [int(env.flags[q] ^ before.flags[w]) for q, w in zip(own.tolist(), kept.tolist())
-            if q in changed] == [0x8000 | 0x800000, 0x20]
+            if q in changed] == [0x8000 | 0x800000, 0x8000 | 0x800000, 0x20]   # quad 0 and its copy
     assert (env.room_floors == before.room_floors).all()
     doors, furniture = after.doors, after.furniture
     assert [d.door_id for d in doors] == [d.door_id for d in level.doors]
