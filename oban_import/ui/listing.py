@@ -76,8 +76,8 @@ def trams_table(rows: list, bodies: list | None = None) -> str:
 
 def environment_table(rows: list) -> str:
     """rows: (file name, LevelContents with an environment) -> one line per environment: its
-    quads, those the game draws, the markers, the doors' gunk, its textures (those found), and
-    how many quads carry each flag."""
+    quads, those the game draws, the markers, the doors' gunk, its rooms (those whose floor its
+    BSP gives), its textures (those found), and how many quads carry each flag."""
     lines = []
     for file, contents in rows:
         env = contents.environment
@@ -85,9 +85,10 @@ def environment_table(rows: list) -> str:
         counted = [f"{name} {count}" for name, count in flag_counts(env.flags, QUAD_FLAGS).items() if count]
         lines.append((file, env.name, len(env.flags), len(groups.drawn), len(groups.markers),
                       sum(map(len, groups.door_gunk.values())) + len(groups.door_frames),
+                      f"{int((env.room_floor_counts > 0).sum())}/{len(env.rooms)}",
                       f"{sum(t is not None for t in env.textures)}/{len(env.textures)}", ", ".join(counted) or "-"))
-    return format_table(("file", "environment", "quads", "drawn", "markers", "door gunk", "textures", "flags"),
-                        lines, numeric=("quads", "drawn", "markers", "door gunk"))
+    return format_table(("file", "environment", "quads", "drawn", "markers", "door gunk", "rooms", "textures",
+                         "flags"), lines, numeric=("quads", "drawn", "markers", "door gunk"))
 
 
 def object_lists_table(rows: list) -> str:

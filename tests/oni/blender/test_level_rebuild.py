@@ -229,6 +229,10 @@ def test_the_command_line_writes_the_rebuild_source(tmp_path, level, command):
     assert_the_files_onisplit_rebuilt_the_level_from(out / "level5")
     wrong = run(command, "export", tmp_path / "nowhere.blend", "-o", out, "--format", "level")
     assert wrong.returncode == 2 and "nowhere.blend" in wrong.stderr
+    listed = run(command, level, "--list").stdout.splitlines()
+    header = next(line for line in listed if " rooms " in line)
+    row = listed[listed.index(header) + 1]
+    assert row[header.index(" rooms ") + 1:].split()[0] == "3/3"   # every room's floor found
 
 
 def test_other_objects_are_left_out_with_a_warning(tmp_path, level):
