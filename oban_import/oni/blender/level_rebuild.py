@@ -7,13 +7,13 @@ coordinate that has not moved written as it was read. Anything OniSplit cannot b
 that level, naming what; nothing of it is written."""
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...core.errors import ObanError
 from ...core.report import Made, Report
-from ..engine.doors import placements
+from ..engine.doors import MIRROR, flipped, leaf_flips, placements
 from ..engine.to_blender import blender_matrices
 from ..io.level.class_files import class_files
 from ..io.level.collada import environment_collada, rooms_collada
@@ -24,12 +24,16 @@ from ..io.level.read import read_level
 from ..io.level.rebuild import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, MAX_OBJECT_ID, OBJECT_FILES,
                                 ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE
-from ..io.objects.properties import TEXTURE_NAME
+from ..io.oban.write import oni_file_bytes
+from ..io.objects.properties import OBJECT_DOOR_LEAF, TEXTURE_NAME
 from .level_patch import by_level
+from .oban_export import Motion, animation_of
+from .oban_targets import is_animated
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 SAME = 1e-5    # relative: a point, coordinate or matrix this close to what was read is what was read
 ADDED = 1 << 62   # the order key of a face that is no quad of the level: after all of them
+LEAF_TOLERANCE = 1e-4   # a leaf's edited motion as an OBAN: the OBAN export's default tolerance
 
 
 @dataclass
@@ -50,18 +54,18 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
     report.files = len(levels)
     for path, found in levels.items():
         try:
-            report.made.append(_rebuild(context.scene, path, found, directory, report.warnings))
+            report.made.append(_rebuild(context, path, found, directory, report.warnings))
         except ObanError as error:
             report.errors.append(str(error))
     report.counts = {"levels": len(report.made)}
     return report
 
 
-def _rebuild(scene, path, environment, directory, warnings):
+def _rebuild(context, path, environment, directory, warnings):
     level = read_level(path)
     if level.environment is None:
         raise ObanError(path, "has no environment any more: it is not the level imported")
-    same = [obj for obj in scene.objects if obj.get(LEVEL_FILE) == path]
+    same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
     classes = class_files(path)
     texture_names = {name[4:-4] for name in classes if name.startswith("TXMP")} | ONISPLIT_MARKERS
     quads, ghosts, refused = _scene_quads(environment, level.environment, texture_names)
@@ -71,6 +75,9 @@ def _rebuild(scene, path, environment, directory, warnings):
         refused.append("it has no rooms (import it with its environment: the rooms come with it)")
     lists, left_out, wrong = _scene_objects([obj for obj in same if TYPE in obj], classes)
     refused += wrong
+    animations, wrong = _door_animations(context, [obj for obj in same if obj.get(TYPE) == "DOOR"])
+    refused += wrong
+    classes.update(animations)
     if refused:
         raise ObanError(path, "cannot be rebuilt: " + "; ".join(refused[:5])
                               + (f"; and {len(refused) - 5} more" if len(refused) > 5 else ""))
@@ -241,6 +248,44 @@ def _scene_rooms(objects, environment):
     return np.concatenate(parts), np.concatenate(counts)
 
 
+# --- the doors' motion -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _LeafExport:
+    """What the OBAN export of a leaf takes (its scale and axes are the leaf's own)."""
+    tolerance: float = LEAF_TOLERANCE
+    global_scale: float = 1.0
+    axes: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+
+def _door_animations(context, doors):
+    """({OBAN file: bytes} of each door class whose leaves' motion was edited, written by the OBAN
+    export from that motion as the door stood when imported (a flipped leaf's flip undone); what
+    refuses them: leaves of one class edited to move differently)."""
+    settings = _LeafExport()
+    written, refused = {}, []
+    for door in doors:
+        behind = _placement(door)[3]
+        flips = leaf_flips(bool(int(door.get("oni_door_flags", 0)) & MIRROR), 2)
+        for leaf in door.children:
+            if OBJECT_DOOR_LEAF not in leaf or not is_animated(leaf):
+                continue
+            try:
+                animation, unchanged = animation_of(Motion(context, leaf, settings, behind), settings)
+            except ObanError as error:
+                refused.append(str(error))
+                continue
+            if unchanged:
+                continue
+            animation = flipped(animation) if flips[int(leaf[OBJECT_DOOR_LEAF]) % 2] else animation
+            name, data = f"OBAN{animation.name}.oni", oni_file_bytes(animation)
+            if written.get(name, (data,))[0] != data:
+                refused.append(f"object '{leaf.name}': it moves otherwise than '{written[name][1]}', another "
+                               f"leaf of door class animation '{animation.name}'")
+            written.setdefault(name, (data, leaf.name))
+    return {name: data for name, (data, _) in written.items()}, refused
+
+
 # --- the objects -------------------------------------------------------------------------------
 
 def _scene_objects(empties, classes):
@@ -255,7 +300,7 @@ def _scene_objects(empties, classes):
         if not 0 <= object_id <= MAX_OBJECT_ID:
             refused.append(f"object '{obj.name}': id {object_id} does not fit the game's 24 bits")
             continue
-        position, rotation, moved = _placement(obj)
+        position, rotation, moved, _ = _placement(obj)
         flags = int(obj.get(OBJECT_FLAGS, 0)) & 0xFFFFFFFF
         if kind == "DOOR":
             door = _door(obj, object_id, flags, position, rotation, moved)
@@ -273,16 +318,17 @@ def _scene_objects(empties, classes):
 
 
 def _placement(obj):
-    """(position, degrees x y z, the placement's change as a 4 x 4 in Oni axes) of an Empty: as
-    read where it has not moved, else from its world matrix."""
+    """(position, degrees x y z, the placement's change as a 4 x 4 in Oni axes, and in
+    Blender's) of an Empty: as read where it has not moved, else from its world matrix."""
     scale = float(obj.get(IMPORT_SCALE, 1.0))
     axes = np.array(obj.get(IMPORT_AXES, np.eye(3).ravel().tolist()), np.float64).reshape(3, 3)
     position = np.array(obj.get(POSITION, (0, 0, 0)), np.float32)
     rotation = np.array(obj.get(ROTATION, (0, 0, 0)), np.float32)
     read = placements(position[None].astype(np.float64), rotation[None].astype(np.float64))[0]
     world = np.asarray(obj.matrix_world, np.float64)
-    if np.abs(blender_matrices(read, axes, scale) - world).max() <= SAME * max(1.0, np.abs(world).max()):
-        return position, rotation, np.eye(4)
+    imported = blender_matrices(read, axes, scale)
+    if np.abs(imported - world).max() <= SAME * max(1.0, np.abs(world).max()):
+        return position, rotation, np.eye(4), np.eye(4)
     c = np.eye(4)
     c[:3, :3] = scale * axes
     oni = np.linalg.inv(c) @ world @ c
@@ -291,7 +337,8 @@ def _placement(obj):
     y = np.degrees(np.arcsin(np.clip(-basis[2, 0], -1, 1)))
     z = np.degrees(np.arctan2(basis[1, 0], basis[0, 0]))
     moved = placements(oni[None, :3, 3], np.array([[x, y, z]]))[0] @ np.linalg.inv(read)
-    return oni[:3, 3].astype(np.float32), (np.array([x, y, z]) % 360).astype(np.float32), moved
+    return (oni[:3, 3].astype(np.float32), (np.array([x, y, z]) % 360).astype(np.float32), moved,
+            world @ np.linalg.inv(imported))
 
 
 def _door(obj, object_id, flags, position, rotation, moved) -> Door:

@@ -58,7 +58,7 @@ def export_objects(context, objects, directory, settings) -> Report:
     report = Report(files=len(objects), unit="objects")
     for obj in objects:
         try:
-            motion = _Motion(context, obj, settings)
+            motion = Motion(context, obj, settings)
             animation, unchanged = animation_of(motion, settings)
             path, back, error = _write(animation, motion, directory, settings)
         except ObanError as error:
@@ -69,12 +69,13 @@ def export_objects(context, objects, directory, settings) -> Report:
     return report
 
 
-class _Motion:
+class Motion:
     """What an object's evaluated motion is to an export: its world matrix on the scene frame
-    that shows each OBAN frame, in Blender's terms (`world`) and in the engine's (`matrices`,
-    M(f): its placement and the change of axes and scale undone)."""
+    that shows each OBAN frame, in Blender's terms (`world`; `behind`: a Blender-space matrix
+    the motion is taken from behind, e.g. how far a door moved its leaf) and in the engine's
+    (`matrices`, M(f): its placement and the change of axes and scale undone)."""
 
-    def __init__(self, context, obj, settings):
+    def __init__(self, context, obj, settings, behind=None):
         self.obj, self.label = obj, f"object '{obj.name}'"
         action = action_of(obj)
         self.described = from_properties(obj, action)
@@ -85,6 +86,8 @@ class _Motion:
         self.first_frame = first
         self.ticks = _ticks(count, self.flags, int(obj.get(START_FRAME, 0)))
         self.world = _sample(context, obj, first + self.ticks)
+        if behind is not None:
+            self.world = np.linalg.inv(behind) @ self.world
         self.scale = float(obj.get(IMPORT_SCALE, settings.global_scale))
         self.axes = np.array(obj[IMPORT_AXES], np.float64).reshape(3, 3) if IMPORT_AXES in obj else settings.axes
         self.placement = self._placement()

@@ -170,8 +170,49 @@ def test_edits_arrive_as_made(tmp_path, level):
     furniture = ET.parse(folder / "BINACJBOFurniture.xml").getroot().find("Objects")
     assert [f.findtext("OSD/Class") for f in furniture] == ["fu_crate", "fu_shelf", "fu_blocker", "fu_crate",
                                                             "fu_crate"]
+    for name in os.listdir(folder / "classes"):   # door 5 moved and turned: its leaves' motion is its class's
+        assert (folder / "classes" / name).read_bytes() == open(os.path.join(ENV, "oni", name), "rb").read(), name
     assert np.abs(numbers(furniture[-1].findtext("Header/Position"))
                   - (before.furniture[0].position + [0, 2.0, 0])).max() < 1e-4
+
+
+def raise_leaf(door_id, height):
+    """Door `door_id`'s first leaf raised `height` (Blender units) at every key; the leaf."""
+    from oban_import.blender.compat import action_fcurves
+    leaf = next(o for o in bpy.data.objects if o.get("oni_door_leaf") == 0 and o.parent is not None
+                and o.parent.get("oni_door_id") == door_id)
+    for fcurve in action_fcurves(leaf.animation_data.action, leaf):
+        if fcurve.data_path == "location" and fcurve.array_index == 2:
+            for key in fcurve.keyframe_points:
+                key.co.y += height
+                key.handle_left.y += height
+                key.handle_right.y += height
+            fcurve.update()
+    return leaf
+
+
+def test_an_edited_door_motion_is_written_as_its_class_animation(tmp_path, level):
+    """Door 8's leaf (the only door of class dr_offc) raised 1 unit at every key: its class's
+    OBAN is written from the leaf's motion as the door stood, every frame M'(f) = O^-1 . T(0, 1,
+    0) . O . M(f) (O the leaf's origin) within the export's tolerance; the other classes as read."""
+    from oban_import.oni.engine.frames import frame_matrices
+    from oban_import.oni.io.oban.read import read_file
+    from oban_import.oni.io.oban.record import matrix_from_columns
+    leaf = raise_leaf(8, 0.1)
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    classes = out / "level5" / "classes"
+    original = read_file(os.path.join(ENV, "oni", "OBANdr_offc_anim.oni"))[0]
+    edited = read_file(str(classes / "OBANdr_offc_anim.oni"))[0]
+    assert edited.name == original.name and edited.frames == original.frames
+    origin = matrix_from_columns(np.array(leaf["oni_origin"], np.float64))
+    raise_ = np.eye(4)
+    raise_[1, 3] = 1.0
+    expected = np.linalg.inv(origin) @ raise_ @ origin @ frame_matrices(original)
+    assert np.abs(frame_matrices(edited) - expected).max() < 1e-4 * max(1.0, np.abs(expected).max())
+    for name in os.listdir(classes):
+        if name != "OBANdr_offc_anim.oni":
+            assert (classes / name).read_bytes() == open(os.path.join(ENV, "oni", name), "rb").read(), name
 
 
 def five_corners():
@@ -202,12 +243,18 @@ def unknown_class():
     next(o for o in bpy.data.objects if o.get("oni_type") == "DOOR")["oni_door_class"] = "dr_nowhere"
 
 
+def two_swings():
+    raise_leaf(1, 0.1)
+    raise_leaf(2, 0.2)
+
+
 @pytest.mark.parametrize("change, message", [
     (five_corners, "object 'level5 environment' face 3: 5 corners (a quad has at most 4: triangulate or split it)"),
     (untextured, "its material names no texture (OniSplit could not find it)"),
     (no_rooms, "it has no rooms"),
     (huge_id, "id 16777216 does not fit the game's 24 bits"),
     (unknown_class, "door class 'dr_nowhere' is not one of the level's"),
+    (two_swings, "moves otherwise than 'door_1', another leaf of door class animation 'dr_swing_anim'"),
 ])
 def test_what_onisplit_cannot_build_is_refused_and_nothing_is_written(tmp_path, level, change, message):
     change()
