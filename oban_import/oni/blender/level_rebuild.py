@@ -12,14 +12,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.errors import ObanError
+from ...core.id_properties import signed32
 from ...core.report import Made, Report
 from ..engine.doors import MIRROR, flipped, leaf_flips, placements
 from ..engine.to_blender import blender_matrices
 from ..io.level.class_files import class_files
 from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
-from ..io.level.properties import (DOOR_FLAG_PREFIX, FLAGS_ATTRIBUTE, LEVEL_FILE, OBJECT_FLAGS, OBJECT_ID, POSITION,
-                                   QUAD_ATTRIBUTE, ROOMS, ROTATION, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE, UV_MAP)
+from ..io.level.patch import fingerprint
+from ..io.level.properties import (DOOR_FLAG_PREFIX, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, OBJECT_FLAGS, OBJECT_ID,
+                                   POSITION, QUAD_ATTRIBUTE, ROOMS, ROTATION, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE,
+                                   UV_MAP)
 from ..io.level.read import read_level
 from ..io.level.rebuild import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, MAX_OBJECT_ID, OBJECT_FILES,
                                 ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
@@ -63,8 +66,8 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
 
 def _rebuild(context, path, environment, directory, warnings):
     level = read_level(path)
-    if level.environment is None:
-        raise ObanError(path, "has no environment any more: it is not the level imported")
+    if level.environment is None or signed32(fingerprint(level.environment)) != environment[0].get(FINGERPRINT):
+        raise ObanError(path, "its quads are not the ones imported: the file has changed since")
     same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
     classes = class_files(path)
     texture_names = {name[4:-4] for name in classes if name.startswith("TXMP")} | ONISPLIT_MARKERS

@@ -264,6 +264,19 @@ def test_what_onisplit_cannot_build_is_refused_and_nothing_is_written(tmp_path, 
     assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
 
 
+def test_a_level_changed_since_or_gone_is_refused(tmp_path, level):
+    data = bytearray(open(level, "rb").read())
+    at = read_level(level).environment.quads_at[1] + 0x30
+    data[at] ^= 0x01                                         # the first quad's flags, changed behind the scene
+    open(level, "wb").write(bytes(data))
+    with pytest.raises(RuntimeError, match="its quads are not the ones imported: the file has changed since"):
+        export(tmp_path)
+    os.remove(level)
+    with pytest.raises(RuntimeError, match="level5_Final.dat: cannot be read: No such file or directory"):
+        export(tmp_path)
+    assert not (tmp_path / "out").exists()
+
+
 # the .blend is saved by the Blender running the tests: the command must be as new
 @pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
 def test_the_command_line_writes_the_rebuild_source(tmp_path, level, command):
