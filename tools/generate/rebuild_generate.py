@@ -59,16 +59,14 @@ def write_source(folder, seed=7, name="level7"):
     os.makedirs(folder, exist_ok=True)
     text, node_flags = environment_collada(generated_quads(np.random.default_rng(seed)))
     ghosts = np.flatnonzero((env.object_tags == -1) & ((env.flags & GHOSTS) != 0))
-    lists = ["BINACJBODoor.xml", "BINACJBOFurniture.xml"]
     files = {f"{name}_env.dae": text,
              f"{name}_rooms.dae": rooms_collada(env.room_floors, env.room_floor_counts,
                                                 env.points[env.quad_points[ghosts]]),
-             f"{name}.xml": master_xml(name, node_flags, sample.sky, lists)}
+             f"{name}.xml": master_xml(name, node_flags, sample.sky, [f"{name}_objects.xml"])}
     for file, content in files.items():
         with open(os.path.join(folder, file), "w", encoding="utf-8", newline="\n") as f:
             f.write(content)
-    for file in lists:
-        shutil.copy(os.path.join(SAMPLE, "rebuild", file), folder)
+    shutil.copy(os.path.join(SAMPLE, "rebuild", "level5_objects.xml"), os.path.join(folder, f"{name}_objects.xml"))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """A level written back as the files OniSplit's `-create:level` rebuilds it from (docs/level.md
 11): for each level the environment objects come from, a folder named after it holding the
-environment and rooms Colladas, the master XML, the doors' and furniture's lists as OniSplit's
-XML and the classes folder, all as the scene has them: faces in the file's order (a face added
+environment and rooms Colladas, the master XML, every object in one OniSplit XML list and the
+classes folder, all as the scene has them: faces in the file's order (a face added
 after the one it was made from), the import's scale and axes undone, a point or texture
 coordinate that has not moved written as it was read. Anything OniSplit cannot build refuses
 that level, naming what; nothing of it is written."""
@@ -19,13 +19,14 @@ from ..engine.to_blender import blender_matrices
 from ..io.level.class_files import class_files
 from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
+from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, osd_xml
 from ..io.level.patch import fingerprint
 from ..io.level.properties import (DOOR_FLAG_PREFIX, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, OBJECT_FLAGS, OBJECT_ID,
-                                   POSITION, QUAD_ATTRIBUTE, ROOMS, ROTATION, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE,
+                                   OSD, POSITION, QUAD_ATTRIBUTE, ROOMS, ROTATION, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE,
                                    UV_MAP)
 from ..io.level.read import read_level
-from ..io.level.rebuild import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, MAX_OBJECT_ID, OBJECT_FILES,
-                                ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
+from ..io.level.rebuild import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, MAX_OBJECT_ID, OBJECTS_FILE,
+                                ONISPLIT_MARKERS, ROOMS_FILE, OtherObject, master_xml, objects_xml)
 from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE
 from ..io.oban.write import oni_file_bytes
 from ..io.objects.properties import OBJECT_DOOR_LEAF, TEXTURE_NAME
@@ -76,7 +77,7 @@ def _rebuild(context, path, environment, directory, warnings):
                                         level.environment)
     if not len(floor_counts):
         refused.append("it has no rooms (import it with its environment: the rooms come with it)")
-    lists, left_out, wrong = _scene_objects([obj for obj in same if TYPE in obj], classes)
+    listed, left_out, wrong = _scene_objects([obj for obj in same if TYPE in obj], classes)
     refused += wrong
     animations, wrong = _door_animations(context, [obj for obj in same if obj.get(TYPE) == "DOOR"])
     refused += wrong
@@ -84,17 +85,18 @@ def _rebuild(context, path, environment, directory, warnings):
     if refused:
         raise ObanError(path, "cannot be rebuilt: " + "; ".join(refused[:5])
                               + (f"; and {len(refused) - 5} more" if len(refused) > 5 else ""))
-    warnings += [f"{path}: {count} {kind} objects left out: their lists are not written yet"
-                 for kind, count in left_out.items()]
+    warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
+    warnings += [f"{path}: {kind} objects written, but OniSplit's -create:level does not keep them whole: {fault}"
+                 for kind, fault in LEVEL_FAULTS.items() if any(getattr(o, "kind", "") == kind for o in listed)]
     environment_text, node_flags = environment_collada(quads)
-    object_files = [OBJECT_FILES[kind] for kind in OBJECT_FILES if lists[kind]]
+    object_files = [OBJECTS_FILE.format(level.name)] if listed else []
     files = {ENVIRONMENT_FILE.format(level.name): environment_text,
              ROOMS_FILE.format(level.name): rooms_collada(floors, floor_counts, ghosts),
              MASTER_FILE.format(level.name): master_xml(level.name, node_flags, level.sky, object_files),
-             **{OBJECT_FILES[kind]: objects_xml(lists[kind]) for kind in OBJECT_FILES if lists[kind]}}
+             **({OBJECTS_FILE.format(level.name): objects_xml(listed)} if listed else {})}
     target = os.path.join(directory, level.name)
     _write(target, files, classes)
-    summary = LevelSource(level.name, len(quads.flags), len(floor_counts), sum(map(len, lists.values())))
+    summary = LevelSource(level.name, len(quads.flags), len(floor_counts), len(listed))
     return Made(os.path.join(target, MASTER_FILE.format(level.name)), summary, environment[0])
 
 
@@ -292,13 +294,18 @@ def _door_animations(context, doors):
 # --- the objects -------------------------------------------------------------------------------
 
 def _scene_objects(empties, classes):
-    """({'DOOR': [Door], 'FURN': [Furniture]} in id order, {type: how many left out}, what
+    """([Door, Furniture or OtherObject] in id order, {(type, why): how many left out}, what
     refuses them)."""
-    lists, left_out, refused = {kind: [] for kind in OBJECT_FILES}, {}, []
+    listed, left_out, refused = [], {}, []
     for obj in sorted(empties, key=lambda o: (int(o.get(OBJECT_ID, MAX_OBJECT_ID + 1)), o.name)):
         kind, object_id = str(obj[TYPE]), int(obj.get(OBJECT_ID, 0))
-        if kind not in OBJECT_FILES:
-            left_out[kind] = left_out.get(kind, 0) + 1
+        why = (f"OniSplit's -create:level takes no {kind}" if kind not in ("DOOR", "FURN", *OSD_TYPES) else
+               f"their classes ({kind} instances), which -create:level needs, are not carried yet"
+               if kind in CLASS_TYPES else
+               f"they hold no {OSD} (the data they were imported with)" if kind in OSD_TYPES and OSD not in obj
+               else None)
+        if why:
+            left_out[kind, why] = left_out.get((kind, why), 0) + 1
             continue
         if not 0 <= object_id <= MAX_OBJECT_ID:
             refused.append(f"object '{obj.name}': id {object_id} does not fit the game's 24 bits")
@@ -306,18 +313,24 @@ def _scene_objects(empties, classes):
         position, rotation, moved, _ = _placement(obj)
         flags = int(obj.get(OBJECT_FLAGS, 0)) & 0xFFFFFFFF
         if kind == "DOOR":
-            door = _door(obj, object_id, flags, position, rotation, moved)
-            if f"DOOR{door.class_name}.oni" not in classes:
-                refused.append(f"object '{obj.name}': door class '{door.class_name}' is not one of the level's")
-            lists[kind].append(door)
+            listed.append(_door(obj, object_id, flags, position, rotation, moved))
+            if f"DOOR{listed[-1].class_name}.oni" not in classes:
+                refused.append(f"object '{obj.name}': door class '{listed[-1].class_name}' is not one of the level's")
+        elif kind == "FURN":
+            listed.append(Furniture(id=object_id, flags=flags, position=position, rotation=rotation,
+                                    class_name=str(obj.get("oni_furniture_class", "")),
+                                    particle=str(obj.get("oni_particle", "")), geometry=None))
+            if f"OFGA{listed[-1].class_name}.oni" not in classes:
+                refused.append(f"object '{obj.name}': furniture class '{listed[-1].class_name}' is not one of the "
+                               f"level's")
         else:
-            piece = Furniture(id=object_id, flags=flags, position=position, rotation=rotation,
-                              class_name=str(obj.get("oni_furniture_class", "")),
-                              particle=str(obj.get("oni_particle", "")), geometry=None)
-            if f"OFGA{piece.class_name}.oni" not in classes:
-                refused.append(f"object '{obj.name}': furniture class '{piece.class_name}' is not one of the level's")
-            lists[kind].append(piece)
-    return lists, left_out, refused
+            try:
+                osd = osd_xml(kind, bytes.fromhex(str(obj[OSD])), obj.name, f"object '{obj.name}'")
+            except (ObanError, ValueError) as error:
+                refused.append(f"object '{obj.name}': its data ({OSD}) cannot be written: {error}")
+                continue
+            listed.append(OtherObject(kind, object_id, flags, position, rotation, osd))
+    return listed, left_out, refused
 
 
 def _placement(obj):

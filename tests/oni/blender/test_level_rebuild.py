@@ -156,7 +156,7 @@ def test_edits_arrive_as_made(tmp_path, level):
         assert told.get(polygon.node, 0) | (int(env.flags[quad]) & DERIVED) == flags
         rgba = (np.asarray(shades[:k], np.uint32)[:, None] >> np.array([16, 8, 0, 24], np.uint32)) & 0xFF
         assert (np.floor(polygon.colors.astype(np.float32) * np.float32(255)) == rgba).all()
-    doors = ET.parse(folder / "BINACJBODoor.xml").getroot().find("Objects")
+    doors = [o for o in ET.parse(folder / "level5_objects.xml").getroot().find("Objects") if o.tag == "DOOR"]
     door = doors[4]
     assert int(door.findtext("OSD/DoorId")) == 5
     moved = before.doors[4]
@@ -167,7 +167,7 @@ def test_edits_arrive_as_made(tmp_path, level):
     for unmoved, theirs in zip([d for k, d in enumerate(doors) if k != 4],
                                [d for k, d in enumerate(before.doors) if k != 4]):
         assert (numbers(unmoved.findtext("Header/Position")).astype(np.float32) == theirs.position).all()
-    furniture = ET.parse(folder / "BINACJBOFurniture.xml").getroot().find("Objects")
+    furniture = [o for o in ET.parse(folder / "level5_objects.xml").getroot().find("Objects") if o.tag == "FURN"]
     assert [f.findtext("OSD/Class") for f in furniture] == ["fu_crate", "fu_shelf", "fu_blocker", "fu_crate",
                                                             "fu_crate"]
     for name in os.listdir(folder / "classes"):   # door 5 moved and turned: its leaves' motion is its class's
@@ -213,6 +213,40 @@ def test_an_edited_door_motion_is_written_as_its_class_animation(tmp_path, level
     for name in os.listdir(classes):
         if name != "OBANdr_offc_anim.oni":
             assert (classes / name).read_bytes() == open(os.path.join(ENV, "oni", name), "rb").read(), name
+
+
+@pytest.mark.parametrize("kind, name, fault", [
+    ("CHAR", "Character", None), ("WEAP", "Weapon", None), ("PWRU", "PowerUp", None), ("TRGV", "Trigger_Volume", None),
+    ("NEUT", "Neutral", None), ("PATR", "Patrol_Path", None),
+    ("FLAG", "Flag", "swaps the two bytes of a flag's prefix"), ("PART", "Particle", "drops a particle's flags"),
+    ("SNDG", "Sound", "a sphere sound 16 bytes short"),
+    ("CONS", "Console", "left out"), ("TURR", "Turret", "left out"), ("TRIG", "Trigger", "left out"),
+])
+def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level, kind, name, fault):
+    """A list of OniSplit's (tests/data/objects_xml/oni) imported beside the level and counted as
+    its: each object written after the level's, in id order, as the golden list OniSplit turns
+    back into that list byte for byte; what -create:level does not keep said in a warning."""
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds
+    folder = tmp_path / "lists"
+    folder.mkdir()
+    shutil.copy(os.path.join(DATA, "objects_xml", "oni", f"BINACJBO{name}.oni"), folder)
+    assert bpy.ops.import_anim.oban(filepath=str(folder / f"BINACJBO{name}.oni")) == {"FINISHED"}
+    added = sorted((o for o in bpy.data.objects if o.get("oni_type") == kind), key=lambda o: o["oni_object_id"])
+    assert added and all("oni_osd" in o for o in added)
+    for obj in added:
+        obj["oni_level_file"], obj["oni_object_id"] = level, obj["oni_object_id"] + 100
+    report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
+    assert not report.errors
+    written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
+    golden = open(os.path.join(DATA, "objects_xml", "golden", f"BINACJBO{name}.xml"), encoding="utf-8").read()
+    elements = golden[golden.index("<Objects>") + 9:golden.index("</Objects>")]
+    if fault == "left out":
+        assert f"<{kind}>" not in written
+        assert report.warnings == [f"{level}: {len(added)} {kind} objects left out: their classes ({kind} instances), "
+                                   f"which -create:level needs, are not carried yet"]
+        return
+    assert written.index("<FURN>") < written.index(elements) and written.endswith(elements + "</Objects></Oni>\n")
+    assert [fault in w for w in report.warnings] == ([True] if fault else [])
 
 
 def five_corners():
@@ -295,12 +329,16 @@ def test_the_command_line_writes_the_rebuild_source(tmp_path, level, command):
     assert row[header.index(" rooms ") + 1:].split()[0] == "3/3"   # every room's floor found
 
 
-def test_other_objects_are_left_out_with_a_warning(tmp_path, level):
+def test_objects_onisplit_cannot_take_are_left_out_with_a_warning(tmp_path, level):
     from oban_import.oni.blender.level_rebuild import export_level_rebuilds
-    for obj in [o for o in bpy.data.objects if o.get("oni_type") == "FURN"][:3]:
-        obj["oni_type"] = "CHAR"
+    furniture = [o for o in bpy.data.objects if o.get("oni_type") == "FURN"]
+    for obj in furniture[:3]:
+        obj["oni_type"] = "CMBT"
+    furniture[3]["oni_type"] = "CHAR"   # a type it takes, but without the data a character is imported with
     report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
     assert not report.errors
-    assert report.warnings == [f"{level}: 3 CHAR objects left out: their lists are not written yet"]
-    furniture = ET.parse(tmp_path / "out" / "level5" / "BINACJBOFurniture.xml").getroot().find("Objects")
-    assert len(furniture) == 1
+    assert report.warnings == [f"{level}: 3 CMBT objects left out: OniSplit's -create:level takes no CMBT",
+                               f"{level}: 1 CHAR objects left out: they hold no oni_osd (the data they were "
+                               f"imported with)"]
+    objects = ET.parse(tmp_path / "out" / "level5" / "level5_objects.xml").getroot().find("Objects")
+    assert [o.tag for o in objects] == ["DOOR"] * 12

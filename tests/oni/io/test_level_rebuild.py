@@ -152,9 +152,8 @@ def test_the_files_onisplit_rebuilt_the_level_from(level):
     files = {"level5_env.dae": text,
              "level5_rooms.dae": rooms_collada(env.room_floors, env.room_floor_counts,
                                                env.points[env.quad_points[ghosts]]),
-             "BINACJBODoor.xml": objects_xml(level.doors), "BINACJBOFurniture.xml": objects_xml(level.furniture),
-             "level5.xml": master_xml(level.name, node_flags, level.sky, ["BINACJBODoor.xml",
-                                                                         "BINACJBOFurniture.xml"])}
+             "level5_objects.xml": objects_xml(level.doors + level.furniture),
+             "level5.xml": master_xml(level.name, node_flags, level.sky, ["level5_objects.xml"])}
     for name, text in files.items():
         assert text == open(os.path.join(REBUILD, name), encoding="utf-8").read(), name
 

@@ -194,6 +194,7 @@ class ObjectList:
     flags: np.ndarray              # (n,) uint32 object flags
     positions: np.ndarray          # (n, 3) float32
     rotations: np.ndarray          # (n, 3) float32 degrees x y z
+    payloads: list = field(default_factory=list)    # [bytes] each object's own data (its OSD: past the header)
     doors: list = field(default_factory=list)       # [Door], in list order
     furniture: list = field(default_factory=list)   # [Furniture], in list order
 

@@ -90,8 +90,10 @@ def _objects(raw, starts, sizes, name, path, label):
             raise ObanError(path, f"{label}: object {bad} (id {int(headers['id'][bad])}): non-finite value in its "
                                   f"{field}")
     kept = headers[known]
+    payloads = [raw[start + HEADER_DTYPE.itemsize:start + size]
+                for start, size in zip(starts[known].tolist(), sizes[known].tolist())]
     objects = ObjectList(name=name, types=types[known].copy(), ids=kept["id"].copy(), flags=kept["flags"].copy(),
-                         positions=kept["position"].copy(), rotations=kept["rotation"].copy())
+                         positions=kept["position"].copy(), rotations=kept["rotation"].copy(), payloads=payloads)
     objects.doors = _doors(buffer, headers, starts, sizes, np.flatnonzero(types == "DOOR"), path, label)
     objects.furniture = _furniture(buffer, headers, starts, sizes, np.flatnonzero(types == "FURN"), path, label)
     return objects, warnings

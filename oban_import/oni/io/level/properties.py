@@ -23,16 +23,20 @@ OBJECT_ID = "oni_object_id"
 OBJECT_FLAGS = "oni_object_flags"
 POSITION = "oni_position"              # as stored, Oni axes
 ROTATION = "oni_rotation"              # degrees x y z as stored
+OSD = "oni_osd"                        # an object's own data past its header, hex (for a rebuild)
 DOOR_ID = "oni_door_id"
 DOOR_FLAG_PREFIX = "oni_door_"         # + a flag's name in lower case: one boolean each
 
 
 def object_properties(objects: ObjectList, index: int) -> dict:
     """What describes object `index` of a list on its Empty."""
-    return {TYPE: str(objects.types[index]), OBJECT_ID: int(objects.ids[index]),
-            OBJECT_FLAGS: signed32(int(objects.flags[index])),
-            POSITION: np.asarray(objects.positions[index], np.float64).tolist(),
-            ROTATION: np.asarray(objects.rotations[index], np.float64).tolist()}
+    described = {TYPE: str(objects.types[index]), OBJECT_ID: int(objects.ids[index]),
+                 OBJECT_FLAGS: signed32(int(objects.flags[index])),
+                 POSITION: np.asarray(objects.positions[index], np.float64).tolist(),
+                 ROTATION: np.asarray(objects.rotations[index], np.float64).tolist()}
+    if index < len(objects.payloads) and described[TYPE] not in ("DOOR", "FURN"):   # those: their own fields
+        described[OSD] = objects.payloads[index].hex()
+    return described
 
 
 def door_properties(door: Door) -> dict:

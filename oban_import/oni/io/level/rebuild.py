@@ -2,21 +2,22 @@
 master XML naming the two Colladas (collada.py) with the flags of each environment node, the
 object lists as OniSplit's XML, the names of the folder's files. No bpy."""
 
+from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
 from .model import DOOR_FLAGS, Door, Furniture
+from .object_xml import EVENTS
 
 ENVIRONMENT_FILE, ROOMS_FILE, MASTER_FILE = "{}_env.dae", "{}_rooms.dae", "{}.xml"
 CLASSES_FOLDER = "classes"
-OBJECT_FILES = {"DOOR": "BINACJBODoor.xml", "FURN": "BINACJBOFurniture.xml"}
+OBJECTS_FILE = "{}_objects.xml"   # every object in one list, in id order: OniSplit numbers them 1... as it reads them
 OBJECT_FLAGS = {"Locked": 0x1, "PlacedInGame": 0x2, "Temporary": 0x4, "Gunk": 0x8}
 MAX_OBJECT_ID = 0xFFFFFF   # an object tag keeps 24 bits of it
 # The textures OniSplit makes itself (Oni.Akira/MaterialLibrary.cs): a face of one needs no TXMP file
 ONISPLIT_MARKERS = frozenset(f"_marker_{kind}" for kind in (
     "door", "ghost", "stairs", "danger", "barrier", "impassable", "blackness", "floor"))
-ONISPLIT_EVENTS = {"DeactivateAlarm": "DeactivateAlaram"}   # its enum's spelling (Oni.Objects/ObjectEventType.cs)
 
 
 def master_xml(name: str, node_flags: list, sky: str, object_files: list) -> str:
@@ -33,10 +34,22 @@ def master_xml(name: str, node_flags: list, sky: str, object_files: list) -> str
             f'<Objects>{imports}</Objects></Level></Oni>\n')
 
 
+@dataclass
+class OtherObject:
+    """An object of another type, its own data already OniSplit's XML (object_xml.py)."""
+    kind: str                      # the four letters
+    id: int
+    flags: int
+    position: np.ndarray
+    rotation: np.ndarray
+    osd: str                       # its <OSD> element
+
+
 def objects_xml(objects: list) -> str:
-    """One object list as OniSplit's XML: `objects` Door or Furniture records, in order."""
+    """Objects as one OniSplit XML list: Door, Furniture or OtherObject records, in order."""
     return ('<?xml version="1.0" encoding="utf-8"?>\n<Oni><Objects>'
-            + "".join(_door(o) if isinstance(o, Door) else _furniture(o) for o in objects) + "</Objects></Oni>\n")
+            + "".join(_door(o) if isinstance(o, Door) else _furniture(o) if isinstance(o, Furniture) else
+                      f"<{o.kind}>{_header(o)}{o.osd}</{o.kind}>" for o in objects) + "</Objects></Oni>\n")
 
 
 def _header(obj) -> str:
@@ -59,7 +72,7 @@ def _event(event) -> str:
         return "<None />"
     if event.name == "Script":
         return f"<Script Function={quoteattr(event.script)} />"
-    return f'<{ONISPLIT_EVENTS.get(event.name, event.name)} TargetId="{event.target}" />'
+    return f'<{EVENTS[event.type]} TargetId="{event.target}" />'   # OniSplit's spelling
 
 
 def _furniture(piece: Furniture) -> str:
