@@ -201,13 +201,8 @@ def level_picture():
     save(rendered(scene), "level.png")
 
 
-def environment_picture():
-    """The sample level with its environment: textured, shaded as the game bakes it, its doors
-    mid-swing, seen from above with the ceilings cut away (the faces that look down)."""
-    scene = new_scene(engine_samples=32)
-    scene.render.resolution_x, scene.render.resolution_y = 1200, 675
-    bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level5_Final.dat"))
-    environment = bpy.data.objects["level5 environment"]
+def without_ceilings(environment):
+    """The environment object with the faces that look down cut away, to be seen from above."""
     mesh = environment.data
     normals = np.empty(3 * len(mesh.polygons), np.float32)
     mesh.polygons.foreach_get("normal", normals)
@@ -217,6 +212,16 @@ def environment_picture():
     bmesh.ops.delete(cut, geom=[f for f, z in zip(cut.faces, normals[2::3]) if z < -0.5], context="FACES")
     cut.to_mesh(mesh)
     cut.free()
+    return environment
+
+
+def environment_picture():
+    """The sample level with its environment: textured, shaded as the game bakes it, its doors
+    mid-swing, seen from above with the ceilings cut away (the faces that look down)."""
+    scene = new_scene(engine_samples=32)
+    scene.render.resolution_x, scene.render.resolution_y = 1200, 675
+    bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level5_Final.dat"))
+    environment = without_ceilings(bpy.data.objects["level5 environment"])
     scene.frame_set(scene.frame_start + 40)   # the doors half open
     sun(scene, rotation=(0.5, 0.3, 0.9), strength=2.0)
     frame(scene, [environment], (-0.45, 0.75, -1.0), margin=1.05)
@@ -230,16 +235,8 @@ def relit_picture():
     scene = new_scene(engine_samples=8)
     scene.render.resolution_x, scene.render.resolution_y = 800, 450
     bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level5_Final.dat"))
-    environment = bpy.data.objects["level5 environment"]
+    environment = without_ceilings(bpy.data.objects["level5 environment"])
     mesh = environment.data
-    normals = np.empty(3 * len(mesh.polygons), np.float32)
-    mesh.polygons.foreach_get("normal", normals)
-    import bmesh
-    cut = bmesh.new()
-    cut.from_mesh(mesh)
-    bmesh.ops.delete(cut, geom=[f for f, z in zip(cut.faces, normals[2::3]) if z < -0.5], context="FACES")
-    cut.to_mesh(mesh)
-    cut.free()
     for material in mesh.materials:   # the shade times the texture, no scene light: as the game draws it
         nodes, links = material.node_tree.nodes, material.node_tree.links
         output = next(n for n in nodes if n.type == "OUTPUT_MATERIAL")
