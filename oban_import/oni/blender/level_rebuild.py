@@ -19,7 +19,7 @@ from ..engine.to_blender import blender_matrices
 from ..io.level.class_files import class_files
 from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
-from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, osd_xml
+from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, level_faults, osd_xml
 from ..io.level.patch import fingerprint
 from ..io.level.properties import (DOOR_FLAG_PREFIX, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, OBJECT_FLAGS, OBJECT_ID,
                                    OSD, POSITION, QUAD_ATTRIBUTE, ROOMS, ROTATION, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE,
@@ -325,9 +325,15 @@ def _scene_objects(empties, classes):
                                f"level's")
         else:
             try:
-                osd = osd_xml(kind, bytes.fromhex(str(obj[OSD])), obj.name, f"object '{obj.name}'")
+                payload = bytes.fromhex(str(obj[OSD]))
+                osd = osd_xml(kind, payload, obj.name, f"object '{obj.name}'")
             except (ObanError, ValueError) as error:
                 refused.append(f"object '{obj.name}': its data ({OSD}) cannot be written: {error}")
+                continue
+            faults = level_faults(kind, payload)
+            if faults:
+                refused.append(f"object '{obj.name}': OniSplit's -create:level fails on its negative "
+                               f"{', '.join(faults[:3])}")
                 continue
             listed.append(OtherObject(kind, object_id, flags, position, rotation, osd))
     return listed, left_out, refused

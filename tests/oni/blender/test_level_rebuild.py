@@ -6,6 +6,7 @@ in what is written, and in tests/data/environment/edited: OniSplit's rebuild of 
 edits, read back); what OniSplit cannot build is refused, naming it, nothing written."""
 
 import os
+import re
 import shutil
 import xml.etree.ElementTree as ET
 
@@ -217,7 +218,7 @@ def test_an_edited_door_motion_is_written_as_its_class_animation(tmp_path, level
 
 @pytest.mark.parametrize("kind, name, fault", [
     ("CHAR", "Character", None), ("WEAP", "Weapon", None), ("PWRU", "PowerUp", None), ("TRGV", "Trigger_Volume", None),
-    ("NEUT", "Neutral", None), ("PATR", "Patrol_Path", None),
+    ("NEUT", "Neutral", "negative"), ("PATR", "Patrol_Path", "negative"),
     ("FLAG", "Flag", "swaps the two bytes of a flag's prefix"), ("PART", "Particle", "drops a particle's flags"),
     ("SNDG", "Sound", "a sphere sound 16 bytes short"),
     ("CONS", "Console", "left out"), ("TURR", "Turret", "left out"), ("TRIG", "Trigger", "left out"),
@@ -236,10 +237,23 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
     for obj in added:
         obj["oni_level_file"], obj["oni_object_id"] = level, obj["oni_object_id"] + 100
     report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
-    assert not report.errors
-    written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
     golden = open(os.path.join(DATA, "objects_xml", "golden", f"BINACJBO{name}.xml"), encoding="utf-8").read()
     elements = golden[golden.index("<Objects>") + 9:golden.index("</Objects>")]
+    if fault == "negative":   # ids -create:level fails on: refused, naming them; the others written
+        assert "OniSplit's -create:level fails on its negative" in report.errors[0]
+        assert not (tmp_path / "out").exists()
+        kept = [o for o in added if f"object '{o.name}'" not in report.errors[0]]
+        for obj in set(added) - set(kept):
+            bpy.data.objects.remove(obj)
+        report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
+        written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
+        each = re.findall(f"<{kind}>.*?</{kind}>", elements)
+        ids = sorted(o["oni_object_id"] - 101 for o in kept)
+        assert not report.errors and len(kept) < len(added)
+        assert written.endswith("".join(each[i] for i in ids) + "</Objects></Oni>\n")
+        return
+    assert not report.errors
+    written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
     if fault == "left out":
         assert f"<{kind}>" not in written
         assert report.warnings == [f"{level}: {len(added)} {kind} objects left out: their classes ({kind} instances), "

@@ -18,7 +18,7 @@ from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.oni.io.container.container import BINA_TAG, Container
-from oban_import.oni.io.level.object_xml import OSD_TYPES, osd_xml
+from oban_import.oni.io.level.object_xml import OSD_TYPES, level_faults, osd_xml
 
 DATA = os.path.join(TEST_DATA, "objects_xml")
 LISTS = ("Character", "Console", "Flag", "Neutral", "Particle", "Patrol_Path", "PowerUp", "Sound", "Trigger",
@@ -254,3 +254,13 @@ def test_random_and_mutated_payloads_give_an_element_or_an_oban_error(kind):
             payload[rng.randrange(len(payload))] = rng.randrange(256)
         written += written_or_refused(kind, bytes(payload))
     assert written     # mutations of values are written, not all refused
+
+
+def test_the_values_create_level_fails_on_are_named():
+    """-create:level reads neutral and patrol ids, a patrol's ReturnToNearest and a dialog line's
+    animations unsigned and fails on the negative ones (tests/data/objects_xml/README.md)."""
+    found = {kind: [level_faults(kind, payload) for kind_, _, _, _, payload in stored(name) if kind_ == kind]
+             for kind, name in (("NEUT", "Neutral"), ("PATR", "Patrol_Path"), ("CHAR", "Character"))}
+    assert found["NEUT"] == [[], ["NeutralId -1"], []]
+    assert found["PATR"] == [[], ["PatrolId -1"], ["ReturnToNearest -1"], [], ["PatrolId -32768"], []]
+    assert not any(found["CHAR"])

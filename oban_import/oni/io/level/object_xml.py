@@ -172,6 +172,23 @@ UNCARRIED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")   # character
 CONTENT_ENTITIES = {"\r": "&#13;"}                                  # else XML reads a CR as a line feed
 
 
+def level_faults(kind: str, payload: bytes) -> list:
+    """The values of a payload osd_xml took that OniSplit's -create:level fails on (a negative
+    16-bit id or dialog animation: it reads them unsigned), as 'Field -3'."""
+    if kind == "NEUT":
+        head = np.frombuffer(payload, NEUT[1], 1)[0]
+        lines = np.frombuffer(payload, LINE[1], int(head["#lines"]), NEUT[1].itemsize)
+        values = [("NeutralId", int(head["NeutralId"]))] + [(f"DialogLine {k} {field}", int(line[field]))
+                                                              for k, line in enumerate(lines)
+                                                              for field in ("Anim", "OtherAnim")]
+    elif kind == "PATR":
+        head = np.frombuffer(payload, PATR[1], 1)[0]
+        values = [(field, int(head[field])) for field in ("PatrolId", "ReturnToNearest")]
+    else:
+        return []
+    return [f"{field} {value}" for field, value in values if value < 0]
+
+
 def osd_xml(kind: str, payload: bytes, path: str, label: str) -> str:
     """The `<OSD>` element OniSplit reads back into exactly `payload`, the OSD of an object of
     type `kind` (one of OSD_TYPES); ObanError(path, f"{label}: …") where no element can."""
