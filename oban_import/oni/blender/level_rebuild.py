@@ -16,7 +16,7 @@ from ...core.id_properties import signed32
 from ...core.report import Made, Report
 from ..engine.doors import MIRROR, flipped, leaf_flips, placements
 from ..engine.to_blender import blender_matrices
-from ..io.level.class_files import class_files
+from ..io.level.class_files import FILE_NAME, class_files
 from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
 from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, level_faults, osd_xml
@@ -300,8 +300,6 @@ def _scene_objects(empties, classes):
     for obj in sorted(empties, key=lambda o: (int(o.get(OBJECT_ID, MAX_OBJECT_ID + 1)), o.name)):
         kind, object_id = str(obj[TYPE]), int(obj.get(OBJECT_ID, 0))
         why = (f"OniSplit's -create:level takes no {kind}" if kind not in ("DOOR", "FURN", *OSD_TYPES) else
-               f"their classes ({kind} instances), which -create:level needs, are not carried yet"
-               if kind in CLASS_TYPES else
                f"they hold no {OSD} (the data they were imported with)" if kind in OSD_TYPES and OSD not in obj
                else None)
         if why:
@@ -314,13 +312,13 @@ def _scene_objects(empties, classes):
         flags = int(obj.get(OBJECT_FLAGS, 0)) & 0xFFFFFFFF
         if kind == "DOOR":
             listed.append(_door(obj, object_id, flags, position, rotation, moved))
-            if f"DOOR{listed[-1].class_name}.oni" not in classes:
+            if f"DOOR{listed[-1].class_name}".translate(FILE_NAME) + ".oni" not in classes:
                 refused.append(f"object '{obj.name}': door class '{listed[-1].class_name}' is not one of the level's")
         elif kind == "FURN":
             listed.append(Furniture(id=object_id, flags=flags, position=position, rotation=rotation,
                                     class_name=str(obj.get("oni_furniture_class", "")),
                                     particle=str(obj.get("oni_particle", "")), geometry=None))
-            if f"OFGA{listed[-1].class_name}.oni" not in classes:
+            if f"OFGA{listed[-1].class_name}".translate(FILE_NAME) + ".oni" not in classes:
                 refused.append(f"object '{obj.name}': furniture class '{listed[-1].class_name}' is not one of the "
                                f"level's")
         else:
@@ -331,12 +329,21 @@ def _scene_objects(empties, classes):
                 refused.append(f"object '{obj.name}': its data ({OSD}) cannot be written: {error}")
                 continue
             faults = level_faults(kind, payload)
+            named = _class_of(payload) if kind in CLASS_TYPES else None
+            if named is not None and f"{kind}{named}".translate(FILE_NAME) + ".oni" not in classes:
+                refused.append(f"object '{obj.name}': {kind} class '{named}' is not one of the level's")
+                continue
             if faults:
                 refused.append(f"object '{obj.name}': OniSplit's -create:level fails on its negative "
                                f"{', '.join(faults[:3])}")
                 continue
             listed.append(OtherObject(kind, object_id, flags, position, rotation, osd))
     return listed, left_out, refused
+
+
+def _class_of(payload) -> str:
+    """The class a console, turret or trigger names: its data's first 63 bytes, to the NUL."""
+    return payload[:63].split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
 def _placement(obj):

@@ -221,7 +221,7 @@ def test_an_edited_door_motion_is_written_as_its_class_animation(tmp_path, level
     ("NEUT", "Neutral", "negative"), ("PATR", "Patrol_Path", "negative"),
     ("FLAG", "Flag", "swaps the two bytes of a flag's prefix"), ("PART", "Particle", "drops a particle's flags"),
     ("SNDG", "Sound", "a sphere sound 16 bytes short"),
-    ("CONS", "Console", "left out"), ("TURR", "Turret", "left out"), ("TRIG", "Trigger", "left out"),
+    ("CONS", "Console", "class"), ("TURR", "Turret", "class"), ("TRIG", "Trigger", "class"),
 ])
 def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level, kind, name, fault):
     """A list of OniSplit's (tests/data/objects_xml/oni) imported beside the level and counted as
@@ -237,6 +237,10 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
     for obj in added:
         obj["oni_level_file"], obj["oni_object_id"] = level, obj["oni_object_id"] + 100
     report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
+    if fault == "class":   # the sample holds none of the classes these lists name
+        assert f"{kind} class '" in report.errors[0] and "is not one of the level's" in report.errors[0]
+        assert not (tmp_path / "out").exists()
+        return
     golden = open(os.path.join(DATA, "objects_xml", "golden", f"BINACJBO{name}.xml"), encoding="utf-8").read()
     elements = golden[golden.index("<Objects>") + 9:golden.index("</Objects>")]
     if fault == "negative":   # ids -create:level fails on: refused, naming them; the others written
@@ -254,13 +258,42 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
         return
     assert not report.errors
     written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
-    if fault == "left out":
-        assert f"<{kind}>" not in written
-        assert report.warnings == [f"{level}: {len(added)} {kind} objects left out: their classes ({kind} instances), "
-                                   f"which -create:level needs, are not carried yet"]
-        return
     assert written.index("<FURN>") < written.index(elements) and written.endswith(elements + "</Objects></Oni>\n")
     assert [fault in w for w in report.warnings] == ([True] if fault else [])
+
+
+def test_consoles_turrets_and_triggers_come_with_their_classes(tmp_path):
+    """tests/data/classes_more: the sample level with console, turret and trigger classes. The
+    objects of OniSplit's lists, named after those classes, are written and their classes (and
+    a trigger's emitter) carried as OniSplit wrote them."""
+    folder = tmp_path / "in"
+    shutil.copytree(os.path.join(DATA, "classes_more", "level"), folder)
+    path = str(folder / "level5_Final.dat")
+    assert bpy.ops.import_anim.oban(filepath=path) == {"FINISHED"}
+    renamed = {"CONS": b"cn_plain", "TURR": b"tu_gun", "TRIG": b"tr_laser"}
+    for kind, name in (("CONS", "Console"), ("TURR", "Turret"), ("TRIG", "Trigger")):
+        lists = tmp_path / kind
+        lists.mkdir()
+        shutil.copy(os.path.join(DATA, "objects_xml", "oni", f"BINACJBO{name}.oni"), lists)
+        assert bpy.ops.import_anim.oban(filepath=str(lists / f"BINACJBO{name}.oni")) == {"FINISHED"}
+    for obj in [o for o in bpy.data.objects if o.get("oni_type") in renamed]:
+        payload = bytearray(bytes.fromhex(obj["oni_osd"]))
+        payload[:63] = renamed[obj["oni_type"]].ljust(63, b"\0")
+        obj["oni_osd"], obj["oni_level_file"] = payload.hex(), path
+        obj["oni_object_id"] += 100 * (1 + list(renamed).index(obj["oni_type"]))
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds
+    from oban_import.oni.io.level.object_xml import level_faults
+    for obj in [o for o in bpy.data.objects if "oni_osd" in o
+                and level_faults(o["oni_type"], bytes.fromhex(o["oni_osd"]))]:   # refused: test_the_values_…
+        bpy.data.objects.remove(obj)
+    report = export_level_rebuilds(bpy.context, [bpy.data.objects["level5 environment"]], str(tmp_path / "out"))
+    assert not report.errors
+    written = ET.parse(tmp_path / "out" / "level5" / "level5_objects.xml").getroot()
+    classes = {o.tag: o.findtext("OSD/Class") for o in written.find("Objects") if o.tag in renamed}
+    assert classes == {kind: name.decode() for kind, name in renamed.items()}
+    for name in os.listdir(os.path.join(DATA, "classes_more", "oni")):
+        assert (tmp_path / "out" / "level5" / "classes" / name).read_bytes() == \
+            open(os.path.join(DATA, "classes_more", "oni", name), "rb").read(), name
 
 
 def five_corners():

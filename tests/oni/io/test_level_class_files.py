@@ -1,8 +1,10 @@
 """A level's classes carried out as OniSplit's .oni files (docs/level.md 11, class_files.py):
 from OniSplit's level (tests/data/environment/level, its `-import:nosep` of the folder oni/),
-every DOOR, OFGA, M3GM, OBAN and TXMP file of oni/ byte for byte and no other; from the loose
-ONLV, the files beside it; damaged copies of the level (bytes patched where the Container
-puts the field) raise ObanError naming the file, the instance and the fault."""
+every DOOR, OFGA, M3GM, OBAN and TXMP file of oni/ byte for byte and no other; from
+tests/data/classes_more (the same packed with consoles, turrets and triggers OniSplit made from
+XML), those too; from the loose ONLV, the files beside it; damaged copies of the level (bytes
+patched where the Container puts the field) raise ObanError naming the file, the instance and
+the fault."""
 
 import os
 import shutil
@@ -17,7 +19,8 @@ from oban_import.core.errors import ObanError
 from oban_import.oni.io.container.container import (COUNT_OFFSET, DESCRIPTOR_DTYPE, DOOR_TAG, OFGA_TAG, PLACEHOLDER,
                                                     TXAN_TAG, TXMP_TAG, UNNAMED, Container, tag_name)
 from oban_import.oni.io.container.instance_file import instance_file_bytes
-from oban_import.oni.io.level.class_files import LINKS, SWAP_BYTES, class_files
+from oban_import.oni.io.level.class_files import (CONS_TAG, LINKS, SWAP_BYTES, TRGE_TAG, TRIG_TAG, TURR_TAG,
+                                                  class_files)
 from oban_import.oni.io.objects.meshes import M3GM_LINKS_OFFSET
 from oban_import.oni.io.objects.textures import BGR, TXMP_FIELDS, TXMP_OFFSET
 
@@ -25,6 +28,9 @@ DATA = os.path.join(TEST_DATA, "environment")
 LEVEL = os.path.join(DATA, "level", "level5_Final.dat")
 LOOSE_FOLDER = os.path.join(DATA, "oni")
 CLASSES = ("DOOR", "OFGA", "M3GM", "OBAN", "TXMP")
+MORE = os.path.join(TEST_DATA, "classes_more")
+MORE_LEVEL = os.path.join(MORE, "level", "level5_Final.dat")
+MORE_FOLDER = os.path.join(MORE, "oni")
 RAW_OFFSET_AT = TXMP_OFFSET + TXMP_FIELDS.fields["raw_offset"][1]
 
 
@@ -76,6 +82,48 @@ def test_every_class_comes_out_as_onisplit_wrote_it():
     expected = loose_files()
     assert sorted(files) == sorted(expected) and len(files) == 53
     assert [name for name in expected if files[name] != expected[name]] == []
+
+
+def more_files(prefixes=("CONS", "TURR", "TRIG", "TRGE")):
+    return {name: open(os.path.join(MORE_FOLDER, name), "rb").read() for name in sorted(os.listdir(MORE_FOLDER))
+            if name.startswith(prefixes)}
+
+
+def test_consoles_turrets_and_triggers_come_out_as_onisplit_wrote_them():
+    """The 8 classes OniSplit made from classes_more/xml (an unnamed TRGE inside two TRIGs, a
+    named one of its own; a console's screen made from an .obj: an unnamed M3GM and its arrays),
+    packed with the sample's files: each byte for byte, and the sample's 53 as before."""
+    files = class_files(MORE_LEVEL)
+    expected = {**loose_files(), **more_files()}
+    assert len(more_files()) == 8 and sorted(files) == sorted(expected) and len(files) == 61
+    assert [name for name in expected if files[name] != expected[name]] == []
+
+
+def test_consoles_turrets_and_triggers_by_tag():
+    for tag in (CONS_TAG, TURR_TAG, TRIG_TAG, TRGE_TAG):
+        name = tag_name(tag)
+        files = class_files(MORE_LEVEL, tags=(tag,))
+        assert files == more_files((name,)) and files, name
+
+
+def test_an_unnamed_emitter_numbered_as_the_xml_importer_does():
+    """TRIGtr_laser: its M3GM, its TRGE, its OBAN, then the TRGE's M3GM (breadth first)."""
+    path = os.path.join(MORE_FOLDER, "TRIGtr_laser.oni")
+    with open(path, "rb") as f:
+        c = Container(f, path, os.path.getsize(path))
+        assert [c.full_name(i) or tag_name(c.tag_of(i)) for i in range(len(c.descriptors))] == [
+            "TRIGtr_laser", "M3GMfu_blocker_box", "TRGE", "OBANdr_slide_anim", "M3GMdr_slide_window"]
+    assert class_files(MORE_LEVEL, tags=(TRIG_TAG,))["TRIGtr_laser.oni"] == open(path, "rb").read()
+
+
+def test_a_trigger_emitter_of_the_wrong_tag(tmp_path):
+    for extension in (".dat", ".raw"):
+        shutil.copy(MORE_LEVEL[:-4] + extension, tmp_path / ("level5_Final" + extension))
+    level = str(tmp_path / "level5_Final.dat")
+    turret, _, turret_label, _ = located(level, "TURRtu_gun")
+    _, at, label, _ = located(level, "TRIGtr_named")
+    patch(level, at + link_byte(TRIG_TAG, "emitter"), turret << 8 | 1)
+    expect_error(level, f"{label}: emitter link points to {turret_label}, not a TRGE")
 
 
 def test_the_tags_asked_for_only():
@@ -196,10 +244,19 @@ def test_an_unnamed_instance_without_data(level_copy):
 
 def test_random_damage_raises_only_oban_errors(level_copy):
     """Words of the classes' records set to random or boundary values: a result or an ObanError."""
+    damage(level_copy, [tag for tag in LINKS if tag_name(tag) in CLASSES])
+
+
+def test_random_damage_to_consoles_turrets_and_triggers(tmp_path):
+    for extension in (".dat", ".raw"):
+        shutil.copy(MORE_LEVEL[:-4] + extension, tmp_path / ("level5_Final" + extension))
+    damage(str(tmp_path / "level5_Final.dat"), [CONS_TAG, TURR_TAG, TRIG_TAG, TRGE_TAG])
+
+
+def damage(level_copy, tags):
     original = open(level_copy, "rb").read()
     with open(level_copy, "rb") as f:
         c = Container(f, level_copy, os.path.getsize(level_copy))
-        tags = [tag for tag in LINKS if tag_name(tag) in CLASSES]
         records = [(c.data_start + int(c.starts[i]), int(c.ends[i] - c.starts[i]))
                    for i in range(len(c.descriptors)) if c.tag_of(i) in tags and not c.is_placeholder(i)]
     rng = np.random.default_rng(5)

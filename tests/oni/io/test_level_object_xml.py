@@ -257,10 +257,18 @@ def test_random_and_mutated_payloads_give_an_element_or_an_oban_error(kind):
 
 
 def test_the_values_create_level_fails_on_are_named():
-    """-create:level reads neutral and patrol ids, a patrol's ReturnToNearest and a dialog line's
-    animations unsigned and fails on the negative ones (tests/data/objects_xml/README.md)."""
+    """-create:level reads 16-bit ids, a patrol's ReturnToNearest, a trigger's emitter count and
+    times, a dialog line's animations and an event's target unsigned and fails on the negative
+    ones (tests/data/objects_xml/README.md)."""
     found = {kind: [level_faults(kind, payload) for kind_, _, _, _, payload in stored(name) if kind_ == kind]
-             for kind, name in (("NEUT", "Neutral"), ("PATR", "Patrol_Path"), ("CHAR", "Character"))}
+             for kind, name in (("NEUT", "Neutral"), ("PATR", "Patrol_Path"), ("CHAR", "Character"),
+                                ("CONS", "Console"), ("TURR", "Turret"), ("TRIG", "Trigger"))}
     assert found["NEUT"] == [[], ["NeutralId -1"], []]
     assert found["PATR"] == [[], ["PatrolId -1"], ["ReturnToNearest -1"], [], ["PatrolId -32768"], []]
     assert not any(found["CHAR"])
+    assert found["CONS"] == [["event 3 TargetId -1", "event 5 TargetId -32768"], ["ConsoleId -1"], [],
+                             ["ConsoleId -32768"]]
+    assert found["TURR"] == [[], ["TurretId -1"], [], ["TurretId -32768"]]
+    assert found["TRIG"] == [["event 3 TargetId -1", "event 5 TargetId -32768"],
+                             ["TriggerId -1", "EmitterCount -1", "TimeOn -1", "TimeOff -1"], [],
+                             ["TriggerId -32768", "TimeOn -32768"]]

@@ -2,10 +2,15 @@
 (docs/level.md 11): one VR32 instance file per named instance with data of the tags asked
 for, byte for byte what OniSplit's importer wrote before `-import` put it in the level. No bpy.
 
-Each file is OniSplit's (instance_file.py): descriptor 0 the class; then the unnamed instances
-it reaches, in link order, each after those it reaches in turn (an M3GM's PNTA, VCRA x2, TXCA,
-IDXA x2; an animated TXMP's frames, then their TXAN); then the named instances they link, as
-placeholders, in order of first link (an M3GM's TXMP, a DOOR's OFGA and OBAN). Links are
+Each file is OniSplit's (instance_file.py): descriptor 0 the class, then what it reaches, laid
+out as the importer that wrote it did (Links.depth_first). OniSplit's XML importer (DOOR, OFGA,
+CONS, TURR, TRIG, TRGE) and geometry importer (M3GM, also a console's screen) go breadth first:
+every instance it links, unnamed ones with their data and named ones as placeholders, in order
+of first link, then the same for each unnamed one in that order (an M3GM's PNTA, VCRA x2, TXCA,
+IDXA x2, TXMP; a TRIG's M3GM, TRGE, OBAN, then its TRGE's M3GM). Its texture importers go depth
+first: the unnamed
+instances a TXMP reaches, in link order, each after those it reaches in turn (its frames, then
+their TXAN), then the named ones they link as placeholders in order of first link. Links are
 renumbered to the file's descriptors (LINKS: where each template has them); a TXMP's pixels
 (its first level and, with HasMipMaps, each level down to 1 x 1) go to the file's raw table,
 in descriptor order, each from a multiple of 32 after its 32 zero bytes. `-import` sets every
@@ -13,6 +18,9 @@ PC TXMP's SwapBytes flag (0x1000); OniSplit's image importers set it for every f
 RGBA, so an RGBA texture's is cleared again (its XML importer sets it for all: such a file
 differs by that bit). A file is named `<tag><name>.oni`, a space `_` and a character no file
 system takes `%XX` (OniSplit's escape); a file name met twice keeps its first instance.
+Consoles, turrets and triggers (CONS, TURR, TRIG; a TRIG's TRGE emitter) link only geometry
+(OFGA, M3GM) and animation (OBAN); their textures, sounds and particle classes they name by
+text, so they are not carried: OniSplit finds those by name.
 
 A loose `.oni` (VR32) already stands among its classes: the files of its folder named
 `<tag>….oni` for one of the tags come unchanged. Any fault (a link out of range or to the
@@ -56,31 +64,49 @@ def _pixels(data: bytes, path: str, label: str) -> int:
 class Links(NamedTuple):
     """Where a template's links are: `fields` (name, byte, tag) of single u32 links; `items`
     (what, item dtype, its link field or None for a bare link, tag) of a counted array at
-    COUNT_OFFSET; `raw` (byte of its raw data offset, size(data, path, label) of that data)."""
+    COUNT_OFFSET; `raw` (byte of its raw data offset, size(data, path, label) of that data);
+    `depth_first`: a file with this root is laid out as OniSplit's texture importers do, not
+    breadth first as its XML importer does (the module's docstring)."""
     fields: tuple = ()
     items: tuple | None = None
     raw: tuple | None = None
+    depth_first: bool = False
 
 
 def _txmp(field):
     return TXMP_OFFSET + TXMP_FIELDS.fields[field][1]
 
 
+CONS_TAG, TURR_TAG, TRIG_TAG, TRGE_TAG = b"SNOC", b"RRUT", b"GIRT", b"EGRT"
 LEAF_AT, ANIMATION_AT = DOOR_CLASS_DTYPE.fields["geometries"][1], DOOR_CLASS_DTYPE.fields["animation"][1]
+# OniSplit's InstanceMetadata: where the links of the templates no reader here lays out are
+CONS_GEOMETRY_AT, CONS_SCREEN_AT = 0x1C, 0x20           # OFGA, M3GM (after flags, 2 x 3 floats)
+TURR_BASE_AT, TURR_ARM_AT, TURR_WEAPON_AT = 0x58, 0x64, 0x6C   # M3GMs, each followed by its gunk flags
+TRIG_BASE_AT, TRIG_EMITTER_AT, TRIG_ANIMATION_AT = 0x10, 0x1C, 0x20   # M3GM, TRGE, OBAN
+TRGE_GEOMETRY_AT = 0x18                                 # M3GM (after 2 x 3 floats)
 LINKS = {
     DOOR_TAG: Links((("leaf", LEAF_AT, OFGA_TAG), ("second leaf", LEAF_AT + 4, OFGA_TAG),
                      ("animation", ANIMATION_AT, OBAN_TAG))),
     OFGA_TAG: Links((("particles", OFGA_PARTICLES_OFFSET, ENVP_TAG),), ("element", ELEMENT_DTYPE, "mesh", M3GM_TAG)),
     M3GM_TAG: Links(tuple((field, M3GM_LINKS_OFFSET + 4 * k, tag) for k, (field, tag) in enumerate(M3GM_LINKS))),
     TXMP_TAG: Links((("animation", _txmp("animation"), TXAN_TAG), ("environment map", _txmp("env_map"), TXMP_TAG)),
-                    raw=(_txmp("raw_offset"), _pixels)),
+                    raw=(_txmp("raw_offset"), _pixels), depth_first=True),
     TXAN_TAG: Links(items=("frame", "<u4", None, TXMP_TAG)),
+    CONS_TAG: Links((("console geometry", CONS_GEOMETRY_AT, OFGA_TAG), ("screen geometry", CONS_SCREEN_AT, M3GM_TAG))),
+    TURR_TAG: Links((("base geometry", TURR_BASE_AT, M3GM_TAG), ("arm geometry", TURR_ARM_AT, M3GM_TAG),
+                     ("weapon geometry", TURR_WEAPON_AT, M3GM_TAG))),
+    TRIG_TAG: Links((("base geometry", TRIG_BASE_AT, M3GM_TAG), ("emitter", TRIG_EMITTER_AT, TRGE_TAG),
+                     ("animation", TRIG_ANIMATION_AT, OBAN_TAG))),
+    TRGE_TAG: Links((("geometry", TRGE_GEOMETRY_AT, M3GM_TAG),)),
     **{tag: Links() for tag in (OBAN_TAG, PNTA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG, ENVP_TAG)},
 }
 assert {link[-1] for layout in LINKS.values() for link in layout.fields + (layout.items,) if link} <= LINKS.keys()
 
 
-def class_files(path: str, tags=(DOOR_TAG, OFGA_TAG, M3GM_TAG, OBAN_TAG, TXMP_TAG)) -> dict[str, bytes]:
+CLASS_TAGS = (DOOR_TAG, OFGA_TAG, M3GM_TAG, OBAN_TAG, TXMP_TAG, CONS_TAG, TURR_TAG, TRIG_TAG, TRGE_TAG)
+
+
+def class_files(path: str, tags=CLASS_TAGS) -> dict[str, bytes]:
     """{file name: bytes} of the OniSplit .oni of each named instance with data of `tags`
     (stored, reversed) in the level .dat at `path` (its .raw beside it); for a loose .oni, the
     files beside it named after one of `tags` (the module's docstring)."""
@@ -106,31 +132,14 @@ def class_files(path: str, tags=(DOOR_TAG, OFGA_TAG, M3GM_TAG, OBAN_TAG, TXMP_TA
 
 def _class_file(c: Container, root: int) -> bytes:
     """The .oni of instance `root` (the module's docstring)."""
-    links, order, placeholders, seen, stack = {}, [], [], {root}, [(root, False)]
-    while stack:
-        index, reached = stack.pop()
-        if reached:   # all it reaches is in order: it follows them
-            order.append(index)
-            continue
-        links[index] = _links(c, index)
-        targets = links[index][2]
-        linked, first = np.unique(targets[targets >= 0], return_index=True)
-        unnamed = []
-        for target in linked[np.argsort(first)].tolist():
-            if not c.is_unnamed(target):
-                if target != root and target not in placeholders:
-                    placeholders.append(target)
-            elif c.is_placeholder(target):
-                raise ObanError(c.path, f"{c.label(index)} links {c.label(target)}, which has neither data nor a "
-                                        f"name to find it by")
-            elif target not in seen:
-                seen.add(target)
-                unnamed.append(target)
-        stack += [(index, True)] + [(target, False) for target in reversed(unnamed)]
-    order.insert(0, order.pop())   # the root, done last, is descriptor 0
-    position = {index: k for k, index in enumerate(order + placeholders)}
+    links = {}
+    order = (_depth_first if LINKS[c.tag_of(root)].depth_first else _breadth_first)(c, root, links)
+    position = {index: k for k, index in enumerate(order)}
     raw, raw_at, instances = bytearray(ALIGN), {}, []
     for index in order:
+        if index not in links:   # a named instance it links: a placeholder
+            instances.append((c.tag_of(index), c.full_name(index), None))
+            continue
         data, at, targets = links[index]
         layout, label = LINKS[c.tag_of(index)], c.label(index)
         out = bytearray(data)
@@ -148,7 +157,58 @@ def _class_file(c: Container, root: int) -> bytes:
         if c.tag_of(index) == TXMP_TAG and parse_header(data, c.path, label)["format"] == RGBA:
             out[TXMP_FLAGS_AT:TXMP_FLAGS_AT + 4] = (_u32(data, TXMP_FLAGS_AT) & ~SWAP_BYTES).to_bytes(4, "little")
         instances.append((c.tag_of(index), c.full_name(index), bytes(out)))
-    return instance_file_bytes(instances + [(c.tag_of(i), c.full_name(i), None) for i in placeholders], bytes(raw))
+    return instance_file_bytes(instances, bytes(raw))
+
+
+def _breadth_first(c: Container, root: int, links: dict) -> list:
+    """The file's descriptors as OniSplit's XML importer numbers them: the root, then each
+    instance an instance with data links, as first linked; `links` gets each one's _links."""
+    order, seen = [root], {root}
+    for index in order:   # grows as it goes
+        if index != root and not c.is_unnamed(index):
+            continue   # a placeholder: nothing of it is read
+        links[index] = _links(c, index)
+        for target in _linked(c, index, links[index][2]):
+            if target not in seen:
+                seen.add(target)
+                order.append(target)
+    return order
+
+
+def _depth_first(c: Container, root: int, links: dict) -> list:
+    """The file's descriptors as OniSplit's texture importers number them: the root, the
+    unnamed instances it reaches, each after those it reaches, then the named ones they link
+    in order of first link; `links` gets each one's _links."""
+    order, placeholders, seen, stack = [], [], {root}, [(root, False)]
+    while stack:
+        index, reached = stack.pop()
+        if reached:   # all it reaches is in order: it follows them
+            order.append(index)
+            continue
+        links[index] = _links(c, index)
+        unnamed = []
+        for target in _linked(c, index, links[index][2]):
+            if not c.is_unnamed(target):
+                if target != root and target not in placeholders:
+                    placeholders.append(target)
+            elif target not in seen:
+                seen.add(target)
+                unnamed.append(target)
+        stack += [(index, True)] + [(target, False) for target in reversed(unnamed)]
+    order.insert(0, order.pop())   # the root, done last, is descriptor 0
+    return order + placeholders
+
+
+def _linked(c: Container, index: int, targets: np.ndarray) -> list:
+    """The descriptors `index` links (`targets`, -1 none), in order of first link; an unnamed
+    one without data raises."""
+    linked, first = np.unique(targets[targets >= 0], return_index=True)
+    linked = linked[np.argsort(first)].tolist()
+    for target in linked:
+        if c.is_unnamed(target) and c.is_placeholder(target):
+            raise ObanError(c.path, f"{c.label(index)} links {c.label(target)}, which has neither data nor a "
+                                    f"name to find it by")
+    return linked
 
 
 def _links(c: Container, index: int) -> tuple:

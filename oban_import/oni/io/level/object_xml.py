@@ -172,21 +172,39 @@ UNCARRIED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")   # character
 CONTENT_ENTITIES = {"\r": "&#13;"}                                  # else XML reads a CR as a line feed
 
 
+# The 16-bit values -create:level reads unsigned (and fails on a negative one), by type
+UNSIGNED_AT_LEVEL = {"NEUT": ("NeutralId",), "PATR": ("PatrolId", "ReturnToNearest"), "CONS": ("ConsoleId",),
+                     "TURR": ("TurretId",), "TRIG": ("TriggerId", "EmitterCount", "TimeOn", "TimeOff")}
+
+
 def level_faults(kind: str, payload: bytes) -> list:
     """The values of a payload osd_xml took that OniSplit's -create:level fails on (a negative
-    16-bit id or dialog animation: it reads them unsigned), as 'Field -3'."""
-    if kind == "NEUT":
-        head = np.frombuffer(payload, NEUT[1], 1)[0]
-        lines = np.frombuffer(payload, LINE[1], int(head["#lines"]), NEUT[1].itemsize)
-        values = [("NeutralId", int(head["NeutralId"]))] + [(f"DialogLine {k} {field}", int(line[field]))
-                                                              for k, line in enumerate(lines)
-                                                              for field in ("Anim", "OtherAnim")]
-    elif kind == "PATR":
-        head = np.frombuffer(payload, PATR[1], 1)[0]
-        values = [(field, int(head[field])) for field in ("PatrolId", "ReturnToNearest")]
-    else:
+    16-bit id, count, time, dialog animation or event target: it reads them unsigned), as
+    'Field -3'."""
+    if kind not in UNSIGNED_AT_LEVEL:
         return []
+    record = {"NEUT": NEUT, "PATR": PATR, "CONS": CONS, "TURR": TURR, "TRIG": TRIG}[kind][1]
+    head = np.frombuffer(payload, record, 1)[0]
+    values = [(field, int(head[field])) for field in UNSIGNED_AT_LEVEL[kind]]
+    if kind == "NEUT":
+        lines = np.frombuffer(payload, LINE[1], int(head["#lines"]), NEUT[1].itemsize)
+        values += [(f"DialogLine {k} {field}", int(line[field])) for k, line in enumerate(lines)
+                   for field in ("Anim", "OtherAnim")]
+    if "#events" in record.names:
+        values += _event_targets(payload, record.itemsize, int(head["#events"]))
     return [f"{field} {value}" for field, value in values if value < 0]
+
+
+def _event_targets(payload, at, count) -> list:
+    """('event k TargetId', the target as a signed 16-bit value) of a checked event list."""
+    targets = []
+    for k in range(count):
+        kind = int.from_bytes(payload[at:at + 2], "little")
+        length = SCRIPT_LENGTH if kind == SCRIPT_EVENT else 2 if kind else 0
+        if length == 2:
+            targets.append((f"event {k} TargetId", int.from_bytes(payload[at + 2:at + 4], "little", signed=True)))
+        at += 2 + length
+    return targets
 
 
 def osd_xml(kind: str, payload: bytes, path: str, label: str) -> str:
