@@ -16,11 +16,11 @@ from objects_generate import Instances, write_level_files
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io.container.container import (COUNT_OFFSET, DESCRIPTOR_DTYPE, DOOR_TAG, OFGA_TAG, PLACEHOLDER,
-                                                    TXAN_TAG, TXMP_TAG, UNNAMED, Container, tag_name)
+from oban_import.oni.io.container.container import (CONS_TAG, COUNT_OFFSET, DESCRIPTOR_DTYPE, DOOR_TAG, OFGA_TAG,
+                                                    PLACEHOLDER, TRGE_TAG, TRIG_TAG, TURR_TAG, TXAN_TAG, TXMP_TAG,
+                                                    UNNAMED, Container, tag_name)
 from oban_import.oni.io.container.instance_file import instance_file_bytes
-from oban_import.oni.io.level.class_files import (CONS_TAG, LINKS, SWAP_BYTES, TRGE_TAG, TRIG_TAG, TURR_TAG,
-                                                  class_files)
+from oban_import.oni.io.level.class_files import LINKS, SWAP_BYTES, class_files
 from oban_import.oni.io.objects.meshes import M3GM_LINKS_OFFSET
 from oban_import.oni.io.objects.textures import BGR, TXMP_FIELDS, TXMP_OFFSET
 

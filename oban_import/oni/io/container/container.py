@@ -57,6 +57,7 @@ TRGA_TAG, TRTA_TAG, TRIA_TAG, TRAC_TAG, TRAM_TAG = b"AGRT", b"ATRT", b"AIRT", b"
 # A level (docs/level.md): its root, environment and its arrays, object lists, classes.
 ONLV_TAG, AKEV_TAG, ONOA_TAG, ONSK_TAG, CRSA_TAG = b"VLNO", b"VEKA", b"AONO", b"KSNO", b"ASRC"
 BINA_TAG, DOOR_TAG, OFGA_TAG = b"ANIB", b"ROOD", b"AGFO"
+CONS_TAG, TURR_TAG, TRIG_TAG, TRGE_TAG = b"SNOC", b"RRUT", b"GIRT", b"EGRT"   # console, turret, trigger classes
 PLEA_TAG, AGQG_TAG, AGQR_TAG, AGQC_TAG, AGDB_TAG = b"AELP", b"GQGA", b"RQGA", b"CQGA", b"BDGA"
 TXMA_TAG, AKVA_TAG, AKBA_TAG, AKBP_TAG = b"AMXT", b"AVKA", b"ABKA", b"PBKA"
 ABNA_TAG, AKOT_TAG, AKAA_TAG, AKDA_TAG = b"ANBA", b"TOKA", b"AAKA", b"ADKA"

@@ -35,9 +35,9 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.files import read_bytes
-from ..container.container import (COUNT_OFFSET, DOOR_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GM_TAG, OBAN_TAG, OFGA_TAG,
-                                   PC_CHECKSUM, PNTA_TAG, TXAN_TAG, TXCA_TAG, TXMP_TAG, UNNAMED, VCRA_TAG, Container,
-                                   counted, tag_name)
+from ..container.container import (CONS_TAG, COUNT_OFFSET, DOOR_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GM_TAG, OBAN_TAG,
+                                   OFGA_TAG, PC_CHECKSUM, PNTA_TAG, TRGE_TAG, TRIG_TAG, TURR_TAG, TXAN_TAG, TXCA_TAG,
+                                   TXMP_TAG, UNNAMED, VCRA_TAG, Container, counted, tag_name)
 from ..container.instance_file import ALIGN, align, instance_file_bytes
 from ..container.library import open_library
 from ..objects.meshes import M3GM_LINKS, M3GM_LINKS_OFFSET
@@ -77,7 +77,6 @@ def _txmp(field):
     return TXMP_OFFSET + TXMP_FIELDS.fields[field][1]
 
 
-CONS_TAG, TURR_TAG, TRIG_TAG, TRGE_TAG = b"SNOC", b"RRUT", b"GIRT", b"EGRT"
 LEAF_AT, ANIMATION_AT = DOOR_CLASS_DTYPE.fields["geometries"][1], DOOR_CLASS_DTYPE.fields["animation"][1]
 # OniSplit's InstanceMetadata: where the links of the templates no reader here lays out are
 CONS_GEOMETRY_AT, CONS_SCREEN_AT = 0x1C, 0x20           # OFGA, M3GM (after flags, 2 x 3 floats)
