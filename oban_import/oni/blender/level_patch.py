@@ -16,7 +16,7 @@ from ..io.level.patch import fingerprint, patched_files, refusals
 from ..io.level.properties import ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE
 from ..io.level.read import read_environment
 from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE
-from ..io.objects.properties import TEXTURE_NAME
+from .environment import corner_shades, face_ints, slot_texture_names
 
 MOVED = 1e-5   # relative: a corner further than this from where it was imported has moved
 
@@ -92,7 +92,7 @@ def _scene_quads(objects, environment) -> dict:
     for k, obj in enumerate(objects):
         mesh = obj.data
         faces = len(mesh.polygons)
-        quad = _face_values(mesh, QUAD_ATTRIBUTE, faces)
+        quad = face_ints(mesh, QUAD_ATTRIBUTE, -1)
         valid = (quad >= 0) & (quad < count)
         if not valid.all():
             face = int(np.argmax(~valid))
@@ -100,7 +100,7 @@ def _scene_quads(objects, environment) -> dict:
             continue
         np.add.at(seen, quad, 1)
         where.update(zip(quad.tolist(), ((k, face) for face in range(faces))))
-        flags[quad] = _face_values(mesh, FLAGS_ATTRIBUTE, faces).view(np.uint32)
+        flags[quad] = face_ints(mesh, FLAGS_ATTRIBUTE, flags[quad].view(np.int32)).view(np.uint32)
         sizes = np.empty(faces, np.int32)
         mesh.polygons.foreach_get("loop_total", sizes)
         imported = environment.corner_counts(quad)
@@ -117,22 +117,12 @@ def _scene_quads(objects, environment) -> dict:
     return {"flags": flags, "shades": shades, "textures": textures, "where": where, "refused": refused}
 
 
-def _face_values(mesh, name, faces):
-    values = np.empty(faces, np.int32)
-    mesh.attributes[name].data.foreach_get("value", values)
-    return values
-
-
 def _corner_shades(mesh, sizes, stored):
     """(f, 4) uint32 0xAARRGGBB of each face's corners (its active colour's bytes), a
     triangle's fourth from `stored`."""
-    colours = np.empty(4 * len(mesh.loops), np.float32)
-    mesh.color_attributes.active_color.data.foreach_get("color_srgb", colours)
-    rgba = np.rint(colours.reshape(-1, 4) * 255).astype(np.uint32)
-    packed = rgba[:, 3] << 24 | rgba[:, 0] << 16 | rgba[:, 1] << 8 | rgba[:, 2]
     shades = stored.copy()
     corner = np.arange(4)[None, :] < sizes[:, None]
-    shades[corner] = packed
+    shades[corner] = corner_shades(mesh.color_attributes.active_color, len(mesh.loops))
     return shades
 
 
@@ -141,8 +131,7 @@ def _face_textures(mesh, faces, names):
     slots = np.empty(faces, np.int32)
     mesh.polygons.foreach_get("material_index", slots)
     index = {name: i for i, name in reversed(list(enumerate(names)))}
-    per_slot = np.array([index.get(material.get(TEXTURE_NAME), -1) if material else -1
-                         for material in mesh.materials] or [-1], np.int64)
+    per_slot = np.array([index.get(name, -1) if name else -1 for name in slot_texture_names(mesh)] or [-1], np.int64)
     return per_slot[np.minimum(slots, len(per_slot) - 1)]
 
 

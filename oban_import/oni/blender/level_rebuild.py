@@ -16,7 +16,8 @@ from ...core.id_properties import signed32
 from ...core.report import Made, Report
 from ..engine.doors import MIRROR, flipped, leaf_flips, placements
 from ..engine.to_blender import blender_matrices
-from ..io.level.class_files import FILE_NAME, class_files
+from ..io.container.library import open_library
+from ..io.level.class_files import class_file_name, class_files
 from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
 from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, level_faults, osd_xml
@@ -29,7 +30,8 @@ from ..io.level.rebuild import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, M
                                 ONISPLIT_MARKERS, ROOMS_FILE, OtherObject, master_xml, objects_xml)
 from ..io.oban.properties import IMPORT_AXES, IMPORT_SCALE
 from ..io.oban.write import oni_file_bytes
-from ..io.objects.properties import OBJECT_DOOR_LEAF, TEXTURE_NAME
+from ..io.objects.properties import OBJECT_DOOR_LEAF
+from .environment import corner_shades, face_ints, slot_texture_names
 from .level_patch import by_level
 from .oban_export import Motion, animation_of
 from .oban_targets import is_animated
@@ -66,13 +68,12 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
 
 
 def _rebuild(context, path, environment, directory, warnings):
-    level = read_level(path)
+    with open_library(path) as library:   # read once for both
+        level, classes = read_level(path, library), class_files(path, library=library)
     if level.environment is None or signed32(fingerprint(level.environment)) != environment[0].get(FINGERPRINT):
         raise ObanError(path, "its quads are not the ones imported: the file has changed since")
     same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
-    classes = class_files(path)
-    texture_names = {name[4:-4] for name in classes if name.startswith("TXMP")} | ONISPLIT_MARKERS
-    quads, ghosts, refused = _scene_quads(environment, level.environment, texture_names)
+    quads, ghosts, refused = _scene_quads(environment, level.environment, classes)
     floors, floor_counts = _scene_rooms([obj for obj in same if ROOMS in obj and obj.type == "MESH"],
                                         level.environment)
     if not len(floor_counts):
@@ -115,9 +116,10 @@ def _write(target, files, classes):
 
 # --- the environment ---------------------------------------------------------------------------
 
-def _scene_quads(objects, environment, texture_names):
+def _scene_quads(objects, environment, classes):
     """(the environment's own Quads in the file's order, the ghosts' (g, 4, 3) corners, what
-    refuses them). Gunk (an object tag) is left out: OniSplit makes it from the objects."""
+    refuses them: a texture neither among the `classes` files nor OniSplit's own). Gunk (an
+    object tag) is left out: OniSplit makes it from the objects."""
     faces = [_faces(obj, k, environment) for k, obj in enumerate(objects)]
     refused = [message for found in faces for message in found.pop("refused")]
     if refused:
@@ -132,7 +134,9 @@ def _scene_quads(objects, environment, texture_names):
     by_first_use = np.argsort(first)   # the textures in the order the quads first use them (TXMA's)
     rank = np.empty(len(names), np.int32)
     rank[by_first_use] = np.arange(len(names))
-    for row in np.flatnonzero(keep & ~np.isin(merged["texture_name"], list(texture_names))).tolist()[:5]:
+    unknown = [name for name in names.tolist()
+               if name not in ONISPLIT_MARKERS and not _has_class(classes, "TXMP", name)]
+    for row in np.flatnonzero(keep & np.isin(merged["texture_name"], unknown)).tolist()[:5]:
         obj, face, name = objects[merged["object"][row]], merged["face"][row], merged["texture_name"][row]
         refused.append(f"object '{obj.name}' face {face}: " + (f"texture '{name}' is not one of the level's TXMPs"
                                                                 if name else "its material names no texture")
@@ -153,38 +157,26 @@ def _faces(obj, index, environment) -> dict:
     bad = np.flatnonzero((sizes < 3) | (sizes > 4))
     refused = [f"object '{obj.name}' face {face}: {sizes[face]} corners (a quad has at most 4: triangulate or "
                f"split it)" for face in bad[:3].tolist()]
-    key = _face_ints(mesh, QUAD_ATTRIBUTE, count, -1).astype(np.int64)
+    key = face_ints(mesh, QUAD_ATTRIBUTE, -1).astype(np.int64)
     quads = len(environment.flags)
     known = (key >= 0) & (key < quads)
     key = np.where(known, key, ADDED + np.arange(count))
-    flags = _face_ints(mesh, FLAGS_ATTRIBUTE, count, 0).view(np.uint32)
+    flags = face_ints(mesh, FLAGS_ATTRIBUTE, 0).view(np.uint32)
     flags = np.where(sizes == 3, flags | TRIANGLE, flags & ~np.uint32(TRIANGLE)).astype(np.uint32)
     corner = starts[:, None] + np.minimum(np.arange(4)[None, :], np.maximum(sizes, 1)[:, None] - 1)
     points = _oni_points(obj, mesh)[corner]
     uvs = _stored_uvs(mesh)[corner]
     stored = np.where(known, key, 0)
     same_shape = known & (environment.corner_counts(stored) == sizes)
-    points = _as_read(points, environment.points[environment.quad_points[stored]], same_shape)
-    uvs = _as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
+    points = _as_read(points, environment.points[environment.quad_points[stored]], same_shape[:, None, None])
+    uvs = _as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape[:, None, None])
     slots = np.empty(count, np.int32)
     mesh.polygons.foreach_get("material_index", slots)
-    slot_names = _slot_names(obj) or [""]
+    slot_names = slot_texture_names(mesh) or [""]
     return {"key": key, "object": np.full(count, index), "face": np.arange(count), "refused": refused,
             "points": points, "uvs": uvs, "shades": _corner_shades(mesh)[corner], "flags": flags,
-            "tag": _face_ints(mesh, TAG_ATTRIBUTE, count, -1),
+            "tag": face_ints(mesh, TAG_ATTRIBUTE, -1),
             "texture_name": np.array(slot_names, str)[np.minimum(slots, len(slot_names) - 1)]}
-
-
-def _slot_names(obj) -> list:
-    return [(material.get(TEXTURE_NAME, "") if material else "") for material in obj.data.materials]
-
-
-def _face_ints(mesh, name, count, default) -> np.ndarray:
-    attribute = mesh.attributes.get(name)
-    values = np.full(count, default, np.int32)
-    if attribute is not None and attribute.domain == "FACE" and attribute.data_type == "INT":
-        attribute.data.foreach_get("value", values)
-    return values
 
 
 def _oni_points(obj, mesh) -> np.ndarray:
@@ -195,12 +187,14 @@ def _oni_points(obj, mesh) -> np.ndarray:
     mesh.loops.foreach_get("vertex_index", vertex)
     world = np.asarray(obj.matrix_world, np.float64)
     points = co.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
-    return _to_oni(obj, points)[vertex]
+    scale, axes = _scale_axes(obj)
+    return (points @ axes / scale)[vertex]   # A^-1 = A^T
 
 
-def _to_oni(obj, points) -> np.ndarray:
-    axes = np.array(obj.get(IMPORT_AXES, np.eye(3).ravel().tolist()), np.float64).reshape(3, 3)
-    return points @ axes / float(obj.get(IMPORT_SCALE, 1.0))   # A^-1 = A^T
+def _scale_axes(obj) -> tuple:
+    """(scale, 3 x 3 axes) an object was imported with (1 and none where it does not say)."""
+    return (float(obj.get(IMPORT_SCALE, 1.0)),
+            np.array(obj.get(IMPORT_AXES, np.eye(3).ravel().tolist()), np.float64).reshape(3, 3))
 
 
 def _stored_uvs(mesh) -> np.ndarray:
@@ -218,17 +212,14 @@ def _corner_shades(mesh) -> np.ndarray:
     attribute = mesh.color_attributes.get(SHADE_ATTRIBUTE) or mesh.color_attributes.active_color
     if attribute is None or attribute.domain != "CORNER":
         return np.full(len(mesh.loops), 0xFFFFFFFF, np.uint32)
-    colours = np.empty(4 * len(mesh.loops), np.float32)
-    attribute.data.foreach_get("color_srgb", colours)
-    rgba = np.rint(np.clip(colours.reshape(-1, 4), 0, 1) * 255).astype(np.uint32)
-    return rgba[:, 3] << 24 | rgba[:, 0] << 16 | rgba[:, 1] << 8 | rgba[:, 2]
+    return corner_shades(attribute, len(mesh.loops))
 
 
-def _as_read(values, read, same_shape) -> np.ndarray:
-    """float32 `values` (n, 4, k), each one that is within SAME of what was read (`read`, where
-    the face kept its shape) exactly that."""
+def _as_read(values, read, comparable=True) -> np.ndarray:
+    """float32 `values`, each one within SAME of what was read (`read`, where `comparable`,
+    broadcast: the face or room kept its shape) exactly that."""
     close = np.abs(values - read) <= SAME * np.maximum(1.0, np.abs(read))
-    return np.where(same_shape[:, None, None] & close, read, values).astype(np.float32)
+    return np.where(comparable & close, read, values).astype(np.float32)
 
 
 # --- the rooms -----------------------------------------------------------------------------------
@@ -243,9 +234,7 @@ def _scene_rooms(objects, environment):
         mesh.polygons.foreach_get("loop_total", sizes)
         points = _oni_points(obj, mesh)
         if np.array_equal(sizes, environment.room_floor_counts):
-            read = environment.room_floors.astype(np.float64)
-            close = np.abs(points - read) <= SAME * np.maximum(1.0, np.abs(read))
-            points = np.where(close, read, points)
+            points = _as_read(points, environment.room_floors)
         parts.append(points.astype(np.float32))
         counts.append(sizes)
     if not parts:
@@ -312,13 +301,13 @@ def _scene_objects(empties, classes):
         flags = int(obj.get(OBJECT_FLAGS, 0)) & 0xFFFFFFFF
         if kind == "DOOR":
             listed.append(_door(obj, object_id, flags, position, rotation, moved))
-            if f"DOOR{listed[-1].class_name}".translate(FILE_NAME) + ".oni" not in classes:
+            if not _has_class(classes, kind, listed[-1].class_name):
                 refused.append(f"object '{obj.name}': door class '{listed[-1].class_name}' is not one of the level's")
         elif kind == "FURN":
             listed.append(Furniture(id=object_id, flags=flags, position=position, rotation=rotation,
                                     class_name=str(obj.get("oni_furniture_class", "")),
                                     particle=str(obj.get("oni_particle", "")), geometry=None))
-            if f"OFGA{listed[-1].class_name}".translate(FILE_NAME) + ".oni" not in classes:
+            if not _has_class(classes, "OFGA", listed[-1].class_name):
                 refused.append(f"object '{obj.name}': furniture class '{listed[-1].class_name}' is not one of the "
                                f"level's")
         else:
@@ -330,7 +319,7 @@ def _scene_objects(empties, classes):
                 continue
             faults = level_faults(kind, payload)
             named = _class_of(payload) if kind in CLASS_TYPES else None
-            if named is not None and f"{kind}{named}".translate(FILE_NAME) + ".oni" not in classes:
+            if named is not None and not _has_class(classes, kind, named):
                 refused.append(f"object '{obj.name}': {kind} class '{named}' is not one of the level's")
                 continue
             if faults:
@@ -341,6 +330,11 @@ def _scene_objects(empties, classes):
     return listed, left_out, refused
 
 
+def _has_class(classes, tag, name) -> bool:
+    """Whether the class files hold the instance `tag` + `name` (tag: the four letters)."""
+    return class_file_name(tag + name) in classes
+
+
 def _class_of(payload) -> str:
     """The class a console, turret or trigger names: its data's first 63 bytes, to the NUL."""
     return payload[:63].split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -349,8 +343,7 @@ def _class_of(payload) -> str:
 def _placement(obj):
     """(position, degrees x y z, the placement's change as a 4 x 4 in Oni axes, and in
     Blender's) of an Empty: as read where it has not moved, else from its world matrix."""
-    scale = float(obj.get(IMPORT_SCALE, 1.0))
-    axes = np.array(obj.get(IMPORT_AXES, np.eye(3).ravel().tolist()), np.float64).reshape(3, 3)
+    scale, axes = _scale_axes(obj)
     position = np.array(obj.get(POSITION, (0, 0, 0)), np.float32)
     rotation = np.array(obj.get(ROTATION, (0, 0, 0)), np.float32)
     read = placements(position[None].astype(np.float64), rotation[None].astype(np.float64))[0]

@@ -39,7 +39,7 @@ from ..container.container import (CONS_TAG, COUNT_OFFSET, DOOR_TAG, ENVP_TAG, I
                                    OFGA_TAG, PC_CHECKSUM, PNTA_TAG, TRGE_TAG, TRIG_TAG, TURR_TAG, TXAN_TAG, TXCA_TAG,
                                    TXMP_TAG, UNNAMED, VCRA_TAG, Container, counted, tag_name)
 from ..container.instance_file import ALIGN, align, instance_file_bytes
-from ..container.library import open_library
+from ..container.library import Library, open_library
 from ..objects.meshes import M3GM_LINKS, M3GM_LINKS_OFFSET
 from ..objects.textures import HAS_MIPMAPS, RGBA, TXMP_FIELDS, TXMP_OFFSET, parse_header, pixel_bytes
 from .classes import DOOR_CLASS_DTYPE, ELEMENT_DTYPE, OFGA_PARTICLES_OFFSET
@@ -105,13 +105,14 @@ assert {link[-1] for layout in LINKS.values() for link in layout.fields + (layou
 CLASS_TAGS = (DOOR_TAG, OFGA_TAG, M3GM_TAG, OBAN_TAG, TXMP_TAG, CONS_TAG, TURR_TAG, TRIG_TAG, TRGE_TAG)
 
 
-def class_files(path: str, tags=CLASS_TAGS) -> dict[str, bytes]:
+def class_files(path: str, tags=CLASS_TAGS, library: Library | None = None) -> dict[str, bytes]:
     """{file name: bytes} of the OniSplit .oni of each named instance with data of `tags`
-    (stored, reversed) in the level .dat at `path` (its .raw beside it); for a loose .oni, the
-    files beside it named after one of `tags` (the module's docstring)."""
+    (stored, reversed) in the level .dat at `path` (its .raw beside it; `library`:
+    open_library's); for a loose .oni, the files beside it named after one of `tags` (the
+    module's docstring)."""
     if not set(tags) <= LINKS.keys():
         raise ValueError(f"no link table for {sorted(tag_name(t) for t in set(tags) - LINKS.keys())}")
-    with open_library(path) as library:
+    with open_library(path, library) as library:
         c = library.main
         if c.version == "VR32":
             folder = os.path.dirname(os.path.abspath(path))
@@ -123,10 +124,15 @@ def class_files(path: str, tags=CLASS_TAGS) -> dict[str, bytes]:
         named = np.isin(c.descriptors["tag"], np.array(tags, "S4")) & (c.descriptors["flags"] & UNNAMED == 0)
         files = {}
         for index in np.flatnonzero(named).tolist():
-            name = c.full_name(index).translate(FILE_NAME) + ".oni"
+            name = class_file_name(c.full_name(index))
             if not c.is_placeholder(index) and name not in files:
                 files[name] = _class_file(c, index)
         return files
+
+
+def class_file_name(full_name: str) -> str:
+    """The file OniSplit names an instance of this full name ('TXMPenv wall' -> 'TXMPenv_wall.oni')."""
+    return full_name.translate(FILE_NAME) + ".oni"
 
 
 def _class_file(c: Container, root: int) -> bytes:

@@ -8,7 +8,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from .model import Quads
+from .model import Quads, shade_rgba
 
 HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '
         'version="1.4.1"><asset><unit meter="0.1" name="decimeter"/><up_axis>Y_UP</up_axis></asset>')
@@ -85,9 +85,7 @@ def _geometry(name, quads: Quads, part: slice, material: dict) -> tuple[str, lis
     points = quads.points[part].reshape(-1, 3)[keep]
     uv = quads.texture_coordinates[part].reshape(-1, 2)[keep]
     uv = np.column_stack([uv[:, 0], collada_t(uv[:, 1])])
-    shades = quads.shades[part].ravel()[keep]
-    rgba = (shades[:, None] >> np.array([16, 8, 0, 24], np.uint32)) & 0xFF
-    colours = (rgba.astype(np.float64) + 0.5) / 255   # OniSplit keeps int(f * 255)
+    colours = (shade_rgba(quads.shades[part].ravel()[keep]).astype(np.float64) + 0.5) / 255   # OniSplit: int(f*255)
     sources = (_source(f"{name}-p", points, ("X", "Y", "Z")) + _source(f"{name}-t", uv, ("S", "T"))
                + _source(f"{name}-c", colours, ("R", "G", "B", "A")) + f'<vertices id="{name}-v"><input '
                f'semantic="POSITION" source="#{name}-p"/></vertices>')

@@ -83,8 +83,19 @@ class Environment:
 
     def shade_bytes(self, quads=slice(None)) -> np.ndarray:
         """(n, 4, 4) uint8 RGBA of each corner's shade, of `quads` (indices; default all)."""
-        return np.ascontiguousarray(self.shades[quads].astype("<u4")).view(np.uint8).reshape(-1, 4, 4)[
-            ..., [2, 1, 0, 3]]
+        return shade_rgba(self.shades[quads])
+
+
+def shade_rgba(shades) -> np.ndarray:
+    """(..., 4) uint8 R, G, B, A of 0xAARRGGBB shades (...)."""
+    return np.ascontiguousarray(np.asarray(shades).astype("<u4")).view(np.uint8).reshape(*np.shape(shades), 4)[
+        ..., [2, 1, 0, 3]]
+
+
+def packed_shades(rgba) -> np.ndarray:
+    """(...) uint32 0xAARRGGBB of (..., 4) R, G, B, A bytes: shade_rgba undone."""
+    rgba = np.asarray(rgba, np.uint32)
+    return rgba[..., 3] << 24 | rgba[..., 0] << 16 | rgba[..., 1] << 8 | rgba[..., 2]
 
 
 @dataclass
