@@ -74,7 +74,7 @@ def generate(folder, quads, rng):
             rgba8 = np.clip(np.rint(np.asarray(texture_pixels(texture, level.texture_raws[name]), np.float32) * 255),
                             0, 255).astype(np.uint8)
             with open(os.path.join(folder, f"{name}.png"), "wb") as f:
-                f.write(png_bytes(rgba8, level=6))
+                f.write(png_bytes(rgba8))
             mtl.write(f"newmtl {name}\nKd 0.8 0.8 0.8\nmap_Kd {name}.png\n\n")
     with open(obj, "w") as out:
         out.write("mtllib level.mtl\no bench\n")

@@ -75,7 +75,7 @@ def write_obj(level, folder):
             png = f"{name}.png"
             rgba8 = np.clip(np.rint(np.asarray(texture.pixels, np.float32) * 255), 0, 255).astype(np.uint8)
             with open(os.path.join(folder, png), "wb") as f:
-                f.write(png_bytes(rgba8, level=6))
+                f.write(png_bytes(rgba8))
             mtl.write(f"newmtl {name}\nKd 0.8 0.8 0.8\nmap_Kd {png}\n")
             if texture.has_alpha:
                 mtl.write(f"map_d {png}\n")

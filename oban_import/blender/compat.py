@@ -195,6 +195,7 @@ def option_group(layout, idname, label):
 HAS_AUTO_SMOOTH = bpy.app.version < (4, 1, 0)          # custom normals need use_auto_smooth before 4.1
 HAS_RENDER_METHOD = bpy.app.version >= (4, 2, 0)       # EEVEE Next: surface_render_method
 HAS_FREE_NORMALS = bpy.app.version >= (4, 5, 0)        # a float3 'custom_normal' attribute is used as is
+MATERIAL_INDEX = "material_index"                      # the face attribute of material slots (3.4+)
 
 
 def set_polygons(mesh, points, corners, sizes, uvs, uv_name):
@@ -218,6 +219,13 @@ def set_polygons(mesh, points, corners, sizes, uvs, uv_name):
     mesh.polygons.foreach_set("loop_start", (np.cumsum(sizes) - sizes).astype(np.int32))
     if not bpy.types.MeshPolygon.bl_rna.properties["loop_total"].is_readonly:   # read-only from 3.6
         mesh.polygons.foreach_set("loop_total", sizes)
+
+
+def set_material_indices(mesh, slots):
+    """Each face's material slot, written as the INT face attribute MATERIAL_INDEX Blender keeps
+    them in (3.4+), in bulk (MeshPolygon.material_index takes the item by item path)."""
+    attribute = mesh.attributes.get(MATERIAL_INDEX) or mesh.attributes.new(MATERIAL_INDEX, "INT", "FACE")
+    attribute.data.foreach_set("value", np.ascontiguousarray(slots, np.int32))
 
 
 def set_byte_colors(mesh, name, rgba):
@@ -303,9 +311,16 @@ def share_object_action(obj, action):
         animation_data.action_slot = action.slots[0]
 
 
-def pack_png(image, png, name):
-    """Make `image` the PNG file `png` (bytes), packed into the .blend under `name`
-    (the same on every version: Blender reads the pixels from the packed file)."""
-    image.pack(data=png, data_len=len(png))
+def png_file_image(image, name):
+    """Make a new `image` the image file `name` beside the .blend, its pixels to come with
+    pack_png. Before anything uses it: a change of source walks every user of the image."""
     image.source = "FILE"
     image.filepath_raw = "//" + name
+
+
+def pack_png(image, png, name=None):
+    """Make `image` the PNG file `png` (bytes), packed into the .blend (under `name`, unless
+    png_file_image named it); the same on every version: Blender reads the pixels from it."""
+    image.pack(data=png, data_len=len(png))
+    if name is not None:
+        png_file_image(image, name)

@@ -1,5 +1,7 @@
 """png_bytes: the PNG that packs a decoded texture, read back by an independent decoder."""
 
+import zlib
+
 import numpy as np
 import pytest
 from pngs import read_png
@@ -26,9 +28,18 @@ def test_pixels_come_back_exactly(tmp_path, kind):
     assert kind not in ("opaque", "one pixel not opaque") or path.read_bytes()[25] == (2 if kind == "opaque" else 6)
 
 
-def test_noise_is_stored_and_texture_data_compressed():
+def test_rows_are_filtered_up_and_texture_data_compressed():
+    """Every row's filter byte is Up; noise stays about its size, blocky and smooth data shrink."""
     rng = np.random.default_rng(4)
     noise = rng.integers(0, 256, (256, 256, 4)).astype(np.uint8)
-    smooth = np.repeat(np.repeat(rng.integers(0, 256, (16, 16, 4)), 16, axis=0), 16, axis=1).astype(np.uint8)
-    assert len(png_bytes(noise)) > noise.nbytes                    # stored: level 0
-    assert len(png_bytes(smooth)) < smooth.nbytes / 10
+    blocky = np.repeat(np.repeat(rng.integers(0, 256, (16, 16, 4)), 16, axis=0), 16, axis=1).astype(np.uint8)
+    ramp = (np.add.outer(np.arange(256), np.arange(256)) // 2).astype(np.uint8)
+    smooth = np.stack([ramp, ramp // 2, 255 - ramp, np.full_like(ramp, 255)], axis=2)
+    for pixels in (noise, blocky, smooth):
+        data = png_bytes(pixels)
+        raw = zlib.decompress(data[data.index(b"IDAT") + 4:data.index(b"IEND") - 8])
+        stride = 1 + pixels.shape[1] * (4 if pixels is not smooth else 3)
+        assert set(raw[::stride]) == {2}
+    assert noise.nbytes < len(png_bytes(noise)) < 1.01 * noise.nbytes
+    assert len(png_bytes(blocky)) < blocky.nbytes / 4
+    assert len(png_bytes(smooth)) < smooth.nbytes / 4

@@ -20,7 +20,6 @@ from ..io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LE
                                    SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
 from ..io.oban.properties import import_properties
 from ..io.objects.properties import TEXTURE_NAME
-from .images import Encoders
 from .materials import UNTEXTURED
 
 TRANSPARENT = QUAD_FLAGS["Transparent"]
@@ -32,12 +31,9 @@ def import_environment(contents: LevelContents, path, settings, collection, shar
     """Made(path, contents, object) of each object made of `contents.environment` in
     `collection`: the drawn quads, then the markers, each door's gunk and the door frames
     InDoorFrame doors hide (those in hidden collections)."""
-    environment, groups = contents.environment, quad_groups(contents.environment, contents)
-    made = []
-    with Encoders([t for t in environment.textures if t is not None and t.name not in shared.images]) as encoders:
-        made = _objects(contents, groups, path, settings, collection, shared)
-        shared.remove_templates()
-        shared.pack_images(encoders.png)   # last: the PNGs were made while the rest was built
+    made = _objects(contents, quad_groups(contents.environment, contents), path, settings, collection, shared)
+    shared.remove_templates()
+    shared.pack_images()   # here, not on encoder threads: the build is Blender calls that keep Python's lock
     return made
 
 
@@ -138,7 +134,7 @@ def _materials(mesh, environment, quads, flags, shared):
         texture, name = environment.textures[kind // 4], environment.texture_names[kind // 4]
         mesh.materials.append(shared.environment_material(texture, name or UNTEXTURED, bool(kind & 2), bool(kind & 1)))
     if len(kinds) > 1:
-        mesh.polygons.foreach_set("material_index", slot[key])
+        compat.set_material_indices(mesh, slot[key])
 
 
 def _compacted(indices, count):

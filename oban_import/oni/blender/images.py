@@ -22,7 +22,9 @@ def new_image(texture: Texture) -> "bpy.types.Image":
     """One image named after the TXMP (without 'TXMP'), sRGB, with the texture's properties;
     its pixels come with pack()."""
     image = bpy.data.images.new(texture.name, texture.width, texture.height, alpha=True)
-    image.colorspace_settings.name = "sRGB"
+    compat.png_file_image(image, texture.name + ".png")
+    if image.colorspace_settings.name != "sRGB":   # a new byte image's already (a change updates it)
+        image.colorspace_settings.name = "sRGB"
     image.id_properties_ensure().update(texture_properties(texture, texture.name))
     return image
 
@@ -30,7 +32,7 @@ def new_image(texture: Texture) -> "bpy.types.Image":
 def pack(image, texture: Texture, png: bytes | None = None) -> None:
     """The texture's pixels packed into the .blend as an 8-bit PNG, `png` or made here
     (Blender decodes it when the image is first used)."""
-    compat.pack_png(image, texture_png(texture) if png is None else png, texture.name + ".png")
+    compat.pack_png(image, texture_png(texture) if png is None else png)
 
 
 class Encoders:

@@ -72,7 +72,8 @@ def environment_material(template, kind: tuple, name: str, texture: Texture | No
     if image is not None:
         node = compat.material_nodes(material).nodes[TEXTURE_NODE]
         node.image = image
-        node.extension = CLAMPED if texture.flags & (NO_U_WRAP | NO_V_WRAP) else "REPEAT"
+        if texture.flags & (NO_U_WRAP | NO_V_WRAP):   # the template's repeats (each change updates the tree)
+            node.extension = CLAMPED
     material.id_properties_ensure().update(texture_properties(texture, name))
     return material
 

@@ -37,7 +37,7 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
     compat.set_polygons(mesh, (scale * points @ axes.T).astype(np.float32), corners.astype(np.int32),
                         np.full(len(triangles), 3, np.int32), uv.astype(np.float32), UV_MAP)
     if len(slots) > 1:   # one slot: every face has index 0 already
-        mesh.polygons.foreach_set("material_index", np.concatenate(slot_of))
+        compat.set_material_indices(mesh, np.concatenate(slot_of))
     for material in slots:
         mesh.materials.append(material)
     mesh.update(calc_edges=True)

@@ -171,9 +171,11 @@ def _check_indices(arrays, quads, points, uvs, quad_textures, textures, collisio
 
 
 def _zero_area(points, quads) -> np.ndarray:
-    """(q,) bool: the quads whose triangles (0, 1, 2) and, but for a Triangle, (0, 2, 3) have no area."""
-    p = points.astype(np.float64)[quads["points"]]          # (q, 4, 3)
-    first = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    second = np.cross(p[:, 2] - p[:, 0], p[:, 3] - p[:, 0])
-    second[(quads["flags"] & TRIANGLE) != 0] = 0
-    return (np.abs(first).sum(axis=1) + np.abs(second).sum(axis=1)) == 0
+    """(q,) bool: the quads whose triangles (0, 1, 2) and, but for a Triangle, (0, 2, 3) have no area
+    (every component of the edges' cross product zero: exact, float32 points in float64)."""
+    p = points.astype(np.float64)[quads["points"]]
+    x, y, z = (p[:, 1:] - p[:, :1]).transpose(2, 1, 0)     # per axis, the edges 0-1, 0-2, 0-3 of each quad
+
+    def flat(i, j):
+        return (y[i] * z[j] == z[i] * y[j]) & (z[i] * x[j] == x[i] * z[j]) & (x[i] * y[j] == y[i] * x[j])
+    return flat(0, 1) & (flat(1, 2) | ((quads["flags"] & TRIANGLE) != 0))
