@@ -254,7 +254,7 @@ def export_main(argv):
         print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
     chosen = [bpy.data.objects[name] for name in args.objects or () if name not in missing]
     if args.file_format in (LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT):
-        return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
+        return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing, settings)
     armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
     objects = [obj for obj in chosen if obj not in armatures] if args.objects \
         else animated_objects(bpy.context.scene.objects)
@@ -278,21 +278,23 @@ def export_main(argv):
     return 1 if missing or any(part and part.errors for part in (report, characters)) else 0
 
 
-def _levels(context, args, candidates, missing):
+def _levels(context, args, candidates, missing, settings):
     """`export --format level-patch`: each imported level's shading, flags and textures in
     place; `--format level`: each as OniSplit's rebuild source."""
     from ..oni.blender.level_patch import environment_objects, export_level_patches
-    from ..oni.blender.level_rebuild import export_level_rebuilds
-    objects = environment_objects(candidates)
+    from ..oni.blender.level_rebuild import export_level_rebuilds, level_objects
+    patch = args.file_format == LEVEL_PATCH_FORMAT
+    objects = environment_objects(candidates) if patch else level_objects(candidates)
     if not objects:
-        print(f"{PROG} export: {args.blend} has no environment imported by this add-on", file=sys.stderr)
+        print(f"{PROG} export: {args.blend} has no environment imported by this add-on"
+              + ("" if patch else " or made in Blender (docs/level.md 12)"), file=sys.stderr)
         return 1
-    if args.file_format == LEVEL_PATCH_FORMAT:
+    if patch:
         report = export_level_patches(context, objects, args.output)
         rows = [(os.path.basename(m.path), m.item.name, len(m.item.flags)) for m in report.made]
         columns, numeric = ("file", "environment", "quads"), ("quads",)
     else:
-        report = export_level_rebuilds(context, objects, args.output)
+        report = export_level_rebuilds(context, objects, args.output, settings)
         rows = [(m.path, m.item.quads, m.item.rooms, m.item.objects) for m in report.made]
         columns, numeric = ("master", "quads", "rooms", "objects"), ("quads", "rooms", "objects")
     print_messages(report)

@@ -10,7 +10,7 @@ from bpy_extras.io_utils import ImportHelper, orientation_helper
 from ..blender import compat
 from ..oni.blender.importer import import_files
 from ..oni.blender.level_patch import environment_objects, export_level_patches
-from ..oni.blender.level_rebuild import export_level_rebuilds
+from ..oni.blender.level_rebuild import export_level_rebuilds, level_objects
 from ..oni.blender.oban_export import animated_objects, export_objects
 from ..oni.blender.tram_export import character_armatures, export_characters
 from ..oni.plan import EXTENSIONS
@@ -202,16 +202,17 @@ class ExportLevelShading(bpy.types.Operator, _ExportDialog):
                            lambda environment: f"{len(environment.flags)} quads")
 
 
+@orientation_helper(axis_forward="-Z", axis_up="Y")
 @with_options(LEVEL_REBUILD.options)
 class ExportLevel(bpy.types.Operator, _ExportDialog):
-    """Write each imported level as the files OniSplit rebuilds it from (environment and rooms
-    Colladas, master XML, object lists, classes), a folder per level, as the scene has it;
-    what OniSplit cannot build is refused, naming it"""
+    """Write each imported level, or one made in Blender, as the files OniSplit builds it from
+    (environment and rooms Colladas, master XML, object lists, classes, new textures), a
+    folder per level, as the scene has it; what OniSplit cannot build is refused, naming it"""
     bl_idname = LEVEL_REBUILD.idname
     bl_label = LEVEL_REBUILD.button
 
     def execute(self, context):
-        return self.export(context, environment_objects(self.candidates(context)), "imported environment",
+        return self.export(context, level_objects(self.candidates(context)), "level environment",
                            export_level_rebuilds, LevelRebuildSettings.from_options(self),
                            lambda level: f"{level.quads} quads, {level.rooms} rooms, {level.objects} objects")
 

@@ -68,6 +68,9 @@ SPRITE_FPS = 100   # Outpost 2: a frame a game tick, about 100 a second at norma
 SCALE = Option("global_scale", "Scale", "Blender units per Oni unit: 0.1 gives metres (an Oni unit is 10 cm); 1.0 "
                                         "lines up with OniSplit's OBJ exports", 0.1, "Transform",
                flag="--scale", minimum=1e-6, maximum=1e6)
+EXPORT_SCALE = Option("global_scale", "Scale", "Blender units per Oni unit, where an object does not say (one "
+                                            "imported by this add-on keeps its own)", 0.1, "Transform",
+                      flag="--scale", minimum=1e-6, maximum=1e6)
 # The orientation pair: drawn by Blender's orientation helper in the dialogs.
 FORWARD = Option("axis_forward", "Forward", "Oni axis that points forward", "-Z", "Transform", flag="--forward",
                  items=tuple((a, a, "") for a in AXES))
@@ -118,9 +121,7 @@ EXPORT_OPTIONS = (
            "File"),
     Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", 1e-4, "Keys",
            flag="--tolerance", minimum=1e-9, maximum=0.1, precision=6),
-    Option("global_scale", "Scale", "Blender units per Oni unit, where an object does not say (one imported by "
-                                    "this add-on keeps its own)", 0.1, "Transform", flag="--scale",
-           minimum=1e-6, maximum=1e6),
+    EXPORT_SCALE,
     FORWARD, UP,
 )
 
@@ -151,7 +152,12 @@ LEVEL_PATCH_OPTIONS = (
     Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
                                              "imported environment)", True, "File"),
 )
-LEVEL_REBUILD_OPTIONS = LEVEL_PATCH_OPTIONS
+LEVEL_REBUILD_OPTIONS = (
+    Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
+                                             "environment, imported or made in Blender)", True, "File"),
+    EXPORT_SCALE,
+    FORWARD, UP,
+)
 
 
 SPRITE_OPTIONS = (

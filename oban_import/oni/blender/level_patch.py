@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 
+from ...blender import compat
 from ...core.errors import ObanError
 from ...core.id_properties import signed32
 from ...core.report import Made, Report
@@ -128,8 +129,7 @@ def _corner_shades(mesh, sizes, stored):
 
 def _face_textures(mesh, faces, names):
     """Each face's TXMA index: its material's texture by name, -1 for one the level does not list."""
-    slots = np.empty(faces, np.int32)
-    mesh.polygons.foreach_get("material_index", slots)
+    slots = face_ints(mesh, compat.MATERIAL_INDEX, 0)
     index = {name: i for i, name in reversed(list(enumerate(names)))}
     per_slot = np.array([index.get(name, -1) if name else -1 for name in slot_texture_names(mesh)] or [-1], np.int64)
     return per_slot[np.minimum(slots, len(per_slot) - 1)]

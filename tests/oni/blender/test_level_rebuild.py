@@ -24,6 +24,7 @@ pytestmark = pytest.mark.usefixtures("addon")
 
 ENV = os.path.join(DATA, "environment")
 REBUILD = os.path.join(ENV, "rebuild")
+MADE = os.path.join(ENV, "made")
 CLASS_TAGS = ("DOOR", "OFGA", "M3GM", "OBAN", "TXMP")
 
 
@@ -309,7 +310,9 @@ def five_corners():
 
 
 def untextured():
-    environment().data.materials[0]["oni_texture_name"] = ""
+    material = environment().data.materials[0]
+    material["oni_texture_name"] = ""
+    material.node_tree.nodes["texture"].image = None
 
 
 def no_rooms():
@@ -331,7 +334,7 @@ def two_swings():
 
 @pytest.mark.parametrize("change, message", [
     (five_corners, "object 'level5 environment' face 3: 5 corners (a quad has at most 4: triangulate or split it)"),
-    (untextured, "its material names no texture (OniSplit could not find it)"),
+    (untextured, "its material names no texture and shows no image (OniSplit could not find it)"),
     (no_rooms, "it has no rooms"),
     (huge_id, "id 16777216 does not fit the game's 24 bits"),
     (unknown_class, "door class 'dr_nowhere' is not one of the level's"),
@@ -389,3 +392,139 @@ def test_objects_onisplit_cannot_take_are_left_out_with_a_warning(tmp_path, leve
                                f"imported with)"]
     objects = ET.parse(tmp_path / "out" / "level5" / "level5_objects.xml").getroot().find("Objects")
     assert [o.tag for o in objects] == ["DOOR"] * 12
+
+
+# --- a level made in Blender, and new textures -------------------------------------------------
+
+def oni_points(blender_points):
+    """The default export's Oni points of Blender ones: scale 0.1, forward -Z, up Y (Oni x, y, z =
+    10 x, 10 z, -10 y), computed apart from the add-on."""
+    p = np.asarray(blender_points, np.float64)
+    return np.column_stack([p[:, 0], p[:, 2], -p[:, 1]]) * 10
+
+
+def tga_pixels(data):
+    """(h, w, 4) uint8 RGBA, bottom row first, of an uncompressed 32-bit TGA (rows bottom first)."""
+    width, height = int.from_bytes(data[12:14], "little"), int.from_bytes(data[14:16], "little")
+    assert data[2] == 2 and data[16] == 32 and data[17] & 0x20 == 0
+    return np.frombuffer(data, np.uint8, width * height * 4, 18 + data[0]).reshape(height, width, 4)[:, :, [2, 1, 0, 3]]
+
+
+def test_a_level_made_in_blender_is_written_from_the_scene_alone(tmp_path):
+    """made/: the export writes what OniSplit built made/level from, and that level holds the
+    scene: every face's points, shades and flags, each image's pixels as a TXMP of its name."""
+    import made_level
+
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds, level_objects
+    from oban_import.ui.options import LevelRebuildSettings
+    made_level.build()
+    out = tmp_path / "out"
+    assert bpy.ops.export_anim.oni_level(directory=str(out), use_selection=False) == {"FINISHED"}
+    source = os.path.join(MADE, "source")
+    assert sorted(os.listdir(out / "made9")) == sorted(os.listdir(source) + ["classes"])
+    for name in os.listdir(source):
+        assert (out / "made9" / name).read_bytes() == open(os.path.join(source, name), "rb").read(), name
+    report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "again"),
+                                   LevelRebuildSettings())
+    assert report.warnings == ["new level 'made9': texture 'odd' is 48 x 40: OniSplit scales it to 32 x 32"]
+
+    env = read_level(os.path.join(MADE, "level", "level9_Final.dat")).environment
+    floor = made_level.FLOOR + made_level.TRIANGLE
+    faces = [[floor[k] for k in f] for f in made_level.FLOOR_FACES + [(6, 7, 8)]] + \
+        [[made_level.WALLS[k] for k in f] for f in made_level.WALL_FACES]
+    assert len(env.flags) == len(faces)
+    for q, corners in enumerate(faces):
+        np.testing.assert_allclose(env.points[env.quad_points[q, :len(corners)]], oni_points(corners), atol=1e-5)
+    shades = made_level.corner_shades().astype(np.uint32)
+    packed = shades[:, 3] << 24 | shades[:, 0] << 16 | shades[:, 1] << 8 | shades[:, 2]
+    assert env.shades[0].tolist() == packed[:4].tolist() and env.shades[2, :3].tolist() == packed[8:].tolist()
+    assert (env.shades[3:] == 0xFFFFFFFF).all()                     # the walls have no shade attribute: white
+    assert ((env.flags & 0x200) != 0).tolist() == [False] * 4 + [True, False, False]
+    assert [env.texture_names[t] for t in env.quad_textures] == ["made_floor"] * 3 + ["made_glass"] * 2 + \
+        ["odd", "made_glass"]
+    textures = dict(zip(env.texture_names, env.textures))
+    for name, image in (("made_floor", "made floor.png"), ("made_glass", "made_glass")):
+        np.testing.assert_array_equal(textures[name].rgba8, made_level.image_pixels(image)[::-1])
+    assert (textures["odd"].width, textures["odd"].height) == (32, 32)
+
+
+def test_a_new_texture_comes_as_a_tga_beside_the_colladas(tmp_path, level):
+    """A face given a material of an image the level does not have: its pixels as
+    <name>.tga, which the environment Collada's image names (OniSplit makes the TXMP of it)."""
+    pixels = np.random.default_rng(5).integers(0, 256, (8, 16, 4)).astype(np.uint8)
+    image = bpy.data.images.new("new paint.png", 16, 8, alpha=True)
+    image.pixels.foreach_set((pixels.astype(np.float32) / 255).ravel())
+    material = bpy.data.materials.new("paint")
+    if material.node_tree is None:
+        material.use_nodes = True
+    material.node_tree.nodes.new("ShaderNodeTexImage").image = image
+    mesh = environment().data
+    mesh.materials.append(material)
+    mesh.polygons[4].material_index = len(mesh.materials) - 1
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    np.testing.assert_array_equal(tga_pixels((out / "level5" / "new_paint.tga").read_bytes()), pixels)
+    text = (out / "level5" / "level5_env.dae").read_text()
+    assert "<init_from>new_paint.tga</init_from>" in text and 'name="new_paint"' in text
+    assert sorted(os.listdir(out / "level5" / "classes")) == \
+        sorted(n for n in os.listdir(os.path.join(ENV, "oni")) if n.startswith(CLASS_TAGS))
+
+
+def same_name_twice():
+    for image in ("wall.png", "wall.tga"):
+        material = bpy.data.materials.new(image)
+        if material.node_tree is None:
+            material.use_nodes = True
+        material.node_tree.nodes.new("ShaderNodeTexImage").image = bpy.data.images.new(image, 4, 4)
+        bpy.data.objects["walls"].data.materials.append(material)
+    bpy.data.objects["walls"].data.polygons[0].material_index = 2
+    bpy.data.objects["walls"].data.polygons[1].material_index = 3
+
+
+def missing_file():
+    image = bpy.data.images["odd"]
+    image.unpack(method="REMOVE")
+    image.filepath = "//nowhere/odd.png"
+    image.reload()
+
+
+def bad_name():
+    for obj in bpy.data.objects:
+        for key in ("oni_environment", "oni_rooms"):
+            if key in obj:
+                obj[key] = "made 9/x"
+
+
+@pytest.mark.parametrize("change, message", [
+    (same_name_twice, "texture 'wall': images 'wall.png', 'wall.tga' would all make it: rename all but one"),
+    (missing_file, "texture 'odd': image 'odd' has no pixels"),
+    (bad_name, "new level 'made 9/x': cannot be written: a level's name (oni_environment) is 1 to 60 letters"),
+])
+def test_what_a_level_made_in_blender_cannot_be_is_refused(tmp_path, change, message):
+    import made_level
+    made_level.build()
+    change()
+    with pytest.raises(RuntimeError) as raised:
+        export(tmp_path)
+    assert message in str(raised.value)
+    assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
+
+
+@pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
+def test_the_command_line_writes_a_level_made_in_blender(tmp_path, command):
+    import made_level
+    made_level.build()
+    blend = tmp_path / "made.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    done = run(command, "export", blend, "-o", tmp_path / "cli", "--format", "level")
+    assert done.returncode == 0, done.stderr
+    assert "texture 'odd' is 48 x 40: OniSplit scales it to 32 x 32" in done.stdout + done.stderr
+    for name in os.listdir(os.path.join(MADE, "source")):
+        assert (tmp_path / "cli" / "made9" / name).read_bytes() == \
+            open(os.path.join(MADE, "source", name), "rb").read(), name
+    empty = tmp_path / "empty.blend"
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.wm.save_as_mainfile(filepath=str(empty))
+    nothing = run(command, "export", empty, "-o", tmp_path / "none", "--format", "level")
+    assert nothing.returncode == 1 and "has no environment imported by this add-on or made in Blender" in \
+        nothing.stderr
