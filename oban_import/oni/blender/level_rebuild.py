@@ -24,7 +24,9 @@ from ..engine.to_blender import blender_matrices
 from ..io.container.library import open_library
 from ..io.level.class_files import class_file_name, class_files
 from ..io.level.collada import environment_collada, rooms_collada
+from ..io.level.list_file import LIST_NAMES, list_file_bytes
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
+from ..io.level.object_lists import LIST_PREFIX
 from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, level_faults, osd_xml
 from ..io.level.patch import fingerprint
 from ..io.level.properties import (DOOR_FLAG_PREFIX, ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE,
@@ -126,8 +128,14 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
     if not len(floor_counts):
         refused.append("it has no rooms (import it with its environment: the rooms come with it; a level made "
                        f"in Blender needs a mesh of floor polygons carrying its name in {ROOMS})")
-    listed, left_out, wrong = _scene_objects([obj for obj in same if TYPE in obj], classes, frame)
+    listed, own, left_out, wrong = _scene_objects([obj for obj in same if TYPE in obj], classes, frame)
     refused += wrong
+    for kind, list_name in LIST_NAMES.items():
+        records = [o for o in own if o.kind == kind]
+        if records:
+            classes[class_file_name(LIST_PREFIX + list_name)] = list_file_bytes(
+                list_name, [kind] * len(records), [o.id for o in records], [o.flags for o in records],
+                [o.position for o in records], [o.rotation for o in records], [o.osd for o in records])
     animations, wrong = _door_animations(context, [obj for obj in same if obj.get(TYPE) == "DOOR"], frame)
     refused += wrong
     classes.update(animations)
@@ -135,6 +143,11 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
         raise ObanError(path, "cannot be rebuilt: " + "; ".join(refused[:5])
                               + (f"; and {len(refused) - 5} more" if len(refused) > 5 else ""))
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
+    renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
+    if renumbered:
+        warnings.append(f"{path}: OniSplit numbers the objects -create:level builds 1 to {len(listed)} in id order: "
+                        f"id {renumbered[0][0]} becomes {renumbered[0][1]}"
+                        + (f" (and {len(renumbered) - 1} more)" if len(renumbered) > 1 else ""))
     warnings += [f"{path}: texture '{name}' is {w} x {h}: OniSplit scales it to {sw} x {sh}"
                  for name, (w, h, sw, sh) in ((n, _scaled(t[1])) for n, t in textures.items()) if (w, h) != (sw, sh)]
     warnings += [f"{path}: {kind} objects written, but OniSplit's -create:level does not keep them whole: {fault}"
@@ -150,7 +163,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
     binary.update((texture + ".tga", tga_bytes(pixels)) for texture, (_, pixels) in textures.items())
     target = os.path.join(directory, name)
     _write(target, files, binary)
-    summary = LevelSource(name, len(quads.flags), len(floor_counts), len(listed))
+    summary = LevelSource(name, len(quads.flags), len(floor_counts), len(listed) + len(own))
     return Made(os.path.join(target, MASTER_FILE.format(name)), summary, environment[0])
 
 
@@ -424,13 +437,15 @@ def _door_animations(context, doors, frame):
 # --- the objects -------------------------------------------------------------------------------
 
 def _scene_objects(empties, classes, frame):
-    """([Door, Furniture or OtherObject] in id order, {(type, why): how many left out}, what
+    """([Door, Furniture or OtherObject] in id order, [OtherObject of a type -create:level does
+    not take, its own data as bytes] in id order, {(type, why): how many left out}, what
     refuses them)."""
-    listed, left_out, refused = [], {}, []
+    listed, own, left_out, refused = [], [], {}, []
     for obj in sorted(empties, key=lambda o: (int(o.get(OBJECT_ID, MAX_OBJECT_ID + 1)), o.name)):
         kind, object_id = str(obj[TYPE]), int(obj.get(OBJECT_ID, 0))
-        why = (f"OniSplit's -create:level takes no {kind}" if kind not in ("DOOR", "FURN", *OSD_TYPES) else
-               f"they hold no {OSD} (the data they were imported with)" if kind in OSD_TYPES and OSD not in obj
+        takes_data = kind in OSD_TYPES or kind in LIST_NAMES
+        why = (f"no object list takes {kind}" if kind not in ("DOOR", "FURN") and not takes_data else
+               f"they hold no {OSD} (the data they were imported with)" if takes_data and OSD not in obj
                else None)
         if why:
             left_out[kind, why] = left_out.get((kind, why), 0) + 1
@@ -451,6 +466,11 @@ def _scene_objects(empties, classes, frame):
             if not _has_class(classes, "OFGA", listed[-1].class_name):
                 refused.append(f"object '{obj.name}': furniture class '{listed[-1].class_name}' is not one of the "
                                f"level's")
+        elif kind in LIST_NAMES:
+            try:
+                own.append(OtherObject(kind, object_id, flags, position, rotation, bytes.fromhex(str(obj[OSD]))))
+            except ValueError as error:
+                refused.append(f"object '{obj.name}': its data ({OSD}) is not hex: {error}")
         else:
             try:
                 payload = bytes.fromhex(str(obj[OSD]))
@@ -468,7 +488,7 @@ def _scene_objects(empties, classes, frame):
                                f"{', '.join(faults[:3])}")
                 continue
             listed.append(OtherObject(kind, object_id, flags, position, rotation, osd))
-    return listed, left_out, refused
+    return listed, own, left_out, refused
 
 
 def _has_class(classes, tag, name) -> bool:

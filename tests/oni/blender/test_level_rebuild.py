@@ -260,7 +260,10 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
     assert not report.errors
     written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
     assert written.index("<FURN>") < written.index(elements) and written.endswith(elements + "</Objects></Oni>\n")
-    assert [fault in w for w in report.warnings] == ([True] if fault else [])
+    renumbered = f"{level}: OniSplit numbers the objects -create:level builds 1 to {16 + len(added)} in id order: " \
+                 f"id {added[0]['oni_object_id']} becomes 17 (and {len(added) - 1} more)"
+    assert renumbered in report.warnings
+    assert [fault in w for w in report.warnings if w != renumbered] == ([True] if fault else [])
 
 
 def test_consoles_turrets_and_triggers_come_with_their_classes(tmp_path):
@@ -379,6 +382,42 @@ def test_the_command_line_writes_the_rebuild_source(tmp_path, level, command):
     assert row[header.index(" rooms ") + 1:].split()[0] == "3/3"   # every room's floor found
 
 
+def profiles():
+    """Furniture 13 and 14 made combat profiles (CMBT), 15 a melee profile (MELE), each with
+    data of its own: {id: (type, data)}."""
+    furniture = sorted((o for o in bpy.data.objects if o.get("oni_type") == "FURN"), key=lambda o: o["oni_object_id"])
+    rng, made = np.random.default_rng(4), {}
+    for obj, kind, size in ((furniture[0], "CMBT", 144), (furniture[1], "CMBT", 144), (furniture[2], "MELE", 196)):
+        data = (b"profile_%d" % obj["oni_object_id"]).ljust(64, b"\0") + \
+            rng.integers(0, 256, size - 64, dtype=np.uint8).tobytes()
+        obj["oni_type"], obj["oni_osd"] = kind, data.hex()
+        made[obj["oni_object_id"]] = (kind, data, tuple(obj["oni_position"]))
+    return made
+
+
+def test_combat_and_melee_profiles_come_as_lists_of_their_own(tmp_path, level):
+    """-create:level takes no CMBT or MELE: they are written whole as BINACJBOCombat and
+    BINACJBOMelee Profile .oni among the classes, which -import:nosep packs as they are;
+    profiles/level (OniSplit's rebuild of profiles/source) holds them, ids and data."""
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds, level_objects
+    made = profiles()
+    report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
+    assert not report.errors
+    assert report.warnings == [f"{level}: OniSplit numbers the objects -create:level builds 1 to 13 in id order: id "
+                               "16 becomes 13"]
+    source = os.path.join(ENV, "profiles", "source")
+    for folder, name in [("", n) for n in os.listdir(source) if n != "classes"] + \
+            [("classes", n) for n in os.listdir(os.path.join(source, "classes"))]:
+        assert (tmp_path / "out" / "level5" / folder / name).read_bytes() == \
+            open(os.path.join(source, folder, name), "rb").read(), name
+    rebuilt = read_level(os.path.join(ENV, "profiles", "level", "level5_Final.dat"))
+    found = {int(i): (str(t), bytes(p), tuple(position))
+             for objects in rebuilt.object_lists for t, i, p, position in
+             zip(objects.types, objects.ids, objects.payloads, objects.positions.astype(np.float64).tolist())
+             if t in ("CMBT", "MELE")}
+    assert found == made
+
+
 def test_objects_onisplit_cannot_take_are_left_out_with_a_warning(tmp_path, level):
     from oban_import.oni.blender.level_rebuild import export_level_rebuilds
     furniture = [o for o in bpy.data.objects if o.get("oni_type") == "FURN"]
@@ -387,7 +426,8 @@ def test_objects_onisplit_cannot_take_are_left_out_with_a_warning(tmp_path, leve
     furniture[3]["oni_type"] = "CHAR"   # a type it takes, but without the data a character is imported with
     report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
     assert not report.errors
-    assert report.warnings == [f"{level}: 3 CMBT objects left out: OniSplit's -create:level takes no CMBT",
+    assert report.warnings == [f"{level}: 3 CMBT objects left out: they hold no oni_osd (the data they were "
+                               f"imported with)",
                                f"{level}: 1 CHAR objects left out: they hold no oni_osd (the data they were "
                                f"imported with)"]
     objects = ET.parse(tmp_path / "out" / "level5" / "level5_objects.xml").getroot().find("Objects")

@@ -42,7 +42,7 @@ class OtherObject:
     flags: int
     position: np.ndarray
     rotation: np.ndarray
-    osd: str                       # its <OSD> element
+    osd: str | bytes               # its <OSD> element; of a list written whole (list_file.py), its own data
 
 
 def objects_xml(objects: list) -> str:
