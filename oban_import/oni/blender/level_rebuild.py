@@ -27,7 +27,7 @@ from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.list_file import LIST_NAMES, list_file_bytes
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
 from ..io.level.object_lists import LIST_PREFIX
-from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, level_faults, osd_xml
+from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, level_faults, level_osd_xml
 from ..io.level.patch import fingerprint
 from ..io.level.properties import (DOOR_FLAG_PREFIX, ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE,
                                    OBJECT_FLAGS, OBJECT_ID, OSD, POSITION, QUAD_ATTRIBUTE, ROOMS, ROTATION,
@@ -474,7 +474,7 @@ def _scene_objects(empties, classes, frame):
         else:
             try:
                 payload = bytes.fromhex(str(obj[OSD]))
-                osd = osd_xml(kind, payload, obj.name, f"object '{obj.name}'")
+                osd = level_osd_xml(kind, payload, obj.name, f"object '{obj.name}'")
             except (ObanError, ValueError) as error:
                 refused.append(f"object '{obj.name}': its data ({OSD}) cannot be written: {error}")
                 continue

@@ -219,7 +219,7 @@ def test_an_edited_door_motion_is_written_as_its_class_animation(tmp_path, level
 
 @pytest.mark.parametrize("kind, name, fault", [
     ("CHAR", "Character", None), ("WEAP", "Weapon", None), ("PWRU", "PowerUp", None), ("TRGV", "Trigger_Volume", None),
-    ("NEUT", "Neutral", "negative"), ("PATR", "Patrol_Path", "negative"),
+    ("NEUT", "Neutral", "unsigned"), ("PATR", "Patrol_Path", "unsigned"),
     ("FLAG", "Flag", "swaps the two bytes of a flag's prefix"), ("PART", "Particle", "drops a particle's flags"),
     ("SNDG", "Sound", "a sphere sound 16 bytes short"),
     ("CONS", "Console", "class"), ("TURR", "Turret", "class"), ("TRIG", "Trigger", "class"),
@@ -244,19 +244,10 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
         return
     golden = open(os.path.join(DATA, "objects_xml", "golden", f"BINACJBO{name}.xml"), encoding="utf-8").read()
     elements = golden[golden.index("<Objects>") + 9:golden.index("</Objects>")]
-    if fault == "negative":   # ids -create:level fails on: refused, naming them; the others written
-        assert "OniSplit's -create:level fails on its negative" in report.errors[0]
-        assert not (tmp_path / "out").exists()
-        kept = [o for o in added if f"object '{o.name}'" not in report.errors[0]]
-        for obj in set(added) - set(kept):
-            bpy.data.objects.remove(obj)
-        report = export_level_rebuilds(bpy.context, [environment()], str(tmp_path / "out"))
-        written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
-        each = re.findall(f"<{kind}>.*?</{kind}>", elements)
-        ids = sorted(o["oni_object_id"] - 101 for o in kept)
-        assert not report.errors and len(kept) < len(added)
-        assert written.endswith("".join(each[i] for i in ids) + "</Objects></Oni>\n")
-        return
+    if fault == "unsigned":   # what -create:level reads unsigned: -1 written as 65535 (checked: the next test)
+        elements = re.sub("<(NeutralId|Anim|OtherAnim|PatrolId|ReturnToNearest)>-([0-9]+)<",
+                          lambda m: f"<{m[1]}>{65536 - int(m[2])}<", elements)
+        fault = None
     assert not report.errors
     written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
     assert written.index("<FURN>") < written.index(elements) and written.endswith(elements + "</Objects></Oni>\n")
@@ -264,6 +255,50 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
                  f"id {added[0]['oni_object_id']} becomes 17 (and {len(added) - 1} more)"
     assert renumbered in report.warnings
     assert [fault in w for w in report.warnings if w != renumbered] == ([True] if fault else [])
+
+
+def test_negative_values_are_written_as_create_level_reads_them(tmp_path):
+    """tests/data/classes_more/unsigned: -create:level reads 16-bit ids, counts and times as
+    ints and writes them unsigned: written so (-1 as 65535) they come back as the same bytes;
+    only a negative event target, which no text carries, refuses."""
+    folder = tmp_path / "in"
+    shutil.copytree(os.path.join(DATA, "classes_more", "level"), folder)
+    path = str(folder / "level5_Final.dat")
+    assert bpy.ops.import_anim.oban(filepath=path) == {"FINISHED"}
+    lists = {"NEUT": "Neutral", "PATR": "Patrol_Path", "CONS": "Console", "TURR": "Turret", "TRIG": "Trigger"}
+    for kind, name in lists.items():
+        (tmp_path / kind).mkdir()
+        shutil.copy(os.path.join(DATA, "objects_xml", "oni", f"BINACJBO{name}.oni"), tmp_path / kind)
+        assert bpy.ops.import_anim.oban(filepath=str(tmp_path / kind / f"BINACJBO{name}.oni")) == {"FINISHED"}
+    renamed = {"CONS": b"cn_plain", "TURR": b"tu_gun", "TRIG": b"tr_laser"}
+    added = sorted((o for o in bpy.data.objects if o.get("oni_type") in lists and o.get("oni_level_file") != path),
+                   key=lambda o: (o["oni_type"], o["oni_object_id"]))
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds, level_objects
+    from oban_import.oni.io.level.object_xml import level_faults
+    expected, refused = [], []
+    for obj in added:
+        payload = bytearray(bytes.fromhex(obj["oni_osd"]))
+        payload[:63] = renamed[obj["oni_type"]].ljust(63, b"\0") if obj["oni_type"] in renamed else payload[:63]
+        obj["oni_osd"], obj["oni_level_file"] = payload.hex(), path
+        if level_faults(obj["oni_type"], bytes(payload)):
+            refused.append(obj)
+            continue
+        obj["oni_object_id"] = 1017 + len(expected)
+        expected.append((obj["oni_type"], bytes(payload)))
+    assert [o["oni_type"] for o in refused] == ["CONS", "TRIG"]
+    report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
+    assert "event 3 TargetId -1" in report.errors[0] and "event 5 TargetId -32768" in report.errors[0]
+    for obj in refused:
+        bpy.data.objects.remove(obj)
+    report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
+    assert not report.errors
+    source = os.path.join(DATA, "classes_more", "unsigned", "source")
+    for name in os.listdir(source):
+        assert (tmp_path / "out" / "level5" / name).read_bytes() == open(os.path.join(source, name), "rb").read(), name
+    rebuilt = read_level(os.path.join(DATA, "classes_more", "unsigned", "level", "level5_Final.dat"))
+    found = {int(i): (str(t), bytes(p)) for objects in rebuilt.object_lists
+             for t, i, p in zip(objects.types, objects.ids, objects.payloads)}
+    assert [found[17 + k] for k in range(len(expected))] == expected   # OniSplit's ids: 17 on, in id order
 
 
 def test_consoles_turrets_and_triggers_come_with_their_classes(tmp_path):

@@ -257,18 +257,28 @@ def test_random_and_mutated_payloads_give_an_element_or_an_oban_error(kind):
 
 
 def test_the_values_create_level_fails_on_are_named():
-    """-create:level reads 16-bit ids, a patrol's ReturnToNearest, a trigger's emitter count and
-    times, a dialog line's animations and an event's target unsigned and fails on the negative
-    ones (tests/data/objects_xml/README.md)."""
+    """-create:level reads an event's target as a signed 16-bit value and writes it unsigned:
+    a negative one fails whatever the text (tests/data/objects_xml/README.md)."""
     found = {kind: [level_faults(kind, payload) for kind_, _, _, _, payload in stored(name) if kind_ == kind]
              for kind, name in (("NEUT", "Neutral"), ("PATR", "Patrol_Path"), ("CHAR", "Character"),
                                 ("CONS", "Console"), ("TURR", "Turret"), ("TRIG", "Trigger"))}
-    assert found["NEUT"] == [[], ["NeutralId -1"], []]
-    assert found["PATR"] == [[], ["PatrolId -1"], ["ReturnToNearest -1"], [], ["PatrolId -32768"], []]
-    assert not any(found["CHAR"])
-    assert found["CONS"] == [["event 3 TargetId -1", "event 5 TargetId -32768"], ["ConsoleId -1"], [],
-                             ["ConsoleId -32768"]]
-    assert found["TURR"] == [[], ["TurretId -1"], [], ["TurretId -32768"]]
-    assert found["TRIG"] == [["event 3 TargetId -1", "event 5 TargetId -32768"],
-                             ["TriggerId -1", "EmitterCount -1", "TimeOn -1", "TimeOff -1"], [],
-                             ["TriggerId -32768", "TimeOn -32768"]]
+    assert not any(found["NEUT"] + found["PATR"] + found["CHAR"] + found["TURR"])
+    assert found["CONS"] == [["event 3 TargetId -1", "event 5 TargetId -32768"], [], [], []]
+    assert found["TRIG"] == [["event 3 TargetId -1", "event 5 TargetId -32768"], [], [], []]
+
+
+def test_values_read_unsigned_at_level_are_written_unsigned():
+    """level_osd_xml: what -create:level reads as an int and writes unsigned, written as the
+    unsigned value of its 16 bits (-1 as 65535, -32768 as 32768); everything else as osd_xml."""
+    from oban_import.oni.io.level.object_xml import level_osd_xml
+    for kind, name, field, offset in (("NEUT", "Neutral", "NeutralId", 0x20), ("PATR", "Patrol_Path", "PatrolId", 0x24),
+                                      ("TURR", "Turret", "TurretId", 0x3F), ("TRIG", "Trigger", "TimeOn", 0x51)):
+        for kind_, _, _, _, payload in stored(name):
+            if kind_ != kind:
+                continue
+            plain, level = osd_xml(kind, payload, "x", "y"), level_osd_xml(kind, payload, "x", "y")
+            value = int.from_bytes(payload[offset:offset + 2], "little", signed=True)
+            assert f"<{field}>{value & 0xFFFF}</{field}>" in level and f"<{field}>{value}</{field}>" in plain
+            assert re.sub("-?[0-9]+", "#", plain) == re.sub("-?[0-9]+", "#", level)   # the same but numbers
+    char = next(p for k, _, _, _, p in stored("Character") if k == "CHAR" and b"\xff\xff" in p[0x1AC:0x1B4])
+    assert level_osd_xml("CHAR", char, "x", "y") == osd_xml("CHAR", char, "x", "y")   # a character's ids stay signed

@@ -172,27 +172,33 @@ UNCARRIED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")   # character
 CONTENT_ENTITIES = {"\r": "&#13;"}                                  # else XML reads a CR as a line feed
 
 
-# The 16-bit values -create:level reads unsigned (and fails on a negative one), by type
-UNSIGNED_AT_LEVEL = {"NEUT": ("NeutralId",), "PATR": ("PatrolId", "ReturnToNearest"), "CONS": ("ConsoleId",),
-                     "TURR": ("TurretId",), "TRIG": ("TriggerId", "EmitterCount", "TimeOn", "TimeOff")}
+# The 16-bit values -create:level reads as ints and writes unsigned (a negative one fails), by type:
+# written as their unsigned value they give the same bytes
+UNSIGNED_AT_LEVEL = {"NEUT": ("NeutralId", "Anim", "OtherAnim"), "PATR": ("PatrolId", "ReturnToNearest"),
+                     "CONS": ("ConsoleId",), "TURR": ("TurretId",),
+                     "TRIG": ("TriggerId", "EmitterCount", "TimeOn", "TimeOff")}
+
+
+def level_osd_xml(kind: str, payload: bytes, path: str, label: str) -> str:
+    """osd_xml for -create:level: the values it reads unsigned (UNSIGNED_AT_LEVEL) written so
+    (-1 as 65535), which it turns back into the same bytes."""
+    text = osd_xml(kind, payload, path, label)
+    if kind not in UNSIGNED_AT_LEVEL:
+        return text
+    return re.sub(f"<({'|'.join(UNSIGNED_AT_LEVEL[kind])})>(-[0-9]+)</\\1>",
+                  lambda m: f"<{m[1]}>{int(m[2]) & 0xFFFF}</{m[1]}>", text)
 
 
 def level_faults(kind: str, payload: bytes) -> list:
-    """The values of a payload osd_xml took that OniSplit's -create:level fails on (a negative
-    16-bit id, count, time, dialog animation or event target: it reads them unsigned), as
-    'Field -3'."""
-    if kind not in UNSIGNED_AT_LEVEL:
+    """The values of a payload osd_xml took that OniSplit's -create:level fails on whatever
+    the text: a negative event target (it reads a signed 16-bit value and writes it unsigned),
+    as 'event 3 TargetId -1'."""
+    record = {"CONS": CONS, "TRIG": TRIG}.get(kind)
+    if record is None:
         return []
-    record = {"NEUT": NEUT, "PATR": PATR, "CONS": CONS, "TURR": TURR, "TRIG": TRIG}[kind][1]
-    head = np.frombuffer(payload, record, 1)[0]
-    values = [(field, int(head[field])) for field in UNSIGNED_AT_LEVEL[kind]]
-    if kind == "NEUT":
-        lines = np.frombuffer(payload, LINE[1], int(head["#lines"]), NEUT[1].itemsize)
-        values += [(f"DialogLine {k} {field}", int(line[field])) for k, line in enumerate(lines)
-                   for field in ("Anim", "OtherAnim")]
-    if "#events" in record.names:
-        values += _event_targets(payload, record.itemsize, int(head["#events"]))
-    return [f"{field} {value}" for field, value in values if value < 0]
+    head = np.frombuffer(payload, record[1], 1)[0]
+    targets = _event_targets(payload, record[1].itemsize, int(head["#events"]))
+    return [f"{field} {value}" for field, value in targets if value < 0]
 
 
 def _event_targets(payload, at, count) -> list:
