@@ -8,6 +8,7 @@ written as it was read. A level made in Blender (no level file: its objects carr
 docs/level.md 12) is written from the scene alone. Anything OniSplit cannot build refuses
 that level, naming what; nothing of it is written."""
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.list_file import LIST_NAMES, list_file_bytes
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
 from ..io.level.object_lists import LIST_PREFIX
-from ..io.level.object_xml import CLASS_TYPES, LEVEL_FAULTS, OSD_TYPES, level_faults, level_osd_xml
+from ..io.level.object_xml import CLASS_TYPES, FLAG_PREFIX, LEVEL_FAULTS, OSD_TYPES, level_faults, level_osd_xml
 from ..io.level.patch import fingerprint
 from ..io.level.properties import (DOOR_FLAG_PREFIX, ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE,
                                    OBJECT_FLAGS, OBJECT_ID, OSD, POSITION, QUAD_ATTRIBUTE, ROOMS, ROTATION,
@@ -130,12 +131,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
                        f"in Blender needs a mesh of floor polygons carrying its name in {ROOMS})")
     listed, own, left_out, wrong = _scene_objects([obj for obj in same if TYPE in obj], classes, frame)
     refused += wrong
-    for kind, list_name in LIST_NAMES.items():
-        records = [o for o in own if o.kind == kind]
-        if records:
-            classes[class_file_name(LIST_PREFIX + list_name)] = list_file_bytes(
-                list_name, [kind] * len(records), [o.id for o in records], [o.flags for o in records],
-                [o.position for o in records], [o.rotation for o in records], [o.osd for o in records])
+    classes.update(_whole_lists(listed, own))
     animations, wrong = _door_animations(context, [obj for obj in same if obj.get(TYPE) == "DOOR"], frame)
     refused += wrong
     classes.update(animations)
@@ -150,8 +146,6 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
                         + (f" (and {len(renumbered) - 1} more)" if len(renumbered) > 1 else ""))
     warnings += [f"{path}: texture '{name}' is {w} x {h}: OniSplit scales it to {sw} x {sh}"
                  for name, (w, h, sw, sh) in ((n, _scaled(t[1])) for n, t in textures.items()) if (w, h) != (sw, sh)]
-    warnings += [f"{path}: {kind} objects written, but OniSplit's -create:level does not keep them whole: {fault}"
-                 for kind, fault in LEVEL_FAULTS.items() if any(getattr(o, "kind", "") == kind for o in listed)]
     name = source.name
     environment_text, node_flags = environment_collada(quads)
     object_files = [OBJECTS_FILE.format(name)] if listed else []
@@ -466,15 +460,18 @@ def _scene_objects(empties, classes, frame):
             if not _has_class(classes, "OFGA", listed[-1].class_name):
                 refused.append(f"object '{obj.name}': furniture class '{listed[-1].class_name}' is not one of the "
                                f"level's")
-        elif kind in LIST_NAMES:
+        elif kind not in OSD_TYPES:   # CMBT, MELE: in a list of their own (_whole_lists)
             try:
-                own.append(OtherObject(kind, object_id, flags, position, rotation, bytes.fromhex(str(obj[OSD]))))
+                own.append(OtherObject(kind, object_id, flags, position, rotation, "", bytes.fromhex(str(obj[OSD]))))
             except ValueError as error:
                 refused.append(f"object '{obj.name}': its data ({OSD}) is not hex: {error}")
         else:
             try:
                 payload = bytes.fromhex(str(obj[OSD]))
-                osd = level_osd_xml(kind, payload, obj.name, f"object '{obj.name}'")
+                given = bytearray(payload)
+                if kind == "FLAG":   # -create:level fails on some prefixes: its list is replaced (_whole_lists)
+                    given[FLAG_PREFIX] = bytes(2)
+                osd = level_osd_xml(kind, bytes(given), obj.name, f"object '{obj.name}'")
             except (ObanError, ValueError) as error:
                 refused.append(f"object '{obj.name}': its data ({OSD}) cannot be written: {error}")
                 continue
@@ -487,8 +484,25 @@ def _scene_objects(empties, classes, frame):
                 refused.append(f"object '{obj.name}': OniSplit's -create:level fails on its negative "
                                f"{', '.join(faults[:3])}")
                 continue
-            listed.append(OtherObject(kind, object_id, flags, position, rotation, osd))
+            listed.append(OtherObject(kind, object_id, flags, position, rotation, osd, payload))
     return listed, own, left_out, refused
+
+
+def _whole_lists(listed, own) -> dict:
+    """{class file name: bytes} of the lists written whole (list_file.py): the objects
+    -create:level does not take (`own`), with their ids; those whose data it does not keep
+    (LEVEL_FAULTS), with the ids it gives them (1... in the order of `listed`), to replace its
+    own lists of them after it ran."""
+    records = own + [dataclasses.replace(o, id=k) for k, o in enumerate(listed, 1)
+                     if isinstance(o, OtherObject) and o.kind in LEVEL_FAULTS]
+    files = {}
+    for kind, name in LIST_NAMES.items():
+        of = [o for o in records if o.kind == kind]
+        if of:
+            files[class_file_name(LIST_PREFIX + name)] = list_file_bytes(
+                name, [kind] * len(of), [o.id for o in of], [o.flags for o in of], [o.position for o in of],
+                [o.rotation for o in of], [o.payload for o in of])
+    return files
 
 
 def _has_class(classes, tag, name) -> bool:

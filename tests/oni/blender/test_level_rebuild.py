@@ -220,8 +220,6 @@ def test_an_edited_door_motion_is_written_as_its_class_animation(tmp_path, level
 @pytest.mark.parametrize("kind, name, fault", [
     ("CHAR", "Character", None), ("WEAP", "Weapon", None), ("PWRU", "PowerUp", None), ("TRGV", "Trigger_Volume", None),
     ("NEUT", "Neutral", "unsigned"), ("PATR", "Patrol_Path", "unsigned"),
-    ("FLAG", "Flag", "swaps the two bytes of a flag's prefix"), ("PART", "Particle", "drops a particle's flags"),
-    ("SNDG", "Sound", "a sphere sound 16 bytes short"),
     ("CONS", "Console", "class"), ("TURR", "Turret", "class"), ("TRIG", "Trigger", "class"),
 ])
 def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level, kind, name, fault):
@@ -255,6 +253,38 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
                  f"id {added[0]['oni_object_id']} becomes 17 (and {len(added) - 1} more)"
     assert renumbered in report.warnings
     assert [fault in w for w in report.warnings if w != renumbered] == ([True] if fault else [])
+
+
+def test_flags_particles_and_sounds_replace_onisplits_lists(tmp_path, level):
+    """-create:level does not keep a flag's prefix, a particle's flags or a sphere sound whole:
+    their lists are written whole too, with the ids it gives (17... here), to replace its own
+    after it ran; whole/level, OniSplit's rebuild of whole/source so replaced, holds each
+    object's data as read."""
+    added = []
+    for kind, name in (("FLAG", "Flag"), ("PART", "Particle"), ("SNDG", "Sound")):
+        (tmp_path / kind).mkdir()
+        shutil.copy(os.path.join(DATA, "objects_xml", "oni", f"BINACJBO{name}.oni"), tmp_path / kind)
+        assert bpy.ops.import_anim.oban(filepath=str(tmp_path / kind / f"BINACJBO{name}.oni")) == {"FINISHED"}
+    added = sorted((o for o in bpy.data.objects if o.get("oni_type") in ("FLAG", "PART", "SNDG")),
+                   key=lambda o: (o["oni_type"], o["oni_object_id"]))
+    expected = {}
+    for k, obj in enumerate(added):
+        obj["oni_level_file"], obj["oni_object_id"] = level, 1017 + k
+        expected[17 + k] = (obj["oni_type"], bytes.fromhex(obj["oni_osd"]))
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds, level_objects
+    report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
+    assert not report.errors and report.warnings == [
+        f"{level}: OniSplit numbers the objects -create:level builds 1 to 31 in id order: id 1017 becomes 17 (and 14 "
+        "more)"]
+    source = os.path.join(ENV, "whole", "source")
+    for folder, name in [("", n) for n in os.listdir(source) if n != "classes"] + \
+            [("classes", n) for n in os.listdir(os.path.join(source, "classes"))]:
+        assert (tmp_path / "out" / "level5" / folder / name).read_bytes() == \
+            open(os.path.join(source, folder, name), "rb").read(), name
+    rebuilt = read_level(os.path.join(ENV, "whole", "level", "level5_Final.dat"))
+    found = {int(i): (str(t), bytes(p)) for objects in rebuilt.object_lists
+             for t, i, p in zip(objects.types, objects.ids, objects.payloads) if int(i) >= 17}
+    assert found == expected
 
 
 def test_negative_values_are_written_as_create_level_reads_them(tmp_path):

@@ -1,6 +1,7 @@
 """An object list as a loose .oni that OniSplit's `-import:nosep` packs as it is (docs/level.md
 11): a BINA named BINACJBO<name> holding the CJBO list (section 1), laid out as OniSplit's
-plain `-create` writes one. For the types `-create:level` does not take (CMBT, MELE). No bpy."""
+plain `-create` writes one. For the types `-create:level` does not take (CMBT, MELE) or does not
+keep whole (FLAG, PART, SNDG). No bpy."""
 
 import struct
 
@@ -10,7 +11,9 @@ from ..container.container import BINA_TAG
 from ..container.instance_file import ALIGN, instance_file_bytes
 from .object_lists import HEADER_DTYPE, LIST_MAGIC, LIST_PREFIX, LIST_VERSION
 
-LIST_NAMES = {"CMBT": "Combat", "MELE": "Melee Profile"}   # the game's lists of these types
+# The lists written whole: the types -create:level does not take, and those whose own data it does not
+# keep (object_xml.LEVEL_FAULTS), named as the game and OniSplit name them
+LIST_NAMES = {"CMBT": "Combat", "MELE": "Melee Profile", "FLAG": "Flag", "PART": "Particle", "SNDG": "Sound"}
 
 
 def list_file_bytes(name: str, kinds, ids, flags, positions, rotations, payloads) -> bytes:

@@ -37,9 +37,10 @@ from ....core.errors import ObanError
 OSD_TYPES = ("CHAR", "WEAP", "PART", "PWRU", "FLAG", "CONS", "TURR", "SNDG", "TRIG", "TRGV", "NEUT", "PATR")
 # What -create:level does beyond (the docstring): the types it drops without their class instance, the faults it has
 CLASS_TYPES = ("CONS", "TURR", "TRIG")
-LEVEL_FAULTS = {"FLAG": "it swaps the two bytes of a flag's prefix (and fails on a byte of 0x80 or more)",
-                "PART": "it drops a particle's flags other than NotInitiallyCreated",
-                "SNDG": "it writes a sphere sound 16 bytes short"}
+# FLAG: it swaps the two bytes of a flag's prefix (and fails on a byte of 0x80 or more); PART: it drops
+# a particle's flags other than NotInitiallyCreated; SNDG: it writes a sphere sound 16 bytes short
+LEVEL_FAULTS = ("FLAG", "PART", "SNDG")
+FLAG_PREFIX = slice(4, 6)   # in a FLAG's data
 
 # OniSplit's enums (Oni.Objects/*.cs). Flags: name -> bit; plain enums: value -> name.
 CHARACTER_FLAGS = {"IsPlayer": 0x1, "RandomCostume": 0x2, "NotInitiallyPresent": 0x4, "NonCombatant": 0x8,

@@ -42,7 +42,8 @@ class OtherObject:
     flags: int
     position: np.ndarray
     rotation: np.ndarray
-    osd: str | bytes               # its <OSD> element; of a list written whole (list_file.py), its own data
+    osd: str                       # its <OSD> element ('' for a type -create:level does not take)
+    payload: bytes                 # its own data as read (for a list written whole, list_file.py)
 
 
 def objects_xml(objects: list) -> str:
