@@ -28,7 +28,7 @@ from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.list_file import LIST_NAMES, list_file_bytes
 from ..io.level.model import DOOR_FLAGS, EVENT_TYPES, QUAD_FLAGS, TRIANGLE, Door, DoorEvent, Furniture, Quads
 from ..io.level.object_lists import LIST_PREFIX
-from ..io.level.object_xml import CLASS_TYPES, FLAG_PREFIX, LEVEL_FAULTS, OSD_TYPES, level_faults, level_osd_xml
+from ..io.level.object_xml import CLASS_TYPES, OSD_TYPES, level_given, level_osd_xml
 from ..io.level.patch import fingerprint
 from ..io.level.properties import (DOOR_FLAG_PREFIX, ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE,
                                    OBJECT_FLAGS, OBJECT_ID, OSD, POSITION, QUAD_ATTRIBUTE, ROOMS, ROTATION,
@@ -48,6 +48,7 @@ GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]
 SAME = 1e-5    # relative: a point, coordinate or matrix this close to what was read is what was read
 ADDED = 1 << 62   # the order key of a face that is no quad of the level: after all of them
 LEAF_TOLERANCE = 1e-4   # a leaf's edited motion as an OBAN: the OBAN export's default tolerance
+OWN_LISTS = ("CMBT", "MELE")   # the types -create:level does not take: written in lists of their own (_whole_lists)
 MAX_TEXTURE = 512   # OniSplit's largest texture side: a larger image is scaled down
 IMAGE_SUFFIX = re.compile(r"\.(png|tga|jpe?g|bmp|tiff?|exr|dds|webp)$", re.IGNORECASE)
 NOT_IN_A_NAME = re.compile(r"[^A-Za-z0-9_.-]")   # what a level's or new texture's name cannot hold (files, URIs)
@@ -437,7 +438,7 @@ def _scene_objects(empties, classes, frame):
     listed, own, left_out, refused = [], [], {}, []
     for obj in sorted(empties, key=lambda o: (int(o.get(OBJECT_ID, MAX_OBJECT_ID + 1)), o.name)):
         kind, object_id = str(obj[TYPE]), int(obj.get(OBJECT_ID, 0))
-        takes_data = kind in OSD_TYPES or kind in LIST_NAMES
+        takes_data = kind in OSD_TYPES or kind in OWN_LISTS
         why = (f"no object list takes {kind}" if kind not in ("DOOR", "FURN") and not takes_data else
                f"they hold no {OSD} (the data they were imported with)" if takes_data and OSD not in obj
                else None)
@@ -460,41 +461,36 @@ def _scene_objects(empties, classes, frame):
             if not _has_class(classes, "OFGA", listed[-1].class_name):
                 refused.append(f"object '{obj.name}': furniture class '{listed[-1].class_name}' is not one of the "
                                f"level's")
-        elif kind not in OSD_TYPES:   # CMBT, MELE: in a list of their own (_whole_lists)
+        elif kind in OWN_LISTS:
             try:
-                own.append(OtherObject(kind, object_id, flags, position, rotation, "", bytes.fromhex(str(obj[OSD]))))
+                payload = bytes.fromhex(str(obj[OSD]))
+                own.append(OtherObject(kind, object_id, flags, position, rotation, "", payload))
             except ValueError as error:
                 refused.append(f"object '{obj.name}': its data ({OSD}) is not hex: {error}")
         else:
             try:
                 payload = bytes.fromhex(str(obj[OSD]))
-                given = bytearray(payload)
-                if kind == "FLAG":   # -create:level fails on some prefixes: its list is replaced (_whole_lists)
-                    given[FLAG_PREFIX] = bytes(2)
-                osd = level_osd_xml(kind, bytes(given), obj.name, f"object '{obj.name}'")
+                given, whole = level_given(kind, payload)
+                osd = level_osd_xml(kind, given, obj.name, f"object '{obj.name}'")
             except (ObanError, ValueError) as error:
                 refused.append(f"object '{obj.name}': its data ({OSD}) cannot be written: {error}")
                 continue
-            faults = level_faults(kind, payload)
             named = _class_of(payload) if kind in CLASS_TYPES else None
             if named is not None and not _has_class(classes, kind, named):
                 refused.append(f"object '{obj.name}': {kind} class '{named}' is not one of the level's")
                 continue
-            if faults:
-                refused.append(f"object '{obj.name}': OniSplit's -create:level fails on its negative "
-                               f"{', '.join(faults[:3])}")
-                continue
-            listed.append(OtherObject(kind, object_id, flags, position, rotation, osd, payload))
+            listed.append(OtherObject(kind, object_id, flags, position, rotation, osd, payload, whole))
     return listed, own, left_out, refused
 
 
 def _whole_lists(listed, own) -> dict:
     """{class file name: bytes} of the lists written whole (list_file.py): the objects
-    -create:level does not take (`own`), with their ids; those whose data it does not keep
-    (LEVEL_FAULTS), with the ids it gives them (1... in the order of `listed`), to replace its
-    own lists of them after it ran."""
+    -create:level does not take (`own`), with their ids; every object of a type one of whose
+    data it does not keep (object_xml.level_given), with the ids it gives them (1... in the
+    order of `listed`), to replace its own list of them after it ran."""
+    whole = {o.kind for o in listed if isinstance(o, OtherObject) and o.whole}
     records = own + [dataclasses.replace(o, id=k) for k, o in enumerate(listed, 1)
-                     if isinstance(o, OtherObject) and o.kind in LEVEL_FAULTS]
+                     if isinstance(o, OtherObject) and o.kind in whole]
     files = {}
     for kind, name in LIST_NAMES.items():
         of = [o for o in records if o.kind == kind]

@@ -290,7 +290,8 @@ def test_flags_particles_and_sounds_replace_onisplits_lists(tmp_path, level):
 def test_negative_values_are_written_as_create_level_reads_them(tmp_path):
     """tests/data/classes_more/unsigned: -create:level reads 16-bit ids, counts and times as
     ints and writes them unsigned: written so (-1 as 65535) they come back as the same bytes;
-    only a negative event target, which no text carries, refuses."""
+    it reads event targets signed and writes them unsigned: given as 0, and the console and
+    trigger lists written whole to replace its own. Every object's data comes back as read."""
     folder = tmp_path / "in"
     shutil.copytree(os.path.join(DATA, "classes_more", "level"), folder)
     path = str(folder / "level5_Final.dat")
@@ -303,28 +304,23 @@ def test_negative_values_are_written_as_create_level_reads_them(tmp_path):
     renamed = {"CONS": b"cn_plain", "TURR": b"tu_gun", "TRIG": b"tr_laser"}
     added = sorted((o for o in bpy.data.objects if o.get("oni_type") in lists and o.get("oni_level_file") != path),
                    key=lambda o: (o["oni_type"], o["oni_object_id"]))
-    from oban_import.oni.blender.level_rebuild import export_level_rebuilds, level_objects
-    from oban_import.oni.io.level.object_xml import level_faults
-    expected, refused = [], []
+    expected = []
     for obj in added:
         payload = bytearray(bytes.fromhex(obj["oni_osd"]))
         payload[:63] = renamed[obj["oni_type"]].ljust(63, b"\0") if obj["oni_type"] in renamed else payload[:63]
         obj["oni_osd"], obj["oni_level_file"] = payload.hex(), path
-        if level_faults(obj["oni_type"], bytes(payload)):
-            refused.append(obj)
-            continue
         obj["oni_object_id"] = 1017 + len(expected)
         expected.append((obj["oni_type"], bytes(payload)))
-    assert [o["oni_type"] for o in refused] == ["CONS", "TRIG"]
-    report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
-    assert "event 3 TargetId -1" in report.errors[0] and "event 5 TargetId -32768" in report.errors[0]
-    for obj in refused:
-        bpy.data.objects.remove(obj)
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds, level_objects
     report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
     assert not report.errors
+    written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
+    assert "<PatrolId>65535</PatrolId>" in written and 'TargetId="-' not in written
     source = os.path.join(DATA, "classes_more", "unsigned", "source")
-    for name in os.listdir(source):
-        assert (tmp_path / "out" / "level5" / name).read_bytes() == open(os.path.join(source, name), "rb").read(), name
+    for folder, name in [("", n) for n in os.listdir(source) if n != "classes"] + \
+            [("classes", n) for n in os.listdir(os.path.join(source, "classes"))]:
+        assert (tmp_path / "out" / "level5" / folder / name).read_bytes() == \
+            open(os.path.join(source, folder, name), "rb").read(), name
     rebuilt = read_level(os.path.join(DATA, "classes_more", "unsigned", "level", "level5_Final.dat"))
     found = {int(i): (str(t), bytes(p)) for objects in rebuilt.object_lists
              for t, i, p in zip(objects.types, objects.ids, objects.payloads)}
@@ -351,10 +347,6 @@ def test_consoles_turrets_and_triggers_come_with_their_classes(tmp_path):
         obj["oni_osd"], obj["oni_level_file"] = payload.hex(), path
         obj["oni_object_id"] += 100 * (1 + list(renamed).index(obj["oni_type"]))
     from oban_import.oni.blender.level_rebuild import export_level_rebuilds
-    from oban_import.oni.io.level.object_xml import level_faults
-    for obj in [o for o in bpy.data.objects if "oni_osd" in o
-                and level_faults(o["oni_type"], bytes.fromhex(o["oni_osd"]))]:   # refused: test_the_values_…
-        bpy.data.objects.remove(obj)
     report = export_level_rebuilds(bpy.context, [bpy.data.objects["level5 environment"]], str(tmp_path / "out"))
     assert not report.errors
     written = ET.parse(tmp_path / "out" / "level5" / "level5_objects.xml").getroot()

@@ -18,7 +18,7 @@ from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.oni.io.container.container import BINA_TAG, Container
-from oban_import.oni.io.level.object_xml import OSD_TYPES, level_faults, osd_xml
+from oban_import.oni.io.level.object_xml import OSD_TYPES, level_given, osd_xml
 
 DATA = os.path.join(TEST_DATA, "objects_xml")
 LISTS = ("Character", "Console", "Flag", "Neutral", "Particle", "Patrol_Path", "PowerUp", "Sound", "Trigger",
@@ -256,15 +256,26 @@ def test_random_and_mutated_payloads_give_an_element_or_an_oban_error(kind):
     assert written     # mutations of values are written, not all refused
 
 
-def test_the_values_create_level_fails_on_are_named():
-    """-create:level reads an event's target as a signed 16-bit value and writes it unsigned:
-    a negative one fails whatever the text (tests/data/objects_xml/README.md)."""
-    found = {kind: [level_faults(kind, payload) for kind_, _, _, _, payload in stored(name) if kind_ == kind]
-             for kind, name in (("NEUT", "Neutral"), ("PATR", "Patrol_Path"), ("CHAR", "Character"),
-                                ("CONS", "Console"), ("TURR", "Turret"), ("TRIG", "Trigger"))}
-    assert not any(found["NEUT"] + found["PATR"] + found["CHAR"] + found["TURR"])
-    assert found["CONS"] == [["event 3 TargetId -1", "event 5 TargetId -32768"], [], [], []]
-    assert found["TRIG"] == [["event 3 TargetId -1", "event 5 TargetId -32768"], [], [], []]
+def test_what_create_level_cannot_take_is_given_otherwise_and_its_list_replaced():
+    """level_given: a console's or trigger's negative event targets (it reads them signed and
+    writes them unsigned) given as 0, every other byte as it is, and the list to be replaced;
+    a flag's prefix as 0 and FLAG, PART, SNDG lists always replaced; anything else as it is."""
+    for kind, name in (("CONS", "Console"), ("TRIG", "Trigger")):
+        for k, (kind_, _, _, _, payload) in enumerate(p for p in stored(name) if p[0] == kind):
+            given, whole = level_given(kind, payload)
+            if k == 0:   # events 3 and 5 target -1 and -32768 (tests/data/objects_xml/README.md)
+                before = osd_xml(kind, payload, "x", "y")
+                assert 'TargetId="-1"' in before and 'TargetId="-32768"' in before
+                assert whole and osd_xml(kind, given, "x", "y") == \
+                    before.replace('TargetId="-1"', 'TargetId="0"').replace('TargetId="-32768"', 'TargetId="0"')
+            else:
+                assert not whole and given == payload
+    for kind, name in (("FLAG", "Flag"), ("PART", "Particle"), ("SNDG", "Sound"), ("NEUT", "Neutral"),
+                       ("PATR", "Patrol_Path"), ("CHAR", "Character"), ("TURR", "Turret")):
+        for kind_, _, _, _, payload in stored(name):
+            given, whole = level_given(kind_, payload)
+            assert whole == (kind_ in ("FLAG", "PART", "SNDG"))
+            assert given == (payload[:4] + bytes(2) + payload[6:] if kind_ == "FLAG" else payload)
 
 
 def test_values_read_unsigned_at_level_are_written_unsigned():

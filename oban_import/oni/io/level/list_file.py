@@ -1,7 +1,7 @@
 """An object list as a loose .oni that OniSplit's `-import:nosep` packs as it is (docs/level.md
 11): a BINA named BINACJBO<name> holding the CJBO list (section 1), laid out as OniSplit's
-plain `-create` writes one. For the types `-create:level` does not take (CMBT, MELE) or does not
-keep whole (FLAG, PART, SNDG). No bpy."""
+plain `-create` writes one. For the types `-create:level` does not take (CMBT, MELE), and to
+replace the lists it writes where it does not keep an object's data whole. No bpy."""
 
 import struct
 
@@ -11,9 +11,11 @@ from ..container.container import BINA_TAG
 from ..container.instance_file import ALIGN, instance_file_bytes
 from .object_lists import HEADER_DTYPE, LIST_MAGIC, LIST_PREFIX, LIST_VERSION
 
-# The lists written whole: the types -create:level does not take, and those whose own data it does not
-# keep (object_xml.LEVEL_FAULTS), named as the game and OniSplit name them
-LIST_NAMES = {"CMBT": "Combat", "MELE": "Melee Profile", "FLAG": "Flag", "PART": "Particle", "SNDG": "Sound"}
+# Each type's list, named as the game and OniSplit name it (BINACJBO + the name)
+LIST_NAMES = {"CHAR": "Character", "CMBT": "Combat", "CONS": "Console", "DOOR": "Door", "FLAG": "Flag",
+              "FURN": "Furniture", "MELE": "Melee Profile", "NEUT": "Neutral", "PART": "Particle",
+              "PATR": "Patrol Path", "PWRU": "PowerUp", "SNDG": "Sound", "TRIG": "Trigger", "TRGV": "Trigger Volume",
+              "TURR": "Turret", "WEAP": "Weapon"}
 
 
 def list_file_bytes(name: str, kinds, ids, flags, positions, rotations, payloads) -> bytes:

@@ -190,26 +190,33 @@ def level_osd_xml(kind: str, payload: bytes, path: str, label: str) -> str:
                   lambda m: f"<{m[1]}>{int(m[2]) & 0xFFFF}</{m[1]}>", text)
 
 
-def level_faults(kind: str, payload: bytes) -> list:
-    """The values of a payload osd_xml took that OniSplit's -create:level fails on whatever
-    the text: a negative event target (it reads a signed 16-bit value and writes it unsigned),
-    as 'event 3 TargetId -1'."""
+def level_given(kind: str, payload: bytes) -> tuple[bytes, bool]:
+    """(the data to give -create:level for an object's XML, whether its type's list is to be
+    written whole and replace the one it writes): a flag's prefix as 0 (it fails on some) and
+    FLAG, PART, SNDG always replaced (LEVEL_FAULTS); a console's or trigger's negative event
+    targets as 0 (it reads a target signed and writes it unsigned: no text carries one) and its
+    list replaced; else the data as it is."""
+    given = bytearray(payload)
+    if kind == "FLAG":
+        given[FLAG_PREFIX] = bytes(2)
     record = {"CONS": CONS, "TRIG": TRIG}.get(kind)
-    if record is None:
-        return []
-    head = np.frombuffer(payload, record[1], 1)[0]
-    targets = _event_targets(payload, record[1].itemsize, int(head["#events"]))
-    return [f"{field} {value}" for field, value in targets if value < 0]
+    negative = False
+    if record is not None:
+        head = np.frombuffer(payload, record[1], 1)[0]
+        for at, value in _event_targets(payload, record[1].itemsize, int(head["#events"])):
+            if value < 0:
+                given[at:at + 2], negative = bytes(2), True
+    return bytes(given), kind in LEVEL_FAULTS or negative
 
 
 def _event_targets(payload, at, count) -> list:
-    """('event k TargetId', the target as a signed 16-bit value) of a checked event list."""
+    """(where, the target as a signed 16-bit value) of each target of a checked event list."""
     targets = []
-    for k in range(count):
+    for _ in range(count):
         kind = int.from_bytes(payload[at:at + 2], "little")
         length = SCRIPT_LENGTH if kind == SCRIPT_EVENT else 2 if kind else 0
         if length == 2:
-            targets.append((f"event {k} TargetId", int.from_bytes(payload[at + 2:at + 4], "little", signed=True)))
+            targets.append((at + 2, int.from_bytes(payload[at + 2:at + 4], "little", signed=True)))
         at += 2 + length
     return targets
 

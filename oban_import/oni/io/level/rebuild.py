@@ -44,6 +44,7 @@ class OtherObject:
     rotation: np.ndarray
     osd: str                       # its <OSD> element ('' for a type -create:level does not take)
     payload: bytes                 # its own data as read (for a list written whole, list_file.py)
+    whole: bool = False            # its type's list to be written whole (object_xml.level_given)
 
 
 def objects_xml(objects: list) -> str:
