@@ -22,6 +22,7 @@ from ..io.container.library import open_library
 from ..io.level.class_files import class_files
 from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.model import QUAD_FLAGS, TRIANGLE, Quads
+from ..io.level.object_xml import CLASS_TYPES
 from ..io.level.patch import fingerprint
 from ..io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE, ROOMS,
                                    SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE, UV_MAP)
@@ -33,6 +34,7 @@ from .rebuild_objects import SAME, door_animations, has_class, scale_axes, scene
 from .rebuild_textures import MAX_NAME, NOT_IN_A_NAME, new_textures, onisplit_size, slot_textures
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
+CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
 ADDED = 1 << 62   # the order key of a face that is no quad of the level: after all of them
 
 
@@ -64,7 +66,8 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
     report.files = len(levels)
     for (path, name), found in levels.items():
         try:
-            source = _imported(context, path, found) if path is not None else _made_here(context, name)
+            source = _imported(context, path, found) if path is not None else _made_here(context, name,
+                                                                                          report.warnings)
             report.made.append(_rebuild(context, source, found, directory, report.warnings, frame))
         except ObanError as error:
             report.errors.append(str(error))
@@ -92,15 +95,25 @@ def _imported(context, path, environment) -> _Source:
     return _Source(path, level.name, level.environment, level.sky, classes, same)
 
 
-def _made_here(context, name) -> _Source:
-    """A level made in Blender: its rooms carry its name in ROOMS, its Empties in ENVIRONMENT."""
+def _made_here(context, name, warnings) -> _Source:
+    """A level made in Blender: its rooms carry its name in ROOMS, its Empties in ENVIRONMENT.
+    Where an Empty is of a type with a class (a door, furniture, ...), the classes of the
+    levels imported into the scene come with it (the first level's where two have one)."""
     where = f"new level '{name}'"
     if not name or len(name) > MAX_NAME or NOT_IN_A_NAME.search(name):
         raise ObanError(where, f"cannot be written: a level's name ({ENVIRONMENT}) is 1 to {MAX_NAME} letters, "
                                "digits, '_', '-' or '.'")
     same = [obj for obj in context.scene.objects if LEVEL_FILE not in obj and name in (
         obj.get(ROOMS), obj.get(ENVIRONMENT) if obj.type == "EMPTY" else None)]
-    return _Source(where, name, None, "", {}, same)
+    classes = {}
+    if any(obj.get(TYPE) in CLASSED for obj in same):
+        for path in dict.fromkeys(obj[LEVEL_FILE] for obj in context.scene.objects if LEVEL_FILE in obj):
+            try:
+                for file, data in class_files(path).items():
+                    classes.setdefault(file, data)
+            except ObanError as error:
+                warnings.append(f"{where}: the classes of a level imported into the scene are left out: {error}")
+    return _Source(where, name, None, "", classes, same)
 
 
 def _rebuild(context, source: _Source, environment, directory, warnings, frame):

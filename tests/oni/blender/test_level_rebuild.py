@@ -545,6 +545,34 @@ def test_a_level_made_in_blender_is_written_from_the_scene_alone(tmp_path):
     assert (textures["odd"].width, textures["odd"].height) == (32, 32)
 
 
+def test_a_level_made_in_blender_takes_the_classes_of_imported_levels(tmp_path, level):
+    """made/door: a door and a piece of furniture of the imported sample copied into the made
+    level (its name in oni_environment, no level file): the imported level's classes come with
+    them, and OniSplit's level9 of what was written holds them with their gunk."""
+    import made_level
+    from oban_import.oni.blender.level_rebuild import export_level_rebuilds
+    from oban_import.ui.options import LevelRebuildSettings
+    made_level.build()
+    for kind, new_id in (("DOOR", 1), ("FURN", 2)):
+        copy = next(o for o in bpy.data.objects if o.get("oni_type") == kind).copy()
+        bpy.context.scene.collection.objects.link(copy)
+        del copy["oni_level_file"]
+        copy["oni_environment"], copy["oni_object_id"] = "made9", new_id
+    made = [o for o in bpy.data.objects if o.get("oni_environment") == "made9" and o.type == "MESH"]
+    report = export_level_rebuilds(bpy.context, made, str(tmp_path / "out"), LevelRebuildSettings())
+    assert not report.errors
+    source = os.path.join(MADE, "door", "source")
+    for name in os.listdir(source):
+        assert (tmp_path / "out" / "made9" / name).read_bytes() == open(os.path.join(source, name), "rb").read(), name
+    classes = sorted(n for n in os.listdir(os.path.join(ENV, "oni")) if n.startswith(CLASS_TAGS))
+    assert sorted(os.listdir(tmp_path / "out" / "made9" / "classes")) == classes
+    rebuilt = read_level(os.path.join(MADE, "door", "level", "level9_Final.dat"))
+    assert [(d.id, d.class_name) for o in rebuilt.object_lists for d in o.doors] == [(1, "dr_swing")]
+    assert [(f.id, f.class_name) for o in rebuilt.object_lists for f in o.furniture] == [(2, "fu_crate")]
+    tags = rebuilt.environment.object_tags
+    assert ((tags >> 24) == -1).sum() == 7 and ((tags >> 24) == 3).any() and ((tags >> 24) == 5).any()
+
+
 def test_a_new_texture_comes_as_a_tga_beside_the_colladas(tmp_path, level):
     """A face given a material of an image the level does not have: its pixels as
     <name>.tga, which the environment Collada's image names (OniSplit makes the TXMP of it)."""
