@@ -51,6 +51,14 @@ def assert_the_files_onisplit_rebuilt_the_level_from(folder, rebuild=REBUILD):
         assert (folder / "classes" / name).read_bytes() == open(os.path.join(ENV, "oni", name), "rb").read(), name
 
 
+def assert_wrote(folder, source):
+    """Every file of `source` and of its classes/ written in `folder` byte for byte."""
+    for sub in ("", "classes"):
+        for name in os.listdir(os.path.join(source, sub)):
+            if not os.path.isdir(os.path.join(source, sub, name)):
+                assert (folder / sub / name).read_bytes() == open(os.path.join(source, sub, name), "rb").read(), name
+
+
 def test_an_unedited_level_writes_what_onisplit_rebuilt_it_from(tmp_path, level):
     rooms = bpy.data.objects["level5 rooms"]
     assert not rooms.visible_get() and len(rooms.data.polygons) == 3
@@ -276,11 +284,7 @@ def test_flags_particles_and_sounds_replace_onisplits_lists(tmp_path, level):
     assert not report.errors and report.warnings == [
         f"{level}: OniSplit numbers the objects -create:level builds 1 to 31 in id order: id 1017 becomes 17 (and 14 "
         "more)"]
-    source = os.path.join(ENV, "whole", "source")
-    for folder, name in [("", n) for n in os.listdir(source) if n != "classes"] + \
-            [("classes", n) for n in os.listdir(os.path.join(source, "classes"))]:
-        assert (tmp_path / "out" / "level5" / folder / name).read_bytes() == \
-            open(os.path.join(source, folder, name), "rb").read(), name
+    assert_wrote(tmp_path / "out" / "level5", os.path.join(ENV, "whole", "source"))
     rebuilt = read_level(os.path.join(ENV, "whole", "level", "level5_Final.dat"))
     found = {int(i): (str(t), bytes(p)) for objects in rebuilt.object_lists
              for t, i, p in zip(objects.types, objects.ids, objects.payloads) if int(i) >= 17}
@@ -316,11 +320,7 @@ def test_negative_values_are_written_as_create_level_reads_them(tmp_path):
     assert not report.errors
     written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
     assert "<PatrolId>65535</PatrolId>" in written and 'TargetId="-' not in written
-    source = os.path.join(DATA, "classes_more", "unsigned", "source")
-    for folder, name in [("", n) for n in os.listdir(source) if n != "classes"] + \
-            [("classes", n) for n in os.listdir(os.path.join(source, "classes"))]:
-        assert (tmp_path / "out" / "level5" / folder / name).read_bytes() == \
-            open(os.path.join(source, folder, name), "rb").read(), name
+    assert_wrote(tmp_path / "out" / "level5", os.path.join(DATA, "classes_more", "unsigned", "source"))
     rebuilt = read_level(os.path.join(DATA, "classes_more", "unsigned", "level", "level5_Final.dat"))
     found = {int(i): (str(t), bytes(p)) for objects in rebuilt.object_lists
              for t, i, p in zip(objects.types, objects.ids, objects.payloads)}
@@ -462,11 +462,7 @@ def test_combat_and_melee_profiles_come_as_lists_of_their_own(tmp_path, level):
     assert not report.errors
     assert report.warnings == [f"{level}: OniSplit numbers the objects -create:level builds 1 to 13 in id order: id "
                                "16 becomes 13"]
-    source = os.path.join(ENV, "profiles", "source")
-    for folder, name in [("", n) for n in os.listdir(source) if n != "classes"] + \
-            [("classes", n) for n in os.listdir(os.path.join(source, "classes"))]:
-        assert (tmp_path / "out" / "level5" / folder / name).read_bytes() == \
-            open(os.path.join(source, folder, name), "rb").read(), name
+    assert_wrote(tmp_path / "out" / "level5", os.path.join(ENV, "profiles", "source"))
     rebuilt = read_level(os.path.join(ENV, "profiles", "level", "level5_Final.dat"))
     found = {int(i): (str(t), bytes(p), tuple(position))
              for objects in rebuilt.object_lists for t, i, p, position in
