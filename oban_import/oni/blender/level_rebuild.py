@@ -139,7 +139,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
         warnings.append(f"{path}: OniSplit numbers the objects -create:level builds 1 to {len(listed)} in id order: "
                         f"id {renumbered[0][0]} becomes {renumbered[0][1]}"
                         + (f" (and {len(renumbered) - 1} more)" if len(renumbered) > 1 else ""))
-    sizes = {texture: onisplit_size(pixels) for texture, (_, pixels) in textures.items()}
+    sizes = {texture: onisplit_size(pixels) for texture, pixels in textures.items()}
     warnings += [f"{path}: texture '{texture}' is {w} x {h}: OniSplit scales it to {sw} x {sh}"
                  for texture, (w, h, sw, sh) in sizes.items() if (w, h) != (sw, sh)]
     name = source.name
@@ -150,7 +150,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
              MASTER_FILE.format(name): master_xml(name, node_flags, source.sky, object_files),
              **({OBJECTS_FILE.format(name): objects_xml(listed)} if listed else {})}
     binary = {os.path.join(CLASSES_FOLDER, file): data for file, data in classes.items()}
-    binary.update((texture + ".tga", tga_bytes(pixels)) for texture, (_, pixels) in textures.items())
+    binary.update((texture + ".tga", tga_bytes(pixels)) for texture, pixels in textures.items())
     target = os.path.join(directory, name)
     _write(target, files, binary)
     summary = LevelSource(name, len(quads.flags), len(floor_counts), len(listed) + len(own))
@@ -175,9 +175,9 @@ def _write(target, files, binary):
 
 def _scene_quads(objects, environment, classes, frame):
     """(the environment's own Quads in the file's order, the ghosts' (g, 4, 3) corners, {name:
-    (image, (h, w, 4) uint8 pixels, bottom row first)} of the textures to make from the scene's
-    images, what refuses them: a texture neither among the `classes` files nor OniSplit's own,
-    nor shown by an image). Gunk (an object tag) is left out: OniSplit makes it from the objects."""
+    (h, w, 4) uint8 pixels, bottom row first} of the textures to make from the scene's images,
+    what refuses them: a texture neither among the `classes` files nor OniSplit's own, nor
+    shown by an image). Gunk (an object tag) is left out: OniSplit makes it from the objects."""
     faces = [_faces(obj, k, environment, frame) for k, obj in enumerate(objects)]
     refused = [message for found in faces for message in found.pop("refused")]
     images = {}
@@ -198,12 +198,11 @@ def _scene_quads(objects, environment, classes, frame):
     rank[by_first_use] = np.arange(len(names))
     unknown = [name for name in names.tolist()
                if name not in ONISPLIT_MARKERS and not has_class(classes, "TXMP", name)]
-    textures, why = new_textures(unknown, images)
-    refused += [message for message in why.values() if message.startswith("texture")]
-    for row in np.flatnonzero(keep & np.isin(merged["texture_name"], list(why))).tolist()[:5]:
+    textures, of_textures, of_faces = new_textures(unknown, images)
+    refused += of_textures
+    for row in np.flatnonzero(keep & np.isin(merged["texture_name"], list(of_faces))).tolist()[:5]:
         obj, face, name = objects[merged["object"][row]], merged["face"][row], merged["texture_name"][row]
-        if not why[name].startswith("texture"):
-            refused.append(f"object '{obj.name}' face {face}: {why[name]}")
+        refused.append(f"object '{obj.name}' face {face}: {of_faces[name]}")
     quads = Quads(points=merged["points"][keep], texture_coordinates=merged["uvs"][keep],
                   shades=merged["shades"][keep], flags=merged["flags"][keep], textures=rank[texture.ravel()],
                   texture_names=names[by_first_use].tolist())

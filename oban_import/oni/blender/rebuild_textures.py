@@ -41,30 +41,30 @@ def _material_image(material):
 
 
 def new_textures(names, images):
-    """({name: (image, pixels)} of the textures `names` the scene's images make, {name: why
-    not} of the others: said of the texture ('texture ...') or of each face showing it."""
-    made, why = {}, {}
+    """({name: (h, w, 4) uint8 pixels, bottom row first} of the textures `names` the scene's
+    images make, [why not, said of a texture], {name: why not, said of each face showing it})."""
+    made, of_textures, of_faces = {}, [], {}
     for name in names:
         shown = images.get(name, {})
         if not name:
-            why[name] = "its material names no texture and shows no image (OniSplit could not find it)"
+            of_faces[name] = "its material names no texture and shows no image (OniSplit could not find it)"
         elif not shown:
-            why[name] = f"texture '{name}' is not one of the level's TXMPs and its material shows no image to make " \
-                        "it from (OniSplit could not find it)"
+            of_textures.append(f"texture '{name}' is not one of the level's TXMPs and its material shows no image "
+                               "to make it from (OniSplit could not find it)")
         elif len(shown) > 1:
             images_named = ", ".join(map(repr, sorted(shown)))
-            why[name] = f"texture '{name}': images {images_named} would all make it: rename all but one"
+            of_textures.append(f"texture '{name}': images {images_named} would all make it: rename all but one")
         elif len(name) > MAX_NAME or NOT_IN_A_NAME.search(name):
-            why[name] = f"texture '{name}': a new texture's name is 1 to {MAX_NAME} letters, digits, '_', '-' or " \
-                        "'.' (it names its TGA file and TXMP)"
+            of_textures.append(f"texture '{name}': a new texture's name is 1 to {MAX_NAME} letters, digits, '_', "
+                               "'-' or '.' (it names its TGA file and TXMP)")
         else:
             image = next(iter(shown.values()))
             pixels = _image_pixels(image)
             if pixels is None:
-                why[name] = f"texture '{name}': image '{image.name}' has no pixels (its file is missing?)"
+                of_textures.append(f"texture '{name}': image '{image.name}' has no pixels (its file is missing?)")
             else:
-                made[name] = (image, pixels)
-    return made, why
+                made[name] = pixels
+    return made, of_textures, of_faces
 
 
 def _image_pixels(image):
