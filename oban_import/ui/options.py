@@ -130,7 +130,7 @@ TRAM_FORMATS = (
     ("xml", "OniSplit XML", "TRAMName.xml, which OniSplit -create turns into the game's file"),
 )
 CHARACTER_ACTIONS = (
-    ("ALL", "All", "Every action that moves the armature's bones"),
+    ("ALL", "All", "Each armature's own actions: those its import made, assigned to it or in its NLA tracks"),
     ("ASSIGNED", "Assigned", "Each armature's assigned action"),
 )
 CHARACTER_EXPORT_OPTIONS = (

@@ -7,6 +7,7 @@ and axes."""
 
 from dataclasses import dataclass
 
+import bpy
 import numpy as np
 
 from ...core.errors import ObanError
@@ -19,6 +20,7 @@ BODY = "oni_body"                    # the body's name (TRBS without 'TRBS')
 PARTS = "oni_parts"                  # the part names, in part order
 TRANSLATIONS = "oni_part_translations"   # TRTA, 3 floats a part, Oni units
 PARENTS = "oni_part_parents"          # TRIA, each part's parent (-1: the root)
+ACTIONS = "oni_actions"              # the actions an import made for it (its TRAMs), by reference
 ORTHONORMAL = 1e-5                   # how far import axes may be off a rotation or reflection
 MAX_FRAME = 1 << 20                  # past any frame Blender's timeline reaches
 
@@ -64,6 +66,21 @@ def armature_body(armature, settings, parts: int = len(PART_NAMES)) -> ArmatureB
             raise ObanError(label, f"property '{FIRST_FRAME}' is {first_frame}: not a whole frame of the timeline")
         first_frame = int(first_frame)
     return ArmatureBody(armature, names, parents, rest, scale, axes, translations.reshape(-1, 3), first_frame)
+
+
+def record_actions(armature, actions):
+    """Add `actions` to those the armature's imports made for it (by reference: a renamed
+    action stays its own; a removed one drops out)."""
+    armature[ACTIONS] = list(dict.fromkeys(recorded_actions(armature) + list(actions)))
+
+
+def recorded_actions(armature) -> list:
+    """The actions the armature's imports made for it, still there (a property the user made
+    something else holds none)."""
+    listed = armature.get(ACTIONS)
+    if not hasattr(listed, "__iter__") or isinstance(listed, str | bytes):
+        return []
+    return [action for action in listed if isinstance(action, bpy.types.Action)]
 
 
 def _names(armature, label, parts):

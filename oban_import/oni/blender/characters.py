@@ -22,7 +22,7 @@ from ..io.characters.tram import OVERLAY
 from ..io.characters.tram_read import MAX_SQUARE
 from ..io.characters.tram_properties import tram_markers, tram_properties
 from ..io.oban.properties import import_properties
-from .armature_body import BODY, CHARACTER, PARENTS, PARTS, TRANSLATIONS, armature_body
+from .armature_body import BODY, CHARACTER, PARENTS, PARTS, TRANSLATIONS, armature_body, record_actions
 from .shared_blocks import SharedBlocks
 
 CHUNK_KEYS = 1 << 18                # part-frames of TRAMs worked out together: what bounds the arrays
@@ -130,6 +130,7 @@ def animate(armature, trams, settings, path=None) -> Report:
                                         f"parts 0): an action without keys")
     finally:
         actions.remove_templates()
+    record_actions(armature, [made.block for made in result.made])
     if result.made:
         compat.share_object_action(armature, result.made[0].block)
     return result

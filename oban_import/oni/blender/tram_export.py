@@ -31,7 +31,7 @@ from ..io.characters.tram import OVERLAY, Tram
 from ..io.characters.tram_properties import NAME, PREFIX, tram_from_properties, tram_properties
 from ..io.characters.tram_write import tram_oni_bytes
 from ..io.characters.tram_xml_write import tram_xml_bytes
-from .armature_body import PARTS, ArmatureBody, armature_body
+from .armature_body import PARTS, ArmatureBody, armature_body, recorded_actions
 from .tram_action import described, events, tram_name
 
 FILES = {"oni": ("TRAM{name}.oni", tram_oni_bytes), "xml": ("TRAM{name}.xml", tram_xml_bytes)}
@@ -48,14 +48,52 @@ def character_armatures(objects):
     return [obj for obj in objects if obj.type == "ARMATURE" and (PARTS in obj or PART_NAMES[0] in obj.data.bones)]
 
 
-def actions_of(armature, choice):
-    """The assigned action, or ("ALL") every action that moves the armature's bones."""
-    assigned = armature.animation_data.action if armature.animation_data else None
+def actions_of(armatures, choice):
+    """(armature, action) pairs to export: each armature's assigned action, or ("ALL") every
+    action of its own (docs/characters.md, "Export"): those its imports made for it, the one
+    assigned to it (with the slot it plays), those in its NLA tracks. An action of no armature
+    goes to the first of `armatures` whose bones it moves; [notes] saying so where it moves
+    several armatures' bones."""
     if choice != "ALL":
-        return [assigned] if assigned is not None else []
+        return [(armature, armature.animation_data.action) for armature in armatures
+                if armature.animation_data and armature.animation_data.action], []
+    owners = _owners()
+    pairs, notes = [], []
+    for action in bpy.data.actions:
+        if action in owners:
+            pairs += [(armature, action) for armature in armatures if armature in owners[action]]
+            continue
+        moved = [armature for armature in _scene_armatures() if _moves_bones(action, armature)]
+        chosen = next((armature for armature in armatures if armature in moved), None)
+        if chosen is None:
+            continue
+        pairs.append((chosen, action))
+        if len(moved) > 1:
+            notes.append(f"action '{action.name}' belongs to no armature and moves the bones of "
+                         f"{', '.join(repr(armature.name) for armature in moved)}: written for '{chosen.name}'")
+    return sorted(pairs, key=lambda pair: armatures.index(pair[0])), notes
+
+
+def _scene_armatures():
+    return [obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.users_scene]
+
+
+def _owners():
+    """{action: [the armatures of a scene whose own it is]} (actions_of's rule)."""
+    owners = {}
+    for armature in _scene_armatures():
+        data = armature.animation_data
+        shown = [data.action, *(strip.action for track in data.nla_tracks for strip in track.strips)] \
+            if data else []
+        for action in recorded_actions(armature) + shown:
+            if action is not None and armature not in owners.setdefault(action, []):
+                owners[action].append(armature)
+    return owners
+
+
+def _moves_bones(action, armature):
     bones = {f'pose.bones["{bpy.utils.escape_identifier(bone.name)}"]' for bone in armature.data.bones}
-    return [action for action in bpy.data.actions
-            if any(curve.data_path.rpartition(".")[0] in bones for curve in action_fcurves(action))]
+    return any(curve.data_path.rpartition(".")[0] in bones for curve in action_fcurves(action))
 
 
 def export_characters(context, armatures, directory, settings) -> Report:
@@ -64,18 +102,18 @@ def export_characters(context, armatures, directory, settings) -> Report:
     that cannot be written writes nothing; its error is in `errors`. Actions that would write
     the same file are refused, each naming the others (docs/characters.md, "Export")."""
     report = Report(unit="actions")
-    jobs = []
+    bodies = {}
     for armature in armatures:
         try:
-            body = armature_body(armature, settings)
+            bodies[armature] = armature_body(armature, settings)
         except ObanError as error:
             report.errors.append(str(error))
-            continue
-        actions = actions_of(armature, settings.character_actions)
-        report.files += len(actions)
-        if not actions:
-            report.errors.append(f"armature '{armature.name}': no action to export")
-        jobs += [_Job(body, action, f"action '{action.name}' of '{armature.name}'") for action in actions]
+    pairs, report.notes = actions_of(list(bodies), settings.character_actions)
+    report.files += len(pairs)
+    jobs = [_Job(bodies[armature], action, f"action '{action.name}' of '{armature.name}'")
+            for armature, action in pairs]
+    report.errors += [f"armature '{armature.name}': no action to export" for armature in bodies
+                      if not any(job.body.armature == armature for job in jobs)]
     for job in _one_file_each(jobs, directory, settings, report.errors):
         try:
             report.made.append(_export(context, job, settings))
@@ -201,24 +239,25 @@ def _bone_channel(data_path):
 
 def _sample(context, body, action, first, count, label):
     """(F, P, 4, 4) the bones' evaluated pose matrices (armature space) on each frame, with
-    `action` assigned over a pose at rest (bones it does not key stay at rest)."""
+    `action` assigned alone (the NLA tracks muted) over a pose at rest (bones it does not key
+    stay at rest)."""
     armature, scene = body.armature, context.scene
     data = armature.animation_data or armature.animation_data_create()
-    assigned, current = data.action, scene.frame_current
+    assigned, current, nla = data.action, scene.frame_current, data.use_nla
     slot = getattr(data, "action_slot", None)
     order = [armature.pose.bones.find(name) for name in body.names]
     every = np.empty((count, len(armature.pose.bones) * 16), np.float32)
     try:
         for bone in armature.pose.bones:
             bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
-        data.action = action
+        data.action, data.use_nla = action, False
         if hasattr(data, "action_slot") and action.slots:
             data.action_slot = action.slots[0]
         for f in range(count):     # Blender evaluates one frame at a time
             scene.frame_set(first + f)
             armature.evaluated_get(context.evaluated_depsgraph_get()).pose.bones.foreach_get("matrix", every[f])
     finally:
-        data.action = assigned
+        data.action, data.use_nla = assigned, nla
         if slot is not None:
             data.action_slot = slot
         scene.frame_set(current)

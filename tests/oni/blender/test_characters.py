@@ -198,16 +198,17 @@ def test_a_tram_on_its_own_finds_the_body_beside_it_or_says_what_to_select(tmp_p
 
 def test_each_animation_has_an_action_of_its_own_and_no_template_stays(tmp_path):
     """Animations keying the same bones are made as copies of one template action: none stays,
-    and each action is its own (its keys, its slot, its fake user)."""
+    and each action is its own (its keys, its slot, its fake user, the armature's record of it)."""
     _, folder = generated_scene(tmp_path)
     path = os.path.join(folder, "ONCChero.oni")
     assert bpy.ops.import_anim.oban(filepath=path, keys="FILE") == {"FINISHED"}
     names = sorted(tram.name for tram in read_character(path).animations)
     assert len(names) >= 8 and sorted(action.name for action in bpy.data.actions) == names
     armature = bpy.data.objects["hero"]
+    assert sorted(action.name for action in armature["oni_actions"]) == names
     for name in names:
         action = bpy.data.actions[name]
-        assert action.use_fake_user and action.users == 1 + (armature.animation_data.action == action)
+        assert action.use_fake_user and action.users == 2 + (armature.animation_data.action == action)
         if hasattr(action, "slots"):
             assert [slot.identifier for slot in action.slots] == ["OBhero"]
     lasts = [action_fcurves(bpy.data.actions[name])[0].keyframe_points[-1] for name in names]

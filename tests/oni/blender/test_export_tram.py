@@ -673,3 +673,113 @@ def test_an_authored_action_whose_name_a_tram_cannot_hold_is_refused(tmp_path):
     report = export(armature, tmp_path)
     assert report.errors == ["action 'wave\u20ac' of 'char0': its name is 'wave\u20ac', not Latin-1 text, which the "
                              "file's names are, and it has no property 'tram_name' to name its TRAM"]
+
+
+def import_two_characters(tmp_path, count=30):
+    """char1 and char2 (tools/generate: bodies apart, `count` animations each) imported together,
+    each action keyed as the file; {character: [its TRAM names]}, the folder they came from."""
+    scene = cgen.two_characters(np.random.default_rng(11), count)
+    folder = cgen.write_loose(scene, str(tmp_path / "in"))
+    files = [{"name": f"ONCC{name}.oni"} for name in scene.characters]
+    assert bpy.ops.import_anim.oban(directory=folder, files=files, keys="FILE") == {"FINISHED"}
+    return {name: scene.collections[name].animations for name in scene.characters}, folder
+
+
+def written(report, folder):
+    """{armature name: [TRAM names written for it]}, every file the bytes of the one imported."""
+    by_armature = {}
+    for made in report.made:
+        name = os.path.basename(made.path)
+        with open(made.path, "rb") as mine, open(os.path.join(folder, name), "rb") as theirs:
+            assert mine.read() == theirs.read(), name
+        by_armature.setdefault(made.block.name, []).append(made.item.name)
+    return by_armature
+
+
+def test_two_characters_each_export_their_own_animations(tmp_path):
+    own, folder = import_two_characters(tmp_path)
+    char1, char2 = bpy.data.objects["char1"], bpy.data.objects["char2"]
+    for chosen in ([char1], [char2], [char1, char2]):
+        out = tmp_path / "+".join(armature.name for armature in chosen)
+        out.mkdir()
+        report = export_characters(bpy.context, chosen, str(out), CharacterExportSettings())
+        assert not report.errors and not report.notes
+        assert written(report, folder) == {armature.name: own[armature.name] for armature in chosen}
+        assert len(os.listdir(out)) == 30 * len(chosen)
+
+
+def test_the_dialog_and_the_command_lines_export_each_characters_own(tmp_path):
+    own, folder = import_two_characters(tmp_path, count=4)
+    bpy.data.objects["char1"].select_set(True)
+    bpy.data.objects["char2"].select_set(False)
+    (tmp_path / "dialog").mkdir()
+    assert bpy.ops.export_anim.tram(directory=str(tmp_path / "dialog")) == {"FINISHED"}
+    assert sorted(os.listdir(tmp_path / "dialog")) == [f"TRAM{name}.oni" for name in own["char1"]]
+    blend = tmp_path / "two.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    for command in SAME_BLENDER:
+        out = tmp_path / command.__name__
+        done = run(command, "export", blend, "-o", out, "--objects", "char2")
+        assert done.returncode == 0, done.stderr
+        assert sorted(os.listdir(out)) == [f"TRAM{name}.oni" for name in own["char2"]]
+        done = run(command, "export", blend, "-o", out / "both")
+        assert done.returncode == 0, done.stderr
+        assert len(os.listdir(out / "both")) == 8
+
+
+def key_pelvis(name, frames=(1, 5)):
+    """A new action turning the Pelvis bone over `frames`, assigned to nothing."""
+    action = bpy.data.actions.new(name)
+    curves = [action.fcurves.new('pose.bones["Pelvis"].rotation_quaternion', index=i) for i in range(4)] \
+        if hasattr(action, "fcurves") else None
+    if curves is None:       # 5.0: an F-curve lives in a slot's channelbag
+        slot = action.slots.new(id_type="OBJECT", name=name)
+        bag = action.layers.new("Layer").strips.new(type="KEYFRAME").channelbag(slot, ensure=True)
+        curves = [bag.fcurves.new('pose.bones["Pelvis"].rotation_quaternion', index=i) for i in range(4)]
+    for curve, values in zip(curves, ((1, 0.9), (0, 0.3), (0, 0), (0, 0))):
+        for frame, value in zip(frames, values):
+            curve.keyframe_points.insert(frame, value)
+    action.use_fake_user = True
+    return action
+
+
+def test_an_action_belongs_to_its_import_and_to_the_armatures_that_show_it(tmp_path):
+    own, folder = import_two_characters(tmp_path, count=3)
+    char1, char2 = bpy.data.objects["char1"], bpy.data.objects["char2"]
+    shared = bpy.data.actions["char1_a01"]
+    char2.animation_data.action = shared                          # char1's, shown on char2 too
+    track = char2.animation_data.nla_tracks.new()
+    track.strips.new("authored", 1, key_pelvis("authored"))        # in char2's NLA alone
+    rig = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
+    bpy.context.collection.objects.link(rig)
+    rig.animation_data_create().action = key_pelvis("rig_motion")  # a control rig's own: no character's
+    settings = CharacterExportSettings()
+    for name in ("char1", "char2", "both"):
+        (tmp_path / name).mkdir()
+    report = export_characters(bpy.context, [char2], str(tmp_path / "char2"), settings)
+    assert not report.errors
+    assert sorted(made.item.name for made in report.made) == sorted(own["char2"] + ["char1_a01", "authored"])
+    report = export_characters(bpy.context, [char1], str(tmp_path / "char1"), settings)
+    assert not report.errors and sorted(made.item.name for made in report.made) == own["char1"]
+    report = export_characters(bpy.context, [char1, char2], str(tmp_path / "both"), settings)
+    assert len(report.errors) == 2 and all("would write TRAMchar1_a01.oni too" in e for e in report.errors)
+    assert len(report.made) == 6 and "rig_motion" not in {made.item.name for made in report.made}
+
+
+def test_an_action_of_no_armature_is_written_once_for_the_first_and_said(tmp_path):
+    import_two_characters(tmp_path, count=2)
+    char1, char2 = bpy.data.objects["char1"], bpy.data.objects["char2"]
+    key_pelvis("loose")
+    for chosen in ([char2, char1], [char1]):
+        out = tmp_path / chosen[0].name
+        out.mkdir()
+        report = export_characters(bpy.context, chosen, str(out), CharacterExportSettings())
+        assert not report.errors
+        assert [made.block for made in report.made if made.item.name == "loose"] == [chosen[0]]
+        assert report.notes == [f"action 'loose' belongs to no armature and moves the bones of 'char1', 'char2': "
+                                f"written for '{chosen[0].name}'"]
+    renamed = bpy.data.actions["char2_a00"]
+    renamed.name = "renamed"                                       # still char2's: recorded by reference
+    char2.animation_data.action = None
+    report = export_characters(bpy.context, [char1], str(tmp_path), CharacterExportSettings())
+    assert "renamed" not in {made.item.name for made in report.made}
