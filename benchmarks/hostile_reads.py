@@ -28,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "generate")]
 
 import oban_generate  # noqa: E402
+import objects_generate  # noqa: E402
 
 from oban_import.core.errors import ObanError  # noqa: E402
 from oban_import.oni.io.oban import onisplit_xml  # noqa: E402
@@ -68,7 +69,7 @@ def ordinary_inputs():
     """extension -> an ordinary file of that container: many generated OBANs, a few MB."""
     rng = np.random.default_rng(5)
     animations = [oban_generate.random_animation(rng, name=f"a{i}", frames=2000, key_count=2000) for i in range(4)]
-    return {".xml": xml_bytes(animations[0]), ".dat": oban_generate.level_file_bytes(animations)}
+    return {".xml": xml_bytes(animations[0]), ".dat": objects_generate.level_file_bytes(animations)}
 
 
 def best_read(folder, data, extension, rounds):

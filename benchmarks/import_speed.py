@@ -242,9 +242,10 @@ def pivots():
 
 def write_level(corpus, directory):
     """The same animations as one level file (VR31), for the level row."""
+    from objects_generate import level_file_bytes
     path = os.path.join(directory, "level0_Final.dat")
     with open(path, "wb") as f:
-        f.write(load_generator().level_file_bytes(corpus.animations))
+        f.write(level_file_bytes(corpus.animations))
     return path
 
 

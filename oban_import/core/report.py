@@ -4,6 +4,8 @@ and the command line both print from it."""
 
 from dataclasses import dataclass, field
 
+from .errors import ObanError
+
 
 @dataclass
 class Made:
@@ -34,6 +36,17 @@ class Report:
         self.counts = {kind: self.counts.get(kind, 0) + other.counts.get(kind, 0)
                        for kind in {**self.counts, **other.counts}}
         self.last_frame = max(self.last_frame, other.last_frame)
+
+    def each(self, items, make) -> None:
+        """make(item) for each of `items`: the Made (or [Made]) it returns into `made`, the
+        ObanError it raises into `errors` (the others still made)."""
+        for item in items:
+            try:
+                made = make(item)
+            except ObanError as error:
+                self.errors.append(str(error))
+                continue
+            self.made += made if isinstance(made, list) else [made]
 
     def items(self, kind) -> list:
         """(path, item) of what was made from items of `kind`, in order."""

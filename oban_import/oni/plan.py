@@ -1,8 +1,9 @@
-"""What a file brings to an import or a listing (no bpy): PLAN has one entry per kind of
-thing an Oni file can hold, saying by which instances a file holds it and how it is read
-(io/ reads, engine/ applies the engine's rules, e.g. which door leaf plays what); bring()
-reads a file by it. The importer builds each part of what bring() gives with its Blender
-builder, `--list` tabulates it. A new format is its reader, an entry here and its builder.
+"""What a file brings to an import or a listing (no bpy). KINDS has one Kind per kind of
+thing an Oni file can hold: its name, the tags of the instances that say a file holds it, and
+its reader (io/ reads, engine/ applies the engine's rules, e.g. which door leaf plays what).
+bring() reads a file by them into a Brought; next, the importer (oni/blender/importer.py)
+builds each kind the file holds with the builder of the same name (its BUILDERS), and
+`--list` tabulates it. A new kind is its reader, its Kind here and its builder there.
 """
 
 import contextlib
@@ -29,6 +30,7 @@ from .io.objects.read import read_mesh_file, read_objects, read_texture_file
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element
 CONTAINER_HEAD = 12  # bytes of a file enough to tell an Oni container (looks_like_container)
+OBANS_ALONE = frozenset({"obans"})   # what a file of no kind brings: a raw .OBAN, OniSplit's XML of one
 
 
 @dataclass(frozen=True)
@@ -41,30 +43,52 @@ class Choices:
 
 @dataclass
 class Brought:
-    """What one file brings, read and checked, before anything is made of it."""
+    """What one file brings, read and checked, before anything is made of it: a field per
+    thing the kinds' readers read (named with the kinds that fill it; None or empty where
+    the file holds none), and what follows from its kinds."""
     path: str
-    kinds: frozenset = frozenset()   # the PLAN entries the file holds, by name
-    level: Level | None = None       # placed objects: a level's, an OBOA .oni's, a loose M3GM's; door leaves
-    level_parts: LevelContents | None = None   # a level's environment, object lists and classes
-    loose_mesh: bool = False         # `level` is a loose M3GM standing at the origin
-    texture: Texture | None = None   # a loose TXMP
-    characters: list = field(default_factory=list)   # (Character, the TRAMs of its collection chosen)
-    bare_body: bool = False          # `characters` is a TRBS on its own
-    trams: list = field(default_factory=list)        # TRAMs of no character of the file
-    parts_only: bool = False         # a character's collection, textures or pieces: read with the character
-    obans: bool = False              # its OBANs are read by oban.read.read_files, a batch's together
-    level_obans: list = field(default_factory=list)  # the OBANs of `level` no object uses
+    kinds: frozenset                 # the kinds it brings, by name: those it holds, or OBANS_ALONE
+    level: Level | None = None       # objects, level (door leaves, furniture), mesh: placed objects
+    level_parts: LevelContents | None = None   # level: its environment, object lists and classes
+    characters: list = field(default_factory=list)   # characters, bodies: (Character, its collection's TRAMs chosen)
+    trams: list = field(default_factory=list)        # animations: TRAMs of no character of the file
+    texture: Texture | None = None   # texture: a loose TXMP
+    level_obans: list = field(default_factory=list)  # the OBANs of `level` no object uses (bring)
+
+    @property
+    def loose_mesh(self) -> bool:
+        """`level` is a loose M3GM standing at the origin."""
+        return "mesh" in self.kinds and self.level is not None
+
+    @property
+    def bare_body(self) -> bool:
+        """`characters` is a TRBS on its own."""
+        return "bodies" in self.kinds and "characters" not in self.kinds
+
+    @property
+    def parts_only(self) -> bool:
+        """A character's collection, textures or pieces, or a door or furniture class: read
+        with the character or level that links it."""
+        return self.kinds in ({"character parts"}, {"classes"})
+
+    @property
+    def obans(self) -> bool:
+        """Its OBANs are read by oban.read.read_files, a batch's together (a level's come with
+        its placed objects)."""
+        return "obans" in self.kinds and self.level is None
 
 
 @dataclass(frozen=True)
-class Source:
+class Kind:
     """One kind of thing a file can hold: an instance with data of one of `tags` says it is
-    there; read(brought, choices, library) reads it into `brought` (`library`: the file's, open
-    for all its sources, None for a file that is not an Oni container). `placed`: only with Placed Objects;
-    `alone`: only in a file that holds no other kind (a loose mesh or texture .oni)."""
+    there; read(brought, choices, library) reads it into its field of `brought` (`library`: the
+    file's, open for all its kinds, None for a file that is not an Oni container), None for a
+    kind read with another. The importer's BUILDERS builds it by `name`. `placed`: read only
+    with Placed Objects; `alone`: only in a file that holds no other kind (a loose mesh or
+    texture .oni)."""
     name: str
     tags: frozenset
-    read: Callable
+    read: Callable | None
     placed: bool = False
     alone: bool = False
 
@@ -73,7 +97,7 @@ def _objects(brought, choices, library):
     brought.level = read_objects(brought.path, library)
 
 
-def _level_parts(brought, choices, library):
+def _level(brought, choices, library):
     """The environment, object lists and classes; with placed objects, each door's leaves
     moved by their class's OBAN (the setups they replace, or placed by Bungie's rule) and,
     without an environment, the furniture's meshes."""
@@ -90,7 +114,6 @@ def _level_parts(brought, choices, library):
 
 
 def _characters(brought, choices, library):
-    brought.bare_body = "characters" not in brought.kinds
     found = [read_character(brought.path, library)] if brought.bare_body else read_characters(brought.path, library)
     brought.characters = [(character, chosen(character, choices)) for character in found]
 
@@ -100,33 +123,26 @@ def _trams(brought, choices, library):
     brought.trams = [tram for tram in read_trams(brought.path, library) if tram.name not in reached]
 
 
-def _parts(brought, choices, library):
-    brought.parts_only = brought.kinds in ({"character parts"}, {"classes"})
-
-
-def _obans(brought, choices, library):
-    brought.obans = brought.level is None
-
-
 def _mesh(brought, choices, library):
-    brought.level, brought.loose_mesh = Level([at_origin(read_mesh_file(brought.path, library))], []), True
+    brought.level = Level([at_origin(read_mesh_file(brought.path, library))], [])
 
 
 def _texture(brought, choices, library):
     brought.texture = read_texture_file(brought.path, library)
 
 
-PLAN = (
-    Source("objects", frozenset({OBOA_TAG}), _objects, placed=True),
-    Source("level", frozenset({ONLV_TAG, AKEV_TAG, BINA_TAG}), _level_parts),
-    Source("classes", frozenset({DOOR_TAG, OFGA_TAG}), _parts),
-    Source("characters", frozenset({ONCC_TAG}), _characters),
-    Source("bodies", frozenset({TRBS_TAG}), _characters),
-    Source("animations", frozenset({TRAM_TAG}), _trams),
-    Source("character parts", frozenset({TRAC_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG, TRTA_TAG}), _parts),
-    Source("obans", frozenset({OBAN_TAG}), _obans),
-    Source("mesh", frozenset({M3GM_TAG}), _mesh, placed=True, alone=True),
-    Source("texture", frozenset({TXMP_TAG}), _texture, placed=True, alone=True),
+KINDS = (   # in the order they are read (a level's leaves join its placed objects) and built
+    Kind("objects", frozenset({OBOA_TAG}), _objects, placed=True),
+    Kind("level", frozenset({ONLV_TAG, AKEV_TAG, BINA_TAG}), _level),
+    Kind("classes", frozenset({DOOR_TAG, OFGA_TAG}), None),   # read with the level whose object lists name them
+    Kind("characters", frozenset({ONCC_TAG}), _characters),
+    Kind("bodies", frozenset({TRBS_TAG}), _characters),
+    Kind("animations", frozenset({TRAM_TAG}), _trams),
+    Kind("character parts", frozenset({TRAC_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG, TRTA_TAG}),
+         None),   # read with the character that links them
+    Kind("obans", frozenset({OBAN_TAG}), None),   # a level's with its objects, others by the importer and --list
+    Kind("mesh", frozenset({M3GM_TAG}), _mesh, placed=True, alone=True),
+    Kind("texture", frozenset({TXMP_TAG}), _texture, placed=True, alone=True),
 )
 
 
@@ -139,22 +155,26 @@ def chosen(character: Character, choices: Choices) -> list:
 
 
 def bring(path: str, choices: Choices = Choices()) -> Brought:
-    """What the file at `path` brings, by PLAN; ObanError on bad input. A file that holds none
-    of PLAN's kinds (a raw .OBAN, OniSplit's XML of one) brings its OBANs. An Oni container is
-    opened once for all its sources: what they share (a level's door classes and placed
-    objects, the TRAMs of its characters and of the file) is read once."""
+    """What the file at `path` brings: the kinds it holds (a file of none brings its OBANs),
+    each read by its reader (_readers); ObanError on bad input. An Oni container is opened
+    once for all its kinds: what they share (a level's door classes and placed objects, the
+    TRAMs of its characters and of the file) is read once. Next: the importer builds it
+    (importer._FileImport.build), or `--list` tabulates it."""
     path = os.fspath(path)
     with _library(path) as library:
-        brought = Brought(path, kinds=_kinds(_present(path, library)))
-        done = set()
-        for source in PLAN:
-            if source.name in brought.kinds and (choices.objects or not source.placed) and source.read not in done:
-                done.add(source.read)
-                source.read(brought, choices, library)
-    brought.obans = brought.obans or not brought.kinds
+        brought = Brought(path, kinds=_kinds(_present(path, library)) or OBANS_ALONE)
+        for read in _readers(brought.kinds, choices):
+            read(brought, choices, library)
     if brought.level is not None and not brought.loose_mesh:
         _filtered(brought, choices)
     return brought
+
+
+def _readers(kinds: frozenset, choices: Choices) -> list:
+    """The readers of `kinds`, in KINDS' order, each once (two kinds may share one); those of
+    placed kinds only with Placed Objects."""
+    return list(dict.fromkeys(kind.read for kind in KINDS if kind.name in kinds and kind.read is not None
+                              and (choices.objects or not kind.placed)))
 
 
 def _filtered(brought, choices):
@@ -168,7 +188,7 @@ def _filtered(brought, choices):
 
 
 def contents(path: str) -> frozenset:
-    """The names of the PLAN entries a file holds, by the tags of its instances with data; a
+    """The names of the kinds a file holds, by the tags of its instances with data; a
     kind marked `alone` only where no other is; {'animations'} for OniSplit's XML of a TRAM;
     empty for anything else (also for files that are not Oni containers, and without opening
     anything but .oni, .dat and .xml files, which only those can be)."""
@@ -178,18 +198,18 @@ def contents(path: str) -> frozenset:
 
 
 def _kinds(present: set) -> frozenset:
-    """The names of the PLAN entries whose tags are among `present`, a kind marked `alone`
-    only where no other is."""
-    found = [source.name for source in PLAN if present & source.tags and not source.alone]
+    """The names of the kinds whose tags are among `present`, a kind marked `alone` only where
+    no other is."""
+    found = [kind.name for kind in KINDS if present & kind.tags and not kind.alone]
     if not found:
-        found = [source.name for source in PLAN if present & source.tags][:1]
+        found = [kind.name for kind in KINDS if present & kind.tags][:1]
     return frozenset(found)
 
 
 def _check_tags(container):
-    """ObanError for an instance tagged as one kind PLAN knows and named as another (swapped
+    """ObanError for an instance tagged as one kind KINDS knows and named as another (swapped
     descriptors' tags): read by its tag, it would be taken for what it is not, or for nothing."""
-    index = container.misnamed({tag for source in PLAN for tag in source.tags})
+    index = container.misnamed({tag for kind in KINDS for tag in kind.tags})
     if index is not None:
         said, tag = container.full_name(index)[:4], tag_name(container.tag_of(index))
         raise ObanError(container.path, f"{container.label(index)} is tagged {tag}, but its name says {said}")

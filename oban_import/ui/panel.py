@@ -1,7 +1,8 @@
 """Properties > Object > Oni Object Animation and Oni Character: the imported fields, editable;
 Oni Level: an environment face's flags by name, a door's fields.
 
-The values live in the object's custom properties (oni/properties.py), the ones an
+The values live in the object's custom properties (named in oni/io/oban/properties.py,
+level/properties.py, objects/properties.py and characters/tram_properties.py), the ones an
 exporter reads; this panel edits them in place, keeping the flag bits and the flag
 booleans in step, on the object and on its action.
 """
@@ -10,6 +11,7 @@ import bpy
 import numpy as np
 from bpy.props import BoolProperty, IntProperty, PointerProperty
 
+from ..core.errors import ObanError
 from ..core.id_properties import unsigned32
 from ..oni.blender.characters import BODY, CHARACTER, PARTS
 from ..oni.blender.oban_actions import action_of, animated_of
@@ -17,8 +19,9 @@ from ..oni.io.characters.tram import tram_flag_text
 from ..oni.io.characters.tram_properties import NAME as TRAM_NAME
 from ..oni.io.characters.tram_properties import PREFIX as TRAM_PREFIX
 from ..oni.io.level.model import DOOR_FLAGS, OBJECT_TAG_TYPES, QUAD_FLAGS
-from ..oni.io.level.properties import (DOOR_ID, ENVIRONMENT, FLAGS_ATTRIBUTE, OBJECT_ID, QUAD_ATTRIBUTE, TAG_ATTRIBUTE,
-                                       TYPE, flag_counts, flag_names)
+from ..oni.io.level.properties import (DOOR_CLASS, ENVIRONMENT, FLAGS_ATTRIBUTE, FURNITURE_CLASS, QUAD_ATTRIBUTE,
+                                       TAG_ATTRIBUTE, TYPE, door_fields, event_text, flag_counts, flag_names,
+                                       furniture_fields, object_header)
 from ..oni.io.oban.properties import FIELDS, FLAG_BITS, NAME, flag_properties
 from ..oni.io.oban.record import FLAGS, KNOWN_FLAGS, MAX_COUNT
 from ..oni.io.objects.properties import OBJECT_DOOR_ID, OBJECT_DOOR_LEAF
@@ -158,14 +161,21 @@ def level_lines(obj) -> list:
         return environment_lines(obj)
     if OBJECT_DOOR_LEAF in obj:
         return [f"Leaf {obj[OBJECT_DOOR_LEAF]} of door {obj[OBJECT_DOOR_ID]}"]
-    lines = [f"{obj[TYPE]} {obj[OBJECT_ID]}"]
-    if "oni_door_class" in obj:
-        lines += [f"Class: {obj['oni_door_class']}", f"Door id {obj[DOOR_ID]}, key id {obj['oni_key_id']}",
-                  f"Flags: {flag_names(obj['oni_door_flags'], DOOR_FLAGS)}",
-                  f"Textures: {obj['oni_texture1'] or '-'}, {obj['oni_texture2'] or '-'}"]
-        lines += [f"Event: {event}" for event in obj["oni_events"]] or ["No events"]
-    elif "oni_furniture_class" in obj:
-        lines += [f"Class: {obj['oni_furniture_class']}", f"Particle: {obj['oni_particle'] or '-'}"]
+    label = f"object '{obj.name}'"
+    try:   # what the level export reads, as it reads it: a property it would refuse is shown as refused
+        header = object_header(obj, label)
+        lines = [f"{header.kind} {header.id}"]
+        if DOOR_CLASS in obj:
+            door = door_fields(obj, label, header.position)
+            lines += [f"Class: {door['class_name']}", f"Door id {door['door_id']}, key id {door['key_id']}",
+                      f"Flags: {flag_names(door['door_flags'], DOOR_FLAGS)}",
+                      f"Textures: {door['texture_names'][0] or '-'}, {door['texture_names'][1] or '-'}"]
+            lines += [f"Event: {event_text(event)}" for event in door["events"]] or ["No events"]
+        elif FURNITURE_CLASS in obj:
+            piece = furniture_fields(obj, label)
+            lines += [f"Class: {piece['class_name']}", f"Particle: {piece['particle'] or '-'}"]
+    except ObanError as error:
+        return [str(error)]
     return lines
 
 
@@ -177,10 +187,16 @@ def environment_lines(obj) -> list:
         face = faces.active
         if face is None:
             return ["No active face"]
-        flags, tag, quad = (face[faces.layers.int[name]] for name in (FLAGS_ATTRIBUTE, TAG_ATTRIBUTE, QUAD_ATTRIBUTE))
+        layers = [faces.layers.int.get(name) for name in (FLAGS_ATTRIBUTE, TAG_ATTRIBUTE, QUAD_ATTRIBUTE)]
+        if None in layers:
+            return [f"No '{FLAGS_ATTRIBUTE}', '{TAG_ATTRIBUTE}' or '{QUAD_ATTRIBUTE}' face attribute"]
+        flags, tag, quad = (face[layer] for layer in layers)
         return [f"Quad {quad}", *quad_flag_lines(np.array([flags])), object_line(tag)]
+    attribute = obj.data.attributes.get(FLAGS_ATTRIBUTE)
+    if attribute is None or attribute.domain != "FACE" or attribute.data_type != "INT":
+        return [f"No '{FLAGS_ATTRIBUTE}' face attribute"]
     flags = np.empty(len(obj.data.polygons), np.int32)
-    obj.data.attributes[FLAGS_ATTRIBUTE].data.foreach_get("value", flags)
+    attribute.data.foreach_get("value", flags)
     return [f"{len(flags)} quads of {obj[ENVIRONMENT]}", *quad_flag_lines(flags)]
 
 

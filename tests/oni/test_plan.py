@@ -1,5 +1,5 @@
 """What a file brings (oni/plan.py): the kinds each file holds, what bring() reads of them with
-each choice, and a new PLAN entry read without touching anything else."""
+each choice, and a new kind read without touching anything else."""
 
 import dataclasses
 import os
@@ -12,7 +12,7 @@ from paths import DATA, EXAMPLES
 from oban_import.core.errors import ObanError
 from oban_import.oni import plan
 from oban_import.oni.io.container.container import M3GM_TAG
-from oban_import.oni.plan import Choices, Source, bring, contents
+from oban_import.oni.plan import Choices, Kind, bring, contents
 
 CHARACTER_LEVEL = os.path.join(DATA, "characters", "level", "level3_Final.dat")
 
@@ -36,7 +36,8 @@ def test_a_tram_xml_holds_animations_and_an_oban_xml_nothing_but_obans(tmp_path)
     tram = os.path.join(DATA, "characters", "xml", "TRAMchar0_walk00.xml")
     assert contents(tram) == {"animations"}
     assert bring(tram).trams[0].name == "char0_walk00"
-    assert contents(example("OBANlift_pingpong.xml")) == set() and bring(example("OBANlift_pingpong.xml")).obans
+    oban_xml = bring(example("OBANlift_pingpong.xml"))   # a file of no kind brings its OBANs
+    assert contents(example("OBANlift_pingpong.xml")) == set() and oban_xml.kinds == {"obans"} and oban_xml.obans
 
 
 def summary(brought):
@@ -92,26 +93,26 @@ def test_a_levels_unused_obans_come_with_its_objects(tmp_path):
         bring(str(path), Choices(name_filter="nothing"))
 
 
-def test_a_new_entry_of_the_plan_is_read_and_nothing_else_changes(monkeypatch):
-    """A new format: its reader and its entry. Here a second reading of loose meshes, by a
+def test_a_new_kind_is_read_and_nothing_else_changes(monkeypatch):
+    """A new format: its reader and its Kind. Here a second reading of loose meshes, by a
     reader that counts its calls, placed after the existing one."""
     read = []
 
     def count(brought, choices, library):
         read.append(brought.path)
 
-    monkeypatch.setattr(plan, "PLAN", plan.PLAN + (Source("counted", frozenset({M3GM_TAG}), count),))
+    monkeypatch.setattr(plan, "KINDS", plan.KINDS + (Kind("counted", frozenset({M3GM_TAG}), count),))
     mesh = example("M3GMobj03_part0.oni")
-    assert contents(mesh) == {"counted"}      # not alone any more: the loose mesh entry steps back
+    assert contents(mesh) == {"counted"}      # not alone any more: the loose mesh kind steps back
     assert summary(bring(mesh)) == NOTHING and read == [mesh]
     assert contents(example("level9_Final.dat")) == {"objects", "obans", "counted"}
 
 
 def test_the_plan_names_each_kind_once_and_reads_placed_kinds_only_with_objects():
-    names = [source.name for source in plan.PLAN]
+    names = [kind.name for kind in plan.KINDS]
     assert len(set(names)) == len(names)
-    assert {s.name for s in plan.PLAN if s.placed} == {"objects", "mesh", "texture"}
-    assert all(dataclasses.is_dataclass(s) for s in plan.PLAN)
+    assert {k.name for k in plan.KINDS if k.placed} == {"objects", "mesh", "texture"}
+    assert all(dataclasses.is_dataclass(k) for k in plan.KINDS)
 
 
 def test_a_file_that_is_not_there_is_an_error_naming_it(tmp_path):

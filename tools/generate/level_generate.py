@@ -424,3 +424,18 @@ def standard_level(rng, environment=True, missing_texture=False):
                                           door_id=d.door_id | SECOND_LEAF * leaf, origin=tuple(rng.normal(size=12))))
     level.setups += [GenObject("", [], flags=0, physics=0, door_id=0) for _ in range(2)]
     return level
+
+
+def rare_cases(level: GenLevel) -> GenLevel:
+    """`level` (standard_level's, with its environment) given what no other level holds: door 99,
+    a second door of door id 1; two door frames (AKDA), of quads 20 and 21 (bits 20 and 21 alone,
+    no object: drawn), the first at the InDoorFrame door 3's frame position, the second at that
+    door's own position; door 1's tag listed again in the ONOA, with another list."""
+    level.lists["Door"].append(door(99, GenDoor("dr_single", 1, 0, 0, (9, 8, 7))))
+    in_door_frame = level.lists["Door"][2]
+    center = struct.unpack_from("<3f", in_door_frame.payload, 0x45)   # its door's frame position (docs/level.md 1)
+    level.environment.door_frames = [(20, (0, 0, 0, 1, 1, 1), center, 0.0, 10.0, 20.0),
+                                     (21, (0, 0, 0, 1, 1, 1), in_door_frame.position, 0.0, 10.0, 20.0)]
+    tag = level.object_quads[0][0]
+    level.object_quads.append((tag, [len(level.environment.flags) - 1]))
+    return level

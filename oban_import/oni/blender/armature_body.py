@@ -11,9 +11,10 @@ import bpy
 import numpy as np
 
 from ...core.errors import ObanError
+from ...core.id_properties import number, numbers
 from ..io.characters.model import PART_NAMES
 from ..io.characters.tram import MAX_PARTS
-from ..io.oban.properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE
+from ..io.oban.properties import FIRST_FRAME, import_frame
 
 CHARACTER = "oni_character"          # the character's name
 BODY = "oni_body"                    # the body's name (TRBS without 'TRBS')
@@ -21,7 +22,6 @@ PARTS = "oni_parts"                  # the part names, in part order
 TRANSLATIONS = "oni_part_translations"   # TRTA, 3 floats a part, Oni units
 PARENTS = "oni_part_parents"          # TRIA, each part's parent (-1: the root)
 ACTIONS = "oni_actions"              # the actions an import made for it (its TRAMs), by reference
-ORTHONORMAL = 1e-5                   # how far import axes may be off a rotation or reflection
 MAX_FRAME = 1 << 20                  # past any frame Blender's timeline reaches
 
 
@@ -50,18 +50,13 @@ def armature_body(armature, settings, parts: int = len(PART_NAMES)) -> ArmatureB
     rest = np.swapaxes(every.reshape(-1, 4, 4), 1, 2)[[bones.find(name) for name in names]].astype(np.float64)
     if not np.isfinite(rest).all():
         raise ObanError(label, "a bone's rest matrix is not finite")
-    scale = _number(armature, IMPORT_SCALE, label, settings.global_scale)
-    if not 0.0 < scale < np.inf:
-        raise ObanError(label, f"property '{IMPORT_SCALE}' is {scale}: a scale is a positive finite number")
-    axes = _numbers(armature, IMPORT_AXES, label, 9, np.ravel(settings.axes)).reshape(3, 3)
-    if np.abs(axes @ axes.T - np.eye(3)).max() > ORTHONORMAL:
-        raise ObanError(label, f"property '{IMPORT_AXES}' is not a rotation or reflection of the axes")
+    scale, axes = import_frame(armature, label, settings.global_scale, settings.axes)
     heads = rest[:, :3, 3]
     offsets = heads - np.where(parents[:, None] >= 0, heads[parents], 0.0)
-    translations = _numbers(armature, TRANSLATIONS, label, 3 * len(names), (offsets @ axes / scale).ravel(), PARTS)
+    translations = numbers(armature, TRANSLATIONS, label, 3 * len(names), (offsets @ axes / scale).ravel(), PARTS)
     first_frame = None
     if FIRST_FRAME in armature:
-        first_frame = _number(armature, FIRST_FRAME, label, None)
+        first_frame = number(armature, FIRST_FRAME, label)
         if first_frame != round(first_frame) or abs(first_frame) > MAX_FRAME:
             raise ObanError(label, f"property '{FIRST_FRAME}' is {first_frame}: not a whole frame of the timeline")
         first_frame = int(first_frame)
@@ -108,7 +103,7 @@ def _parents(armature, names, label):
     found = [names.index(p.name) if p is not None and p.name in names else -1 for p in parents]
     wanted = found
     if PARENTS in armature:
-        stored = _numbers(armature, PARENTS, label, len(names), per=PARTS)
+        stored = numbers(armature, PARENTS, label, len(names), per=PARTS)
         if stored[0] != -1 or (stored != np.round(stored)).any() or not (0 <= stored[1:]).all() \
                 or not (stored[1:] < np.arange(1, len(stored))).all():
             raise ObanError(label, f"property '{PARENTS}' is not a tree of the parts in the engine's order "
@@ -128,27 +123,3 @@ def _parents(armature, names, label):
             now = f"is under {parent.name!r}" if parent is not None else "has no parent"
             raise ObanError(label, f"bone {names[part]!r} {now}; in the body it is {where}")
     return np.array(found, np.int64)
-
-
-def _number(armature, key, label, default):
-    """A finite number property (`default` where it is absent)."""
-    value = armature.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-        raise ObanError(label, f"property '{key}' is {value!r}, not a finite number")
-    return float(value)
-
-
-def _numbers(armature, key, label, count, default=None, per=""):
-    """(count,) float64 of a property of `count` finite numbers (`default` where it is absent;
-    `per`: the property that says how many, where it is there)."""
-    value = armature.get(key, default)
-    try:
-        values = np.array(value.to_list() if hasattr(value, "to_list") else value, np.float64)
-    except (TypeError, ValueError):
-        values = None
-    if values is None or values.ndim != 1 or not np.isfinite(values).all():
-        raise ObanError(label, f"property '{key}' is not a list of finite numbers")
-    if len(values) != count:
-        raise ObanError(label, f"property '{key}' holds {len(values)} numbers, not {count}" +
-                        (f" (for the {len(armature[per])} parts of '{per}')" if per in armature else ""))
-    return values

@@ -14,12 +14,11 @@ from ...blender import compat
 from ...core.id_properties import signed32
 from ...core.report import Made
 from ..engine.environment import quad_groups
-from ..io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents, packed_shades
-from ..io.level.patch import fingerprint
+from ..io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents
+from ..io.level.fingerprint import fingerprint
 from ..io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE, ROOMS,
                                    SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
 from ..io.oban.properties import import_properties
-from ..io.objects.properties import TEXTURE_NAME
 from .materials import UNTEXTURED
 
 TRANSPARENT = QUAD_FLAGS["Transparent"]
@@ -95,28 +94,6 @@ def new_environment_mesh(name, environment: Environment, quads, shared, settings
     _materials(mesh, environment, quads, flags, shared)
     mesh.update(calc_edges=True)
     return mesh
-
-
-def face_ints(mesh, name, default) -> np.ndarray:
-    """(faces,) int32 of the INT face attribute `name` (one of those made above); `default` (a
-    value, or one a face) where the mesh has no such attribute."""
-    values = np.array(np.broadcast_to(default, len(mesh.polygons)), np.int32)
-    attribute = mesh.attributes.get(name)
-    if attribute is not None and attribute.domain == "FACE" and attribute.data_type == "INT":
-        attribute.data.foreach_get("value", values)
-    return values
-
-
-def corner_shades(attribute, corners) -> np.ndarray:
-    """(corners,) uint32 0xAARRGGBB of a corner colour attribute's bytes."""
-    colours = np.empty(4 * corners, np.float32)
-    attribute.data.foreach_get("color_srgb", colours)
-    return packed_shades(np.rint(np.clip(colours.reshape(-1, 4), 0, 1) * 255))
-
-
-def slot_texture_names(mesh) -> list:
-    """The TXMP each material slot names (TEXTURE_NAME; '' for none, or no material)."""
-    return [(material.get(TEXTURE_NAME, "") if material else "") for material in mesh.materials]
 
 
 def _materials(mesh, environment, quads, flags, shared):

@@ -30,8 +30,10 @@ READING_SHARE = 0.2        # of the progress bar
 
 
 def import_files(context, paths, settings, progress=None) -> Report:
-    """Import every file; a file that fails adds nothing and the others still import.
-    `progress(fraction)` is called as the work goes on, with the share done (0 to 1)."""
+    """Import every file; a file that fails adds nothing and the others still import: each
+    read by _read_files (plan.bring, each kind it holds by the plan's reader), then built by
+    _FileImport.build (each kind by its builder in BUILDERS). `progress(fraction)` is called
+    as the work goes on, with the share done (0 to 1)."""
     report = progress or (lambda fraction: None)
     result = Report(files=len(paths))
     before = block_counts()
@@ -116,7 +118,6 @@ class _FileImport:
     _new: list = field(default=None, init=False)          # (object, action) made for it
     _selected: list = field(default=None, init=False)     # _SelectedObjectState of each selected object it moved
     _snapshot: Snapshot | None = field(default=None, init=False)
-    doors: dict = field(default_factory=dict, init=False)     # door id: the Empty holding its leaves
 
     @property
     def path(self):
@@ -130,6 +131,7 @@ class _FileImport:
         return [animation for animation, target in self.animations if target is None]
 
     def build(self, job: _Job):
+        """Each kind the file brings built by its builder (_builders), or none of it."""
         self.built, self._new, self._selected = Report(last_frame=job.settings.frame_start), [], []
         # a snapshot costs a look at every data block: only where more than objects are made
         b = self.brought
@@ -137,7 +139,7 @@ class _FileImport:
         self._snapshot = Snapshot() if more else None
         mark = job.shared.mark()
         try:
-            for builder in BUILDERS:
+            for builder in _builders(self.brought.kinds):
                 builder(self, job)
         except Exception:
             self._take_back()
@@ -153,28 +155,24 @@ class _FileImport:
             self._snapshot.remove()
 
 
-def _environment(file, job):
-    parts = file.brought.level_parts
+def _level(file, job):
+    """A level's environment, then its object lists (whose door Empties its door leaves go
+    under), then its placed objects; of an OBOA .oni or a loose mesh, the placed objects."""
+    parts, doors = file.brought.level_parts, {}
     if parts is not None and parts.environment is not None and job.settings.environment:
         file.built.made += environment.import_environment(parts, file.path, job.settings, job.collection, job.shared)
-
-
-def _object_lists(file, job):
-    parts = file.brought.level_parts
     if parts is not None and job.settings.object_lists:
-        made, file.doors = object_lists.import_object_lists(parts, file.path, job.settings, job.collection)
+        made, doors = object_lists.import_object_lists(parts, file.path, job.settings, job.collection)
         file.built.made += made
     if parts is not None:
         file.built.warnings += [f"{file.path}: {warning}" for warning in parts.warnings]
-
-
-def _placed_objects(file, job):
     if file.brought.level is not None:
         file.built.add(placed.import_level(job.context, file.brought.level, file.path, job.settings, job.collection,
-                                           job.shared, doors=file.doors))
+                                           job.shared, doors=doors))
 
 
 def _characters(file, job):
+    """Each character: its armature, part meshes and chosen TRAMs (characters.import_character)."""
     for character, chosen in file.brought.characters:
         file.built.add(characters.import_character(job.context, character, file.path, job.settings, job.collection,
                                                    job.shared, chosen))
@@ -216,13 +214,29 @@ def _animations(file, job):
 
 
 def _texture(file, job):
+    """A loose texture: its image, packed (SharedBlocks.image)."""
     if file.brought.texture is not None:
         file.built.made.append(Made(file.path, file.brought.texture, job.shared.image(file.brought.texture)))
         job.shared.pack_images()
 
 
-BUILDERS = (_environment, _object_lists, _placed_objects, _characters, _trams, _animations,
-            _texture)   # what a file brings, in this order
+BUILDERS = {   # how each kind of plan.KINDS is built: by its name, in the same order
+    "objects": _level,
+    "level": _level,
+    "classes": None,              # read with the level whose object lists name them
+    "characters": _characters,
+    "bodies": _characters,
+    "animations": _trams,
+    "character parts": None,      # read with the character that links them
+    "obans": _animations,         # also a level's that no object plays
+    "mesh": _level,
+    "texture": _texture,
+}
+
+
+def _builders(kinds: frozenset) -> list:
+    """The builders of `kinds` (Brought.kinds), in BUILDERS' order, each once."""
+    return [builder for builder in dict.fromkeys(BUILDERS[name] for name in BUILDERS if name in kinds) if builder]
 
 
 def _read_files(paths, settings, selected, progress):

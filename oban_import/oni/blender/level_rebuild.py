@@ -13,25 +13,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...blender import compat
 from ...core.errors import ObanError
-from ...core.id_properties import signed32
 from ...core.report import Made, Report
 from ...core.tga import tga_bytes
+from ..io.container.container import raw_path
 from ..io.container.library import open_library
 from ..io.level.class_files import class_files
 from ..io.level.collada import environment_collada, rooms_collada
 from ..io.level.model import QUAD_FLAGS, TRIANGLE, Quads
 from ..io.level.object_xml import CLASS_TYPES
-from ..io.level.patch import fingerprint
-from ..io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE, ROOMS,
-                                   SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE, UV_MAP)
+from ..io.level.properties import ENVIRONMENT, LEVEL_FILE, ROOMS, TYPE
 from ..io.level.read import read_level
 from ..io.level.rebuild import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, OBJECTS_FILE, ONISPLIT_MARKERS,
                                 ROOMS_FILE, master_xml, objects_xml)
-from .environment import corner_shades, face_ints
-from .rebuild_objects import SAME, door_animations, has_class, scale_axes, scene_objects, whole_lists
-from .rebuild_textures import MAX_NAME, NOT_IN_A_NAME, new_textures, onisplit_size, slot_textures
+from .level_scene import check_imported, corner_points, levels_of, refusal, scene_faces, write_outputs
+from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
+from .rebuild_textures import MAX_NAME, NOT_IN_A_NAME, new_textures, onisplit_size
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
@@ -60,19 +57,30 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
     do not say (made in Blender; None: 1 and Oni's axes)."""
     report = Report(unit="levels")
     frame = (settings.global_scale, settings.axes) if settings is not None else (1.0, np.eye(3))
-    levels = {}
-    for obj in level_objects(objects):   # by level file, or by name for a level made in Blender
-        levels.setdefault((obj.get(LEVEL_FILE), "" if LEVEL_FILE in obj else str(obj[ENVIRONMENT])), []).append(obj)
-    report.files = len(levels)
-    for (path, name), found in levels.items():
-        try:
-            source = _imported(context, path, found) if path is not None else _made_here(context, name,
-                                                                                          report.warnings)
-            report.made.append(_rebuild(context, source, found, directory, report.warnings, frame))
-        except ObanError as error:
-            report.errors.append(str(error))
+    levels = levels_of(level_objects(objects), report.errors, made_here=True)
+    report.files = len(levels) + len(report.errors)
+    sources = []
+    report.each(levels.items(), lambda level: sources.append(
+        (_imported(context, level[0][0], level[1]) if level[0][0] is not None else
+         _made_here(context, level[0][1], report.warnings), level[1])) or [])
+    report.each(_one_folder_each(sources, directory, report.errors),
+                lambda source: _rebuild(context, *source, directory, report.warnings, frame))
     report.counts = {"levels": len(report.made)}
     return report
+
+
+def _one_folder_each(sources, directory, errors) -> list:
+    """The (source, objects) whose folder no other level would write (by name, whatever the
+    case); the others' errors into `errors`."""
+    by_folder = {}
+    for source in sources:
+        by_folder.setdefault(source[0].name.casefold(), []).append(source)
+    for same in (same for same in by_folder.values() if len(same) > 1):
+        for source, _ in same:
+            others = " and ".join(other.where for other, _ in same if other is not source)
+            errors.append(f"{source.where}: level '{source.name}', as {others} is: both would write "
+                          f"{os.path.join(directory, source.name)}; nothing written for them: export them apart")
+    return [same[0] for same in by_folder.values() if len(same) == 1]
 
 
 @dataclass
@@ -84,15 +92,16 @@ class _Source:
     sky: str
     classes: dict               # {class file name: bytes}
     same: list                  # the scene's other objects of the level (rooms, Empties)
+    sources: list               # the files it was read from, which the rebuild never writes over
 
 
 def _imported(context, path, environment) -> _Source:
     with open_library(path) as library:   # read once for both
         level, classes = read_level(path, library), class_files(path, library=library)
-    if level.environment is None or signed32(fingerprint(level.environment)) != environment[0].get(FINGERPRINT):
-        raise ObanError(path, "its quads are not the ones imported: the file has changed since")
+    check_imported(path, level.environment, environment)
     same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
-    return _Source(path, level.name, level.environment, level.sky, classes, same)
+    sources = [path, *([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])]
+    return _Source(path, level.name, level.environment, level.sky, classes, same, sources)
 
 
 def _made_here(context, name, warnings) -> _Source:
@@ -113,12 +122,13 @@ def _made_here(context, name, warnings) -> _Source:
                     classes.setdefault(file, data)
             except ObanError as error:
                 warnings.append(f"{where}: the classes of a level imported into the scene are left out: {error}")
-    return _Source(where, name, None, "", classes, same)
+    return _Source(where, name, None, "", classes, same, [])
 
 
 def _rebuild(context, source: _Source, environment, directory, warnings, frame):
     path, same, classes = source.where, source.same, dict(source.classes)
-    quads, ghosts, textures, refused = _scene_quads(environment, source.environment, classes, frame)
+    quads, ghosts, textures, refused = _scene_quads([scene_faces(obj, source.environment, frame)
+                                                     for obj in environment], source.environment, classes)
     floors, floor_counts = _scene_rooms([obj for obj in same if ROOMS in obj and obj.type == "MESH"],
                                         source.environment, frame)
     if not len(floor_counts):
@@ -131,8 +141,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
     refused += wrong
     classes.update(animations)
     if refused:
-        raise ObanError(path, "cannot be rebuilt: " + "; ".join(refused[:5])
-                              + (f"; and {len(refused) - 5} more" if len(refused) > 5 else ""))
+        raise refusal(path, "rebuilt", refused)
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
     renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
     if renumbered:
@@ -149,44 +158,33 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
              ROOMS_FILE.format(name): rooms_collada(floors, floor_counts, ghosts),
              MASTER_FILE.format(name): master_xml(name, node_flags, source.sky, object_files),
              **({OBJECTS_FILE.format(name): objects_xml(listed)} if listed else {})}
-    binary = {os.path.join(CLASSES_FOLDER, file): data for file, data in classes.items()}
-    binary.update((texture + ".tga", tga_bytes(pixels)) for texture, pixels in textures.items())
+    files[CLASSES_FOLDER] = None
+    files.update((os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items())
+    files.update((texture + ".tga", tga_bytes(pixels)) for texture, pixels in textures.items())
     target = os.path.join(directory, name)
-    _write(target, files, binary)
+    write_outputs(target, files, source.sources)
     summary = LevelSource(name, len(quads.flags), len(floor_counts), len(listed) + len(own))
     return Made(os.path.join(target, MASTER_FILE.format(name)), summary, environment[0])
 
 
-def _write(target, files, binary):
-    """The texts `files` and the bytes `binary` ({path in `target`: ...}) into `target`."""
-    try:
-        os.makedirs(os.path.join(target, CLASSES_FOLDER), exist_ok=True)
-        for name, text in files.items():
-            with open(os.path.join(target, name), "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-        for name, data in binary.items():
-            with open(os.path.join(target, name), "wb") as f:
-                f.write(data)
-    except OSError as error:
-        raise ObanError(error.filename or target, f"cannot be written: {error.strerror or error}") from None
-
-
 # --- the environment ---------------------------------------------------------------------------
 
-def _scene_quads(objects, environment, classes, frame):
+def _scene_quads(faces, environment, classes):
     """(the environment's own Quads in the file's order, the ghosts' (g, 4, 3) corners, {name:
     (h, w, 4) uint8 pixels, bottom row first} of the textures to make from the scene's images,
     what refuses them: a texture neither among the `classes` files nor OniSplit's own, nor
-    shown by an image). Gunk (an object tag) is left out: OniSplit makes it from the objects."""
-    faces = [_faces(obj, k, environment, frame) for k, obj in enumerate(objects)]
-    refused = [message for found in faces for message in found.pop("refused")]
+    shown by an image). Gunk (an object tag) is left out: OniSplit makes it from the objects;
+    a new face (no quad of the level) is the environment's own and comes last."""
+    refused = [message for found in faces for message in found.refused]
     images = {}
     for found in faces:
-        for name, image in found.pop("images"):
-            images.setdefault(name, {})[image.name] = image
+        for name, image in zip(found.slot_names, found.slot_images):
+            if image is not None:
+                images.setdefault(name, {})[image.name] = image
     if refused:
         return None, None, {}, refused
-    merged = {key: np.concatenate([found[key] for found in faces]) for key in faces[0]}
+    merged = {key: np.concatenate([_face_rows(found, k, environment)[key] for k, found in enumerate(faces)])
+              for key in ("key", "object", "face", "points", "uvs", "shades", "flags", "tag", "texture_name")}
     order = np.lexsort((merged["face"], merged["object"], merged["key"]))
     merged = {key: values[order] for key, values in merged.items()}
     own = merged["tag"] == -1
@@ -201,76 +199,32 @@ def _scene_quads(objects, environment, classes, frame):
     textures, of_textures, of_faces = new_textures(unknown, images)
     refused += of_textures
     for row in np.flatnonzero(keep & np.isin(merged["texture_name"], list(of_faces))).tolist()[:5]:
-        obj, face, name = objects[merged["object"][row]], merged["face"][row], merged["texture_name"][row]
-        refused.append(f"object '{obj.name}' face {face}: {of_faces[name]}")
+        found, face, name = faces[merged["object"][row]], merged["face"][row], merged["texture_name"][row]
+        refused.append(f"{found.label} face {face}: {of_faces[name]}")
     quads = Quads(points=merged["points"][keep], texture_coordinates=merged["uvs"][keep],
                   shades=merged["shades"][keep], flags=merged["flags"][keep], textures=rank[texture.ravel()],
                   texture_names=names[by_first_use].tolist())
     return quads, merged["points"][ghost], textures, refused
 
 
-def _faces(obj, index, environment, frame) -> dict:
-    """Every face of an environment mesh object as the rebuild needs it (arrays by face; and
-    the images its materials show, by the texture name they give)."""
-    mesh = obj.data
-    count = len(mesh.polygons)
-    sizes, starts = np.empty(count, np.int32), np.empty(count, np.int32)
-    mesh.polygons.foreach_get("loop_total", sizes)
-    mesh.polygons.foreach_get("loop_start", starts)
-    bad = np.flatnonzero((sizes < 3) | (sizes > 4))
-    refused = [f"object '{obj.name}' face {face}: {sizes[face]} corners (a quad has at most 4: triangulate or "
-               f"split it)" for face in bad[:3].tolist()]
-    key = face_ints(mesh, QUAD_ATTRIBUTE, -1).astype(np.int64)
-    known = (key >= 0) & (key < (len(environment.flags) if environment is not None else 0))
-    key = np.where(known, key, ADDED)
-    flags = face_ints(mesh, FLAGS_ATTRIBUTE, 0).view(np.uint32)
-    flags = np.where(sizes == 3, flags | TRIANGLE, flags & ~np.uint32(TRIANGLE)).astype(np.uint32)
-    corner = starts[:, None] + np.minimum(np.arange(4)[None, :], np.maximum(sizes, 1)[:, None] - 1)
-    points, uvs = _oni_points(obj, mesh, frame)[corner], _stored_uvs(mesh)[corner]
+def _face_rows(found, index, environment) -> dict:
+    """An environment object's faces as the rebuild orders and writes them: each after the quad
+    it was made from (a new face after all of them), its Triangle flag as its corners say, a
+    point or texture coordinate that has not moved as read (float32)."""
+    count = len(found.quads)
+    known = found.quads >= 0
+    flags = np.where(found.sizes == 3, found.flags | TRIANGLE, found.flags & ~np.uint32(TRIANGLE)).astype(np.uint32)
+    points, uvs = found.points, found.uvs
     if environment is None:
         points, uvs = points.astype(np.float32), uvs.astype(np.float32)
     else:
-        stored = np.where(known, key, 0)
-        same_shape = (known & (environment.corner_counts(stored) == sizes))[:, None, None]
+        stored = np.where(known, found.quads, 0)
+        same_shape = (known & (environment.corner_counts(stored) == found.sizes))[:, None, None]
         points = _as_read(points, environment.points[environment.quad_points[stored]], same_shape)
         uvs = _as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
-    slots = face_ints(mesh, compat.MATERIAL_INDEX, 0)
-    names, images = slot_textures(mesh)
-    return {"key": key, "object": np.full(count, index), "face": np.arange(count), "refused": refused,
-            "points": points, "uvs": uvs, "shades": _corner_shades(mesh)[corner], "flags": flags,
-            "tag": face_ints(mesh, TAG_ATTRIBUTE, -1),
-            "texture_name": np.array(names, str)[np.minimum(slots, len(names) - 1)],
-            "images": [(name, image) for name, image in zip(names, images) if image is not None]}
-
-
-def _oni_points(obj, mesh, frame) -> np.ndarray:
-    """(corners, 3) float64: each corner's point, world space, the import's scale and axes undone."""
-    co = np.empty(3 * len(mesh.vertices), np.float32)
-    mesh.vertices.foreach_get("co", co)
-    vertex = np.empty(len(mesh.loops), np.int32)
-    mesh.loops.foreach_get("vertex_index", vertex)
-    world = np.asarray(obj.matrix_world, np.float64)
-    points = co.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
-    scale, axes = scale_axes(obj, frame)
-    return (points @ axes / scale)[vertex]   # A^-1 = A^T
-
-
-def _stored_uvs(mesh) -> np.ndarray:
-    """(corners, 2): Blender's (u, v) as stored, v = 1 - v (zeros without a UV map)."""
-    layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
-    uvs = np.zeros(2 * len(mesh.loops), np.float32)
-    if layer is not None:
-        layer.data.foreach_get("uv", uvs)
-    uvs = uvs.reshape(-1, 2).astype(np.float64)
-    return np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])
-
-
-def _corner_shades(mesh) -> np.ndarray:
-    """(corners,) uint32 0xAARRGGBB of the shade attribute's bytes (white without one)."""
-    attribute = mesh.color_attributes.get(SHADE_ATTRIBUTE) or mesh.color_attributes.active_color
-    if attribute is None or attribute.domain != "CORNER":
-        return np.full(len(mesh.loops), 0xFFFFFFFF, np.uint32)
-    return corner_shades(attribute, len(mesh.loops))
+    return {"key": np.where(known, found.quads, ADDED), "object": np.full(count, index), "face": np.arange(count),
+            "points": points, "uvs": uvs, "shades": found.shades, "flags": flags, "tag": found.tags,
+            "texture_name": np.array(found.slot_names, str)[found.slots]}
 
 
 def _as_read(values, read, comparable=True) -> np.ndarray:
@@ -290,7 +244,9 @@ def _scene_rooms(objects, environment, frame):
         mesh = obj.data
         sizes = np.empty(len(mesh.polygons), np.int32)
         mesh.polygons.foreach_get("loop_total", sizes)
-        points = _oni_points(obj, mesh, frame)
+        points = corner_points(obj, frame)
+        if not np.isfinite(points).all():
+            raise ObanError(f"object '{obj.name}'", "a room's corner is not a finite number")
         if environment is not None and np.array_equal(sizes, environment.room_floor_counts):
             points = _as_read(points, environment.room_floors)
         parts.append(points.astype(np.float32))

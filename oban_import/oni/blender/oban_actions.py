@@ -129,7 +129,7 @@ def animated_of(obj):
 
 def describe(obj, action, animation, settings, described=None):
     """The custom properties: the description on both, the stored keys on the action, how it
-    was imported on the object. `described`: what oni.properties.descriptions() gave for
+    was imported on the object. `described`: what io.oban.properties.descriptions() gave for
     `animation`, when made already."""
     on_object, on_action = described or next(descriptions([animation]))
     imported = import_properties(settings.global_scale, settings.axes, settings.frame_start,

@@ -21,7 +21,7 @@ from ..engine.frames import frame_matrices
 from ..engine.playback import engine_frames
 from ..engine.rotations import relative_errors, split_rotation_scale
 from ..engine.to_blender import blender_matrices, camera_matrices
-from ..io.oban.properties import FIRST_FRAME, IMPORT_AXES, IMPORT_SCALE, PIVOT, PLACEMENT, START_FRAME, from_properties
+from ..io.oban.properties import FIRST_FRAME, PIVOT, PLACEMENT, START_FRAME, from_properties, import_frame
 from ..io.oban.read import read_file
 from ..io.oban.record import LOCALIZED, LOOP, matrix_from_columns
 from ..io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes
@@ -88,8 +88,7 @@ class Motion:
         self.world = _sample(context, obj, first + self.ticks)
         if behind is not None:
             self.world = np.linalg.inv(behind) @ self.world
-        self.scale = float(obj.get(IMPORT_SCALE, settings.global_scale))
-        self.axes = np.array(obj[IMPORT_AXES], np.float64).reshape(3, 3) if IMPORT_AXES in obj else settings.axes
+        self.scale, self.axes = import_frame(obj, self.label, settings.global_scale, settings.axes)
         self.placement = self._placement()
         self.matrices = np.linalg.inv(self.placement[1]) @ _to_oni(np.linalg.inv(self.placement[0]) @ self.world,
                                                                    obj, self.axes, self.scale)

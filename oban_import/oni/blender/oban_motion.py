@@ -68,7 +68,7 @@ def build(context, animation, obj, settings, motion=None, action=None, described
     """Animate `obj` with `animation`: a new object with its `motion` (motions_of), or (None)
     an object the user selected, which keeps its placement for Localized animations and
     its parent. `action`: a new, empty one made for it beforehand, else one is made.
-    `described`: its custom properties (oni.properties.descriptions), else made here.
+    `described`: its custom properties (io.oban.properties.descriptions), else made here.
     A pivot made for it goes to `collection` (default: obj's collections, a slow look at
     every collection) and is added to `made` as (pivot, None) as soon as it exists."""
     shown, period = oban_actions.ticks(animation, settings)

@@ -114,11 +114,7 @@ def export_characters(context, armatures, directory, settings) -> Report:
             for armature, action in pairs]
     report.errors += [f"armature '{armature.name}': no action to export" for armature in bodies
                       if not any(job.body.armature == armature for job in jobs)]
-    for job in _one_file_each(jobs, directory, settings, report.errors):
-        try:
-            report.made.append(_export(context, job, settings))
-        except ObanError as error:
-            report.errors.append(str(error))
+    report.each(_one_file_each(jobs, directory, settings, report.errors), lambda job: _export(context, job, settings))
     report.counts = {"files": len(report.made)}
     return report
 

@@ -8,7 +8,8 @@ import bpy
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
-from oban_generate import BASES, level_file_bytes, random_animation
+from oban_generate import BASES, random_animation
+from objects_generate import level_file_bytes
 
 from oban_import.blender.compat import action_fcurves
 from oban_import.oni.blender.oban_export import export_objects

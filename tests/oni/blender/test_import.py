@@ -359,6 +359,15 @@ def test_new_objects_are_named_and_linked_in_file_order(tmp_path, target):
     assert got == expected and taken.name == "Door"
 
 
+def test_each_kind_the_plan_reads_is_built_by_the_builder_of_its_name():
+    """plan.KINDS and the importer's BUILDERS name the same kinds in the same order: a kind
+    read but never built, or a builder of no kind, fails here."""
+    from oban_import.oni import plan
+    from oban_import.oni.blender import importer
+    assert list(importer.BUILDERS) == [kind.name for kind in plan.KINDS]
+    assert all(importer.BUILDERS[kind.name] for kind in plan.KINDS if kind.read is not None)
+
+
 def test_a_failure_between_two_files_leaves_nothing_made_for_the_others(tmp_path, monkeypatch):
     from oban_import.oni.blender import importer
     from oban_import.ui.options import OniImportSettings

@@ -10,6 +10,7 @@ import bpy
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
+from level_reference import GUNK_FLAG_BITS
 from paths import DATA
 
 from oban_import.oni.io.level.read import read_level
@@ -18,6 +19,8 @@ pytestmark = pytest.mark.usefixtures("addon")
 
 ENV = os.path.join(DATA, "environment")
 QUAD, SHADES, FLAGS = 56, 0x20, 0x30
+# the flags the rooms' pathfinding grids were built from (LEVEL.md 9, docs/level.md 11)
+GRID_FLAGS = ("Stairs", "NoCollision", "NoCharacterCollision", "Danger", "GridIgnore", "Impassable")
 
 
 @pytest.fixture
@@ -97,9 +100,10 @@ def test_edits_land_where_the_quads_are_stored_and_nothing_else_changes(tmp_path
 
 
 @pytest.mark.parametrize("edit, message", [
-    ("transparent", "made Transparent"), ("grid", "NoCollision changed"), ("deleted", "deleted"),
-    ("moved", "its corners moved"), ("texture", "a texture the level's texture list (TXMA) does not hold"),
-    ("triangle", "made a quad or a quad a triangle"),
+    ("Transparent", "made Transparent"), ("Triangle", "made a quad or a quad a triangle"),
+    *[(name, f"{name} changed: the rooms' pathfinding grids were built from it") for name in GRID_FLAGS],
+    ("deleted", "deleted"), ("duplicated", "made 2 times"), ("moved", "its corners moved"),
+    ("texture", "a texture the level's texture list (TXMA) does not hold"),
 ])
 def test_what_cannot_change_in_place_is_refused_naming_the_face_and_nothing_is_written(tmp_path, level, edit,
                                                                                        message):
@@ -108,15 +112,18 @@ def test_what_cannot_change_in_place_is_refused_naming_the_face_and_nothing_is_w
     flags = np.empty(len(mesh.polygons), np.int32)
     mesh.attributes["oni_flags"].data.foreach_get("value", flags)
     opaque = int(np.flatnonzero((flags & 0x80) == 0)[0])
-    if edit in ("transparent", "grid", "triangle"):
-        flags[opaque] ^= {"transparent": 0x80, "grid": 0x800, "triangle": 0x40}[edit]
+    if edit in GUNK_FLAG_BITS:
+        flags[opaque] ^= GUNK_FLAG_BITS[edit]
         mesh.attributes["oni_flags"].data.foreach_set("value", flags)
-    elif edit == "deleted":
+    elif edit in ("deleted", "duplicated"):
         import bmesh
         edited = bmesh.new()
         edited.from_mesh(mesh)
         edited.faces.ensure_lookup_table()
-        bmesh.ops.delete(edited, geom=[edited.faces[opaque]], context="FACES_ONLY")
+        if edit == "deleted":
+            bmesh.ops.delete(edited, geom=[edited.faces[opaque]], context="FACES_ONLY")
+        else:   # the copy keeps the face's quad (oni_quad) and its corners
+            bmesh.ops.duplicate(edited, geom=[edited.faces[opaque]])
         edited.to_mesh(mesh)
         edited.free()
     elif edit == "moved":
@@ -131,9 +138,46 @@ def test_what_cannot_change_in_place_is_refused_naming_the_face_and_nothing_is_w
         bpy.ops.export_anim.oni_level_shading(directory=str(out), use_selection=False)
     text = str(caught.value)
     assert message in text and "cannot be patched in place" in text and "rebuild" in text
-    if edit != "deleted":
+    if edit not in ("deleted", "duplicated"):
         assert f"object 'level5 environment' face {opaque}" in text
     assert not out.exists() or not os.listdir(out)
+
+
+def test_making_a_quad_opaque_and_changing_any_other_flag_is_carried(tmp_path, level):
+    """Every flag but Transparent, Triangle and the grids' toggled on every face, Transparent
+    cleared: each quad's flags arrive as edited."""
+    mesh = environment().data
+    flags = np.empty(len(mesh.polygons), np.int32)
+    mesh.attributes["oni_flags"].data.foreach_get("value", flags)
+    assert (flags & GUNK_FLAG_BITS["Transparent"]).any()
+    refused = sum(GUNK_FLAG_BITS[name] for name in ("Transparent", "Triangle", *GRID_FLAGS))
+    edited = (flags.view(np.uint32) ^ np.uint32(0xFFFFFFFF & ~refused)) & ~np.uint32(GUNK_FLAG_BITS["Transparent"])
+    mesh.attributes["oni_flags"].data.foreach_set("value", edited.view(np.int32))
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    np.testing.assert_array_equal(read_level(str(out / "level5_Final.dat")).environment.flags[quad_indices(
+        environment())], edited)
+
+
+def test_float_colours_beyond_0_to_1_are_written_clamped(tmp_path, level):
+    """The shades made a float colour attribute of values below 0 and above 1 (another colour
+    attribute active, which is not read): each corner's shade is its bytes round(255 clip(c, 0, 1))."""
+    mesh = environment().data
+    colours = np.random.default_rng(7).integers(-255, 511, (len(mesh.loops), 4)).astype(np.float32) / 255
+    assert (colours < 0).any() and (colours > 1).any()
+    mesh.color_attributes.remove(mesh.color_attributes["oni_shade"])
+    shades = mesh.color_attributes.new("oni_shade", "FLOAT_COLOR", "CORNER")
+    shades.data.foreach_set("color_srgb", colours.ravel())
+    mesh.color_attributes.active_color = mesh.color_attributes.new("paint", "BYTE_COLOR", "CORNER")
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    rgba = np.rint(np.clip(colours, 0, 1) * 255).astype(np.uint32)
+    packed = rgba[:, 3] << 24 | rgba[:, 0] << 16 | rgba[:, 1] << 8 | rgba[:, 2]
+    sizes = np.empty(len(mesh.polygons), np.int32)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    after = read_level(str(out / "level5_Final.dat")).environment
+    for quad, start, size in zip(quad_indices(environment()), np.cumsum(sizes) - sizes, sizes):
+        np.testing.assert_array_equal(after.shades[quad, :size], packed[start:start + size])
 
 
 # the .blend is saved by the Blender running the tests: the command must be as new
@@ -165,7 +209,7 @@ def test_a_loose_environment_is_patched_in_its_own_file(tmp_path):
 
 
 def test_a_level_changed_since_or_its_own_folder_is_refused(tmp_path, level):
-    with pytest.raises(RuntimeError, match="is the level imported: write the patched copy into another folder"):
+    with pytest.raises(RuntimeError, match="would replace the level it was read from: write into another folder"):
         bpy.ops.export_anim.oni_level_shading(directory=os.path.dirname(level), use_selection=False)
     before = read_level(level).environment
     data = bytearray(open(level, "rb").read())

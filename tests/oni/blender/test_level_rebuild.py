@@ -14,7 +14,8 @@ import bpy
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
-from level_reference import collada_polygons, numbers
+from level_reference import DOOR_FLAG_BITS, GUNK_FLAG_BITS, collada_polygons, flag_bits, numbers
+from mathutils import Matrix
 from paths import DATA
 
 from oban_import.oni.io.level.collada import DERIVED
@@ -225,6 +226,95 @@ def test_an_edited_door_motion_is_written_as_its_class_animation(tmp_path, level
             assert (classes / name).read_bytes() == open(os.path.join(ENV, "oni", name), "rb").read(), name
 
 
+def listed_objects(path) -> list:
+    """The object elements of a rebuild's object list XML, in order."""
+    return list(ET.parse(path).getroot().find("Objects"))
+
+
+def test_the_door_flag_booleans_arrive_in_the_rebuild(tmp_path, level):
+    """Each door's boolean of one flag (oni_door_<flag>, every flag on some door) toggled, its
+    oni_door_flags left as imported: each written door has that flag toggled."""
+    names = list(DOOR_FLAG_BITS)
+    doors = sorted((o for o in bpy.data.objects if o.get("oni_type") == "DOOR"), key=lambda o: o["oni_object_id"])
+    assert len(doors) >= len(names)
+    for k, door in enumerate(doors):
+        key = "oni_door_" + names[k % len(names)].lower()
+        door[key] = not door[key]
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    imported, written = ([o for o in listed_objects(path) if o.tag == "DOOR"] for path in (
+        os.path.join(REBUILD, "level5_objects.xml"), out / "level5" / "level5_objects.xml"))
+    assert len(written) == len(imported) == len(doors)
+    for k, (theirs, ours) in enumerate(zip(imported, written)):
+        toggled = flag_bits(theirs.findtext("OSD/Flags"), DOOR_FLAG_BITS) ^ DOOR_FLAG_BITS[names[k % len(names)]]
+        assert flag_bits(ours.findtext("OSD/Flags"), DOOR_FLAG_BITS) == toggled, k
+
+
+def oni_rotation(degrees):
+    """Rz(z) . Ry(y) . Rx(x) of degrees x y z (LEVEL.md 1), written out."""
+    (cx, cy, cz), (sx, sy, sz) = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
+    return (np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]]) @ np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+            @ np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]]))
+
+
+# Blender's axes of Oni's at the import's default scale (Oni x, y, z = 10 x, 10 z, -10 y)
+BLENDER_OF_ONI = np.array([[0.1, 0, 0, 0], [0, 0, -0.1, 0], [0, 0.1, 0, 0], [0, 0, 0, 1]])
+
+
+@pytest.mark.parametrize("turn", ["any", "quarter turns back"])
+def test_rotations_are_written_in_0_to_360_degrees_as_the_empties_stand(tmp_path, level, turn):
+    """Every door and furniture Empty turned (any: to random angles, below 0 among them; quarter
+    turns back: -90 degrees about the vertical, once to four times): each written rotation is in
+    [0, 360) and turns as the Empty does."""
+    empties = sorted((o for o in bpy.data.objects if o.get("oni_type") in ("DOOR", "FURN")),
+                     key=lambda o: o["oni_object_id"])
+    rng = np.random.default_rng(3)
+    for k, obj in enumerate(empties):
+        if turn == "any":
+            placement = np.eye(4)
+            placement[:3, :3] = oni_rotation(rng.uniform(-179, 179, 3))
+            placement[:3, 3] = obj["oni_position"]
+            obj.matrix_world = Matrix((BLENDER_OF_ONI @ placement @ np.linalg.inv(BLENDER_OF_ONI)).tolist())
+        else:
+            obj.rotation_euler.z -= np.pi / 2 * (k % 4 + 1)
+    bpy.context.view_layer.update()
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    written = [numbers(o.findtext("Header/Rotation")) for o in listed_objects(out / "level5" / "level5_objects.xml")]
+    assert len(written) == len(empties)
+    for obj, rotation in zip(empties, written):
+        assert ((rotation >= 0) & (rotation < 360)).all(), (obj.name, rotation)
+        stands = np.linalg.inv(BLENDER_OF_ONI) @ np.array(obj.matrix_world) @ BLENDER_OF_ONI
+        assert np.abs(oni_rotation(rotation) - stands[:3, :3]).max() < 1e-5, obj.name
+
+
+def test_stairs_up_and_down_quads_are_ghosts_written_with_the_rooms(tmp_path, level):
+    """A face made StairsUp and another StairsDown (room separators, as Ghost): they leave the
+    environment's Collada for the rooms', after the floors."""
+    obj = environment()
+    mesh = obj.data
+    flags, tags, sizes = (np.empty(len(mesh.polygons), np.int32) for _ in range(3))
+    mesh.attributes["oni_flags"].data.foreach_get("value", flags)
+    mesh.attributes["oni_object_tag"].data.foreach_get("value", tags)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    faces = np.flatnonzero((tags == -1) & (sizes == 4))[:2]
+    flags[faces] |= [GUNK_FLAG_BITS["StairsUp"], GUNK_FLAG_BITS["StairsDown"]]
+    mesh.attributes["oni_flags"].data.foreach_set("value", flags)
+    out, result = export(tmp_path)
+    assert result == {"FINISHED"}
+    stairs = [oni_points([mesh.vertices[v].co for v in mesh.polygons[face].vertices]) for face in faces.tolist()]
+    environment_polygons, room_polygons = (collada_polygons(str(out / "level5" / f"level5_{part}.dae"))
+                                           for part in ("env", "rooms"))
+    imported_environment, imported_rooms = (collada_polygons(os.path.join(REBUILD, f"level5_{part}.dae"))
+                                            for part in ("env", "rooms"))
+    assert len(environment_polygons) == len(imported_environment) - 2
+    assert len(room_polygons) == len(imported_rooms) + 2
+    floors = len(bpy.data.objects["level5 rooms"].data.polygons)
+    for points in stairs:
+        assert not [p for p in environment_polygons if len(p.points) == 4 and np.abs(p.points - points).max() < 1e-3]
+        assert len([p for p in room_polygons[floors:] if np.abs(p.points - points).max() < 1e-3]) == 1
+
+
 @pytest.mark.parametrize("kind, name, fault", [
     ("CHAR", "Character", None), ("WEAP", "Weapon", None), ("PWRU", "PowerUp", None), ("TRGV", "Trigger_Volume", None),
     ("NEUT", "Neutral", "unsigned"), ("PATR", "Patrol_Path", "unsigned"),
@@ -396,7 +486,7 @@ def two_swings():
     (five_corners, "object 'level5 environment' face 3: 5 corners (a quad has at most 4: triangulate or split it)"),
     (untextured, "its material names no texture and shows no image (OniSplit could not find it)"),
     (no_rooms, "it has no rooms"),
-    (huge_id, "id 16777216 does not fit the game's 24 bits"),
+    (huge_id, "property 'oni_object_id' is 16777216, not 0 to 16777215"),
     (unknown_class, "door class 'dr_nowhere' is not one of the level's"),
     (two_swings, "moves otherwise than 'door_1', another leaf of door class animation 'dr_swing_anim'"),
 ])

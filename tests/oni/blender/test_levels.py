@@ -7,7 +7,8 @@ import bpy
 import numpy as np
 import pytest
 from commands import COMMANDS, run
-from oban_generate import level_file_bytes, random_animation
+from oban_generate import random_animation
+from objects_generate import level_file_bytes
 from oni_scene import DATA, expected_world, world_error
 
 from oban_import.oni.engine.playback import engine_frames, random_start_frame

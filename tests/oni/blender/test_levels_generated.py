@@ -2,14 +2,18 @@
 with its points, texture coordinates, shades, flags and tag exactly (triangles, every flag bit,
 tags of every type), sorted into drawn, markers and door gunk by the rules written out here;
 doors without object setups placed by Bungie's rule (tests/fixtures/door_reference.py);
-a level and its loose files alike."""
+a level and its loose files alike; each face's material blended and culled as its flags say;
+with level_generate.rare_cases, the door frame an InDoorFrame door hides and the leaves of two
+doors of one door id."""
 
 import os
+import struct
 
 import bpy
 import level_generate as lg
 import numpy as np
 import pytest
+from blender_materials import is_alpha_blended
 from commands import COMMANDS, run
 from door_reference import plain_keys, spec_origins
 from environment_faces import environment_faces
@@ -21,12 +25,15 @@ pytestmark = pytest.mark.usefixtures("addon")
 
 SCALE = 0.25
 NOT_DRAWN = 0x1 | 0x2 | 0x4 | 0x8 | 0x2000 | 0x40000
+JELLO, TRANSPARENT, TWO_SIDED, IN_DOOR_FRAME = 0x20, 0x80, 0x200, 0x4   # LEVEL.md 5 and 1
 
 
-def generated(tmp_path, seed=3, loose=False, no_setups=False, **kinds):
+def generated(tmp_path, seed=3, loose=False, no_setups=False, rare=False, **kinds):
     level = lg.standard_level(np.random.default_rng(seed), **kinds)
     if no_setups:
         level.setups = None
+    if rare:
+        lg.rare_cases(level)
     path = lg.write_loose(level, tmp_path) if loose else lg.write_level(level, tmp_path)
     return level, str(path)
 
@@ -106,3 +113,67 @@ def test_the_listing_names_every_door_and_list(tmp_path, command):
     for kind in ("DOOR", "FURN", "CMBT", "TRIG", "WEAP"):
         assert kind in done.stdout
     assert "gen" in done.stdout and os.path.basename(path) in done.stdout
+
+
+def test_each_face_is_blended_and_culled_as_its_flags_say(tmp_path):
+    """LEVEL.md 5: Transparent quads alpha blended, every other quad opaque; TwoSided,
+    Transparent and Jello quads drawn from both sides, every other one culled; the level holds
+    each of the three alone."""
+    import_path(generated(tmp_path)[1])
+    seen = set()
+    for obj in [o for o in bpy.data.objects if "oni_environment" in o]:
+        mesh = obj.data
+        slots = np.empty(len(mesh.polygons), np.int32)
+        mesh.polygons.foreach_get("material_index", slots)
+        for face, slot in zip(environment_faces(obj), slots.tolist()):
+            flags = int(face.flags) & 0xFFFFFFFF
+            material = mesh.materials[slot]
+            transparent, two_sided = bool(flags & TRANSPARENT), bool(flags & (TWO_SIDED | TRANSPARENT | JELLO))
+            assert is_alpha_blended(material) == transparent, (material.name, hex(flags))
+            assert material.node_tree.nodes["Principled BSDF"].inputs["Alpha"].is_linked == transparent
+            assert material.use_backface_culling == (not two_sided), (material.name, hex(flags))
+            assert material.name.endswith(" transparent" if transparent else " two-sided" if two_sided else " shaded")
+            seen.add(flags & (TWO_SIDED | TRANSPARENT | JELLO))
+    assert {0, JELLO, TRANSPARENT, TWO_SIDED} <= seen
+
+
+def door_fields(entry):
+    """(door id, door flags, frame position) of a DOOR entry's own data (docs/level.md 1: 0x63, 0x67, 0x69)."""
+    door_id, = struct.unpack_from("<H", entry.payload, 0x63 - 0x24)
+    flags, = struct.unpack_from("<H", entry.payload, 0x67 - 0x24)
+    return door_id, flags, struct.unpack_from("<3f", entry.payload, 0x69 - 0x24)
+
+
+def test_an_in_door_frame_door_hides_the_frame_at_its_frame_position(tmp_path):
+    """docs/level.md 9: the door frames (AKDA) an InDoorFrame door hides are found by their
+    position equal to the door's frame position, not its own; the level has one of each."""
+    level, path = generated(tmp_path, rare=True)
+    import_path(path)
+    in_door_frame = [(door_fields(entry)[2], entry.position) for entry in level.lists["Door"]
+                     if door_fields(entry)[1] & IN_DOOR_FRAME]
+
+    def frames_at(points):
+        """The quads of the door frames standing at one of `points` (float32, exactly)."""
+        return [quad for quad, _, position, *_ in level.environment.door_frames
+                if any((np.float32(position) == np.float32(point)).all() for point in points)]
+
+    hidden = frames_at([center for center, _ in in_door_frame])
+    at_door = frames_at([position for _, position in in_door_frame])
+    assert hidden and at_door and not set(hidden) & set(at_door)
+    framed = bpy.data.objects["gen door frames"]
+    assert sorted(face.quad for face in environment_faces(framed)) == hidden and not framed.visible_get()
+    assert set(at_door) <= {face.quad for face in environment_faces(bpy.data.objects["gen environment"])}
+
+
+def test_the_leaves_of_a_door_id_are_held_by_its_first_door(tmp_path):
+    """docs/level.md 3 and 10: where two doors have one door id, its leaves are the first door's."""
+    level, path = generated(tmp_path, rare=True)
+    import_path(path)
+    first = {}
+    for entry in level.lists["Door"]:
+        first.setdefault(door_fields(entry)[0], entry.id)
+    assert len(first) < len(level.lists["Door"])
+    leaves = [obj for obj in bpy.data.objects if "oni_door_leaf" in obj]
+    assert {obj["oni_door_id"] for obj in leaves} == set(first)
+    for obj in leaves:
+        assert obj.parent["oni_object_id"] == first[obj["oni_door_id"]], obj.name

@@ -4,7 +4,8 @@ written from the spec's byte layouts): what the generator wrote is what is read,
 type, shades, textures found, missing and absent; single, double and mirrored doors with and
 without events (every event type), every door flag, door textures named in another case;
 furniture of one and two elements; every known object type, empty lists, unknown types;
-a furniture list without an environment; an environment without a level instance.
+a furniture list without an environment; an environment without a level instance; an object
+tag listed twice in the object quad map (ONOA).
 """
 
 import os
@@ -224,3 +225,22 @@ def test_the_onlv_finds_its_lists_beside_it_and_no_others(standard, tmp_path):
     assert len(read.object_lists) == len(standard.lists)
     assert [o.name for o in read.object_lists] == sorted(standard.lists, key=lambda n: n.replace(" ", "_"))
     assert os.path.exists(tmp_path / "BINACJBOTrigger_Volume.oni")   # a space in a list's name: '_' in its file's
+
+
+@pytest.fixture(scope="module", params=["level", "loose"])
+def rare(request, tmp_path_factory):
+    """(level_generate.rare_cases of the standard level, what is read of it as a level or loose files)."""
+    level = gen.rare_cases(gen.standard_level(np.random.default_rng(7)))
+    folder = tmp_path_factory.mktemp("rare_" + request.param)
+    return level, read_level(gen.write_level(level, folder) if request.param == "level" else
+                             gen.write_loose(level, folder))
+
+
+def test_a_tag_listed_twice_in_the_object_quad_map_keeps_its_first_list(rare):
+    level, read = rare
+    first = {}
+    for tag, quads in level.object_quads:
+        first.setdefault(tag, list(quads))
+    assert len(first) < len(level.object_quads)
+    assert {tag: quads.tolist() for tag, quads in read.object_quads.items()} == first
+

@@ -1,5 +1,5 @@
 """A room's floor polygon found again in its BSP (oni/io/level/rooms.py, docs/level.md 5): OniSplit's
-chain gives the authored corners in order (the sample's in test_level_rebuild.py); a slanted
+chain gives the authored corners in order (the sample's in test_level_rebuild_source.py); a slanted
 floor; a tree of another shape the room's box cut by its walls; faults named."""
 
 import numpy as np
@@ -67,3 +67,20 @@ def test_a_vertical_floor_is_named():
     with pytest.raises(ObanError, match="vertical"):
         room_floors(np.array([(0, -1, -1)], BSP_NODE_DTYPE), np.array([[1, 0, 0, 0]], np.float32),
                     room([0, 0, 0, 1, 1, 1], [1, 0, 0, 0]), np.array([0]), "f", "AKBP")
+
+
+@pytest.mark.parametrize("spoil, fault", [
+    (lambda r, planes: r["floor"].__setitem__((0, 1), np.nan), "not finite numbers"),
+    (lambda r, planes: planes.__setitem__((3, 0), np.inf), "not finite numbers"),
+    (lambda r, planes: planes.__setitem__(slice(3, 4), planes[2]), "two neighbouring edges that never meet"),
+])
+def test_a_floor_plane_or_walls_that_meet_nowhere_are_named(spoil, fault):
+    """A NaN floor plane, an infinite wall, two parallel neighbouring edges: an ObanError naming
+    the room, never numpy's own error."""
+    corners = np.array([[0, 0, 0], [0, 0, 40], [40, 0, 40], [40, 0, 0]], np.float64)
+    nodes, planes, root = onisplit_chain(corners, np.array([0, 1, 0, 0.0]), 20)
+    r = room([0, 0, 0, 40, 20, 40], [0, 1, 0, 0])
+    planes = planes.copy()
+    spoil(r, planes)
+    with pytest.raises(ObanError, match=f"room 0's .*{fault}"):
+        room_floors(nodes, planes, r, np.array([root]), "f", "AKBP")

@@ -108,7 +108,8 @@ def test_the_handler_for_blender_command_line(tmp_path):
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_no_oban_and_reader_warnings_reach_the_user(tmp_path, command):
-    from oban_generate import level_file_bytes, random_animation
+    from oban_generate import random_animation
+    from objects_generate import level_file_bytes
     empty_level = tmp_path / "level5_Final.dat"
     empty_level.write_bytes(level_file_bytes([], [(b"TBUS", "subs", b"x" * 16)]))
     late = random_animation(np.random.default_rng(14), name="late", frames=20, key_count=4, flags=0)

@@ -9,6 +9,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from .model import Quads, shade_rgba
+from .object_xml import xml_floats
 
 HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '
         'version="1.4.1"><asset><unit meter="0.1" name="decimeter"/><up_axis>Y_UP</up_axis></asset>')
@@ -105,14 +106,10 @@ def _geometry(name, quads: Quads, part: slice, material: dict) -> tuple[str, lis
 
 def _source(name, values, params) -> str:
     count = len(values)
-    return (f'<source id="{name}"><float_array id="{name}-a" count="{count * len(params)}">{_floats(values)}'
+    return (f'<source id="{name}"><float_array id="{name}-a" count="{count * len(params)}">'
+            f'{xml_floats(values, np.float64)}'
             f'</float_array><technique_common><accessor source="#{name}-a" count="{count}" stride="{len(params)}">'
             + "".join(f'<param name="{p}" type="float"/>' for p in params) + "</accessor></technique_common></source>")
-
-
-def _floats(values) -> str:
-    """Every value exactly (a float32 widened is a double whose text reads back as it)."""
-    return " ".join(map(repr, np.asarray(values, np.float64).ravel().tolist()))
 
 
 def _ints(values) -> str:

@@ -31,7 +31,8 @@ DOUBLE_DOOR = DOOR_FLAGS["DoubleDoor"]
 SECOND_LEAF = 0x1000   # leaf 1 of door id d is the OBOA setup of door id d | 0x1000 (docs/level.md 3)
 EVENT_TYPES = ("None", "Script", "ActivateTurret", "DeactivateTurret", "ActivateConsole", "DeactivateConsole",
                "ActivateAlarm", "DeactivateAlarm", "ActivateTrigger", "DeactivateTrigger", "LockDoor",
-               "UnlockDoor")
+               "UnlockDoor")                  # object events: the stored u16 is the index
+ONISPLIT_SPELLING = {"DeactivateAlarm": "DeactivateAlaram"}   # where OniSplit's XML names an event otherwise
 
 
 @dataclass

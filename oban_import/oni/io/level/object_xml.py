@@ -33,6 +33,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ....core.errors import ObanError
+from .model import EVENT_TYPES, ONISPLIT_SPELLING
 
 OSD_TYPES = ("CHAR", "WEAP", "PART", "PWRU", "FLAG", "CONS", "TURR", "SNDG", "TRIG", "TRGV", "NEUT", "PATR")
 # What -create:level does beyond (the docstring): the types it drops without their class instance, the faults it has
@@ -68,9 +69,7 @@ NEUTRAL_ITEMS = {"Shield": 0x1, "Invisibility": 0x2, "LSI": 0x4}
 LINE_FLAGS = {"IsPlayer": 0x1, "GiveItems": 0x2, "AnimOnce": 0x4, "OtherAnimOnce": 0x8}
 MOVEMENT_MODES = dict(enumerate(("ByAlertLevel", "Stop", "Crouch", "Creep", "WalkNoAim", "Walk", "RunNoAim", "Run")))
 FACINGS = {0: "Forward", 1: "Left", 2: "Right", 3: "Stopped"}   # 1 is also Backward; -extract:xml writes Left
-# ObjectEventType, as OniSplit spells it; the index is the stored u16
-EVENTS = ("None", "Script", "ActivateTurret", "DeactivateTurret", "ActivateConsole", "DeactivateConsole",
-          "ActivateAlarm", "DeactivateAlaram", "ActivateTrigger", "DeactivateTrigger", "LockDoor", "UnlockDoor")
+EVENTS = tuple(ONISPLIT_SPELLING.get(name, name) for name in EVENT_TYPES)   # as OniSplit's XML names them
 SCRIPT_EVENT, SCRIPT_LENGTH = 1, 32
 SOUND_BOX, SOUND_SPHERE = 1447841093, 1397770322                      # SoundVolumeType
 LOOP, LOOP_FROM, IGNORE_PLAYER = 6, 16, 22                             # path point types
@@ -336,8 +335,15 @@ def _floats(values, element, where) -> str:
     if nan.any():
         raise where.fault(f"{element}: a NaN of bits {int(values.view(np.uint32)[nan][0]):#010x}; OniSplit "
                           f"writes NaN as {ONISPLIT_NAN:#010x}")
+    return xml_floats(values)
+
+
+def xml_floats(values, dtype=np.float32) -> str:
+    """Values taken as `dtype` (float32: as the game stores them), as the text OniSplit reads
+    back into the same bits, for every level XML and Collada: each one's double's shortest
+    text, NaN, INF, -INF."""
     return " ".join("NaN" if v != v else "INF" if v == np.inf else "-INF" if v == -np.inf else repr(v)
-                    for v in values.astype(np.float64).tolist())
+                    for v in np.asarray(values, dtype).astype(np.float64).ravel().tolist())
 
 
 def _events(payload, at, count, where) -> tuple:

@@ -2,8 +2,6 @@
 the files that hold the environment's quads (AGQG) and their textures (AGQR), every other
 byte as read, and what such a patch cannot carry."""
 
-import zlib
-
 import numpy as np
 
 from ....core.errors import ObanError
@@ -36,17 +34,6 @@ def refusals(environment: Environment, flags, textures) -> list:
     for quad in np.flatnonzero(np.asarray(textures) < 0).tolist():
         found.append((quad, "a texture the level's texture list (TXMA) does not hold"))
     return sorted(found)
-
-
-def fingerprint(environment: Environment) -> int:
-    """A CRC-32 of the environment's quads as read (points, corners, shades, flags, tags,
-    textures): an import keeps it, a patch checks the file still holds what was imported."""
-    crc = 0
-    for values in (environment.points, environment.texture_coordinates, environment.quad_points,
-                   environment.quad_uvs, environment.shades, environment.flags, environment.object_tags,
-                   environment.quad_textures):
-        crc = zlib.crc32(np.ascontiguousarray(values).tobytes(), crc)
-    return crc
 
 
 def patched_files(environment: Environment, shades, flags, textures) -> dict:

@@ -8,13 +8,12 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from .model import DOOR_FLAGS, Door, Furniture
-from .object_xml import EVENTS
+from .object_xml import EVENTS, xml_floats
 
 ENVIRONMENT_FILE, ROOMS_FILE, MASTER_FILE = "{}_env.dae", "{}_rooms.dae", "{}.xml"
 CLASSES_FOLDER = "classes"
 OBJECTS_FILE = "{}_objects.xml"   # every object in one list, in id order: OniSplit numbers them 1... as it reads them
 OBJECT_FLAGS = {"Locked": 0x1, "PlacedInGame": 0x2, "Temporary": 0x4, "Gunk": 0x8}
-MAX_OBJECT_ID = 0xFFFFFF   # an object tag keeps 24 bits of it
 # The textures OniSplit makes itself (Oni.Akira/MaterialLibrary.cs): a face of one needs no TXMP file
 ONISPLIT_MARKERS = frozenset(f"_marker_{kind}" for kind in (
     "door", "ghost", "stairs", "danger", "barrier", "impassable", "blackness", "floor"))
@@ -55,16 +54,16 @@ def objects_xml(objects: list) -> str:
 
 
 def _header(obj) -> str:
-    return (f"<Header><Flags>{_names(obj.flags, OBJECT_FLAGS)}</Flags><Position>{_vector(obj.position)}</Position>"
-            f"<Rotation>{_vector(obj.rotation)}</Rotation></Header>")
+    return (f"<Header><Flags>{_names(obj.flags, OBJECT_FLAGS)}</Flags><Position>{xml_floats(obj.position)}</Position>"
+            f"<Rotation>{xml_floats(obj.rotation)}</Rotation></Header>")
 
 
 def _door(door: Door) -> str:
     events = "".join(_event(event) for event in door.events)
     return (f"<DOOR>{_header(door)}<OSD><Class>{escape(door.class_name)}</Class><DoorId>{door.door_id}</DoorId>"
             f"<KeyId>{door.key_id}</KeyId><Flags>{_names(door.door_flags, DOOR_FLAGS)}</Flags>"
-            f"<Center>{_vector(door.frame_position)}</Center><SquaredActivationRadius>"
-            f"{_number(door.activation_radius_squared)}</SquaredActivationRadius>"
+            f"<Center>{xml_floats(door.frame_position)}</Center><SquaredActivationRadius>"
+            f"{xml_floats(door.activation_radius_squared)}</SquaredActivationRadius>"
             f"<Texture1>{escape(door.texture_names[0])}</Texture1><Texture2>{escape(door.texture_names[1])}"
             f"</Texture2><Events>{events}</Events></OSD></DOOR>")
 
@@ -89,10 +88,3 @@ def _names(flags: int, table: dict) -> str:
         return str(flags)
     return " ".join(name for name, bit in table.items() if flags & bit)
 
-
-def _number(value) -> str:
-    return repr(float(np.float32(value)))
-
-
-def _vector(values) -> str:
-    return " ".join(map(repr, np.asarray(values, np.float32).astype(np.float64).tolist()))

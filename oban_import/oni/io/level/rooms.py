@@ -11,6 +11,7 @@ from ....core.errors import ObanError
 BSP_COUNT_OFFSET = 0x16   # AKBP: u16 node count, then nodes from 0x18
 BSP_NODE_DTYPE = np.dtype([("plane", "<i4"), ("back", "<i4"), ("front", "<i4")])
 VERTICAL = 1e-6           # |normal.y| under this: a wall plane, an edge of the floor
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def bsp_nodes(data: bytes, path: str, label: str) -> np.ndarray:
@@ -64,23 +65,34 @@ def _planes_below(nodes, planes, root, path, label, room) -> tuple[np.ndarray, b
 def _floor(planes, chain, room, path, label, index) -> np.ndarray:
     walls = np.abs(planes[:, 1]) < VERTICAL
     floor = room["floor"].astype(np.float64)
+    box = room["box"].astype(np.float64)
+    if not (np.isfinite(floor).all() and np.isfinite(box).all() and np.isfinite(planes).all()):
+        raise ObanError(path, f"{label}: room {index}'s floor plane, box or BSP planes are not finite numbers")
     if abs(floor[1]) < VERTICAL:
         raise ObanError(path, f"{label}: room {index}'s floor plane is vertical: it holds no floor polygon")
     if chain and len(walls) >= 5 and walls[:-2].all() and not walls[-2:].any():
         edges = planes[:-2][::-1]   # edge 0 first
-        return _meet(np.roll(edges, 1, axis=0), edges, floor)
-    polygon = _clipped(planes[walls], room["box"].astype(np.float64))
+        corners = _meet(np.roll(edges, 1, axis=0), edges, floor)
+        if corners is None:
+            raise ObanError(path, f"{label}: room {index}'s floor has two neighbouring edges that never meet")
+        return corners
+    polygon = _clipped(planes[walls], box)
     if len(polygon) < 3:
         raise ObanError(path, f"{label}: room {index}'s walls leave nothing of its box")
     y = -(floor[0] * polygon[:, 0] + floor[2] * polygon[:, 2] + floor[3]) / floor[1]
     return np.column_stack([polygon[:, 0], y, polygon[:, 2]])
 
 
-def _meet(first, second, floor) -> np.ndarray:
-    """(n, 3): where each pair of planes meets the floor plane."""
+def _meet(first, second, floor) -> np.ndarray | None:
+    """(n, 3): where each pair of planes meets the floor plane; None where a pair is parallel
+    (or meets it out of float range)."""
     system = np.stack([first[:, :3], second[:, :3], np.broadcast_to(floor[:3], first[:, :3].shape)], axis=1)
     right = -np.stack([first[:, 3], second[:, 3], np.broadcast_to(floor[3], first[:, 3].shape)], axis=1)
-    return np.linalg.solve(system, right[..., None])[..., 0]
+    try:
+        corners = np.linalg.solve(system, right[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return None
+    return corners if np.isfinite(corners).all() and np.abs(corners).max(initial=0) < FLOAT32_MAX else None
 
 
 def _clipped(walls, box) -> np.ndarray:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....core.id_properties import signed32, unsigned32
+from ....core.errors import ObanError
+from ....core.id_properties import number, numbers, signed32, unsigned32
 from ....core.runs import bounded_runs
 from .record import FLAGS, KEY_DTYPE, Animation, all_keys
 
@@ -35,6 +36,7 @@ FIELDS = (  # (key, property, label, description): the integer fields the panel 
     ("door_open_frame", DOOR_OPEN_FRAME, "Door Open Frame", "Where a door stops when it opens"),
 )
 DEFAULT_TICKS_PER_FRAME = 80
+ORTHONORMAL = 1e-5     # how far import axes may be off a rotation or reflection
 CHUNK_KEYS = 1 << 16   # descriptions(): keys turned into properties at a time
 
 
@@ -75,6 +77,19 @@ def import_properties(scale: float, axes, first_frame: int, start_frame: int = 0
 def _import_properties(scale, axes, first_frame, start_frame):
     described = {IMPORT_SCALE: scale, IMPORT_AXES: list(axes), FIRST_FRAME: first_frame}
     return described | ({START_FRAME: start_frame} if start_frame else {})
+
+
+def import_frame(owner, label, scale: float, axes) -> tuple:
+    """(scale, (3, 3) axes) an object was imported with (IMPORT_SCALE, IMPORT_AXES), the given
+    ones where it does not say; ObanError naming the property where one is not a positive
+    finite scale, or not a rotation or reflection of the axes."""
+    found = number(owner, IMPORT_SCALE, label, scale)
+    if not found > 0.0:
+        raise ObanError(label, f"property '{IMPORT_SCALE}' is {found}: a scale is a positive finite number")
+    matrix = numbers(owner, IMPORT_AXES, label, 9, np.ravel(axes)).reshape(3, 3)
+    if np.abs(matrix @ matrix.T - np.eye(3)).max() > ORTHONORMAL:
+        raise ObanError(label, f"property '{IMPORT_AXES}' is not a rotation or reflection of the axes")
+    return found, matrix
 
 
 def stored_data(animation: Animation, keys: np.ndarray | None = None) -> dict:
