@@ -163,7 +163,8 @@ def budget(path, names, floors, best, rounds):
     """The import of each Keys mode with its reading, bone keys and TRAM properties kept from a
     first one (what its Blender calls alone cost), beside its floor; what 1.5 x the floor leaves
     for that Python work, against what it takes in the import (its best round less this one)."""
-    from oban_import.oni.blender import characters, importer
+    from oban_import.oni.blender import importer
+    from oban_import.oni.blender.characters import build as characters
     saved = importer.read_characters, characters.bones.bone_keys, characters.tram_properties
     kept = {}
 

@@ -274,7 +274,7 @@ class read_and_computed:
     what follows them, its glue and its calls into Blender."""
 
     def __init__(self, corpus, **options):
-        from oban_import.oni.blender import oban_motion
+        from oban_import.oni.blender.oban import motion as oban_motion
         from oban_import.ui.options import OniImportSettings
         settings, self.options = OniImportSettings(**options), options
         self.files = scene._read_files(corpus.paths, settings, [], lambda share: None)
@@ -309,7 +309,7 @@ def run_baseline(precomputed, update=False, fill=None, descriptions=None):
     names, settings = [name for name, *_ in precomputed], OniImportSettings()
     start = time.perf_counter()
     if descriptions:
-        from oban_import.oni.blender.new_objects import make_objects
+        from oban_import.oni.blender.oban.new_objects import make_objects
         made = make_objects(names, settings)
     for i, (name, specs, frames, columns) in enumerate(precomputed):
         obj, action = made[i] if descriptions else (bpy.data.objects.new(name, None), None)
@@ -427,7 +427,7 @@ def load_blender():
     import oban_import
     from oban_import.blender import compat as _compat
     from oban_import.oni.blender import importer as _scene
-    from oban_import.oni.blender import oban_actions as _actions
+    from oban_import.oni.blender.oban import actions as _actions
     bpy, np, compat, scene, actions = _bpy, _np, _compat, _scene, _actions
     oban_import.register()
     return oban_import

@@ -13,8 +13,14 @@ from paths import EXAMPLES, ROOT
 
 PACKAGE = os.path.join(ROOT, "oban_import")
 # Oni's bytes by format (oni/io/README.md): each folder may import those before it.
-ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.characters")
+ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.characters",
+          "oni.io.level_rebuild")
 ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
+# Oni in Blender by kind (oni/blender/README.md): each folder may import those before it; the
+# import driver (oni/blender/importer.py) all of them.
+ONI_BLENDER = ("oni.blender.shared", "oni.blender.oban", "oni.blender.characters", "oni.blender.level")
+ONI_BELOW_BLENDER = {"core", "blender", *ONI_IO, "oni.engine", "oni"}
+ONI_KINDS = {room: ONI_BELOW_BLENDER | set(ONI_BLENDER[:n + 1]) for n, room in enumerate(ONI_BLENDER)}
 # What each room may import of the add-on. A game's layers: io < engine < blender.
 ALLOWED = {
     "core": {"core"},
@@ -22,16 +28,17 @@ ALLOWED = {
     **ONI_FORMATS,
     "oni.engine": {"core", *ONI_IO, "oni.io", "oni.engine"},
     "oni": {"core", *ONI_IO, "oni.engine", "oni"},   # the plan: what a file brings (oni/plan.py)
-    "oni.blender": {"core", "blender", *ONI_IO, "oni.engine", "oni", "oni.blender"},
+    **ONI_KINDS,
+    "oni.blender": ONI_BELOW_BLENDER | {*ONI_BLENDER, "oni.blender"},
     "outpost2.io": {"core", "outpost2.io"},
     "outpost2.engine": {"core", "outpost2.io", "outpost2.engine"},
     "outpost2.blender": {"core", "blender", "outpost2.io", "outpost2.engine", "outpost2.blender"},
-    "ui": {"core", "blender", *ONI_IO, "oni.engine", "oni", "oni.blender", "outpost2.io", "outpost2.engine",
-           "outpost2.blender", "ui"},
+    "ui": {"core", "blender", *ONI_IO, "oni.engine", "oni", "oni.blender", *ONI_BLENDER, "outpost2.io",
+           "outpost2.engine", "outpost2.blender", "ui"},
     "": {"ui"},   # the package's register() and __main__
     "oni.io": set(), "outpost2": set(),   # packages' own __init__.py
 }
-WITH_BPY = {"blender", "oni.blender", "outpost2.blender", "ui"}
+WITH_BPY = {"blender", "oni.blender", *ONI_BLENDER, "outpost2.blender", "ui"}
 BLENDER_MODULES = {"bpy", "mathutils", "bpy_extras"}
 # front ends that run without Blender, or import it only where a scene is built
 NO_BPY_AT_IMPORT = {"ui/options.py", "ui/listing.py", "ui/cli.py"}
@@ -46,10 +53,11 @@ def rooms():
 
 
 def _room(relative):
-    """'oni/io/oban/read.py' -> 'oni.io.oban', 'oni/io/plan.py' -> 'oni.io', 'oni/engine/frames.py'
-    -> 'oni.engine', 'core/errors.py' -> 'core', '__main__.py' -> ''."""
+    """'oni/io/oban/read.py' -> 'oni.io.oban', 'oni/blender/level/patch.py' -> 'oni.blender.level',
+    'oni/blender/importer.py' -> 'oni.blender', 'oni/engine/frames.py' -> 'oni.engine', 'core/errors.py' ->
+    'core', '__main__.py' -> ''."""
     parts = relative.split(os.sep)[:-1]
-    if parts[:2] == ["oni", "io"]:
+    if parts[:2] in (["oni", "io"], ["oni", "blender"]):
         return ".".join(parts[:3])
     return ".".join(parts[:2] if parts and parts[0] in ("oni", "outpost2") else parts[:1])
 
@@ -112,6 +120,14 @@ def test_a_wrong_import_is_caught(tmp_path):
             assert room in imports(probe)[1] and room not in ALLOWED["oni.io.oban"]
         finally:
             os.remove(probe)
+    sample = os.path.join(PACKAGE, "oni", "blender", "oban", "motion.py")   # a kind's import of a later one
+    probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
+    try:
+        with open(probe, "w") as f:
+            f.write("from ..level import scene\n" + open(sample).read())
+        assert "oni.blender.level" in imports(probe)[1] and "oni.blender.level" not in ALLOWED["oni.blender.oban"]
+    finally:
+        os.remove(probe)
 
 
 def test_listing_runs_without_blender():

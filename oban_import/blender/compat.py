@@ -191,7 +191,7 @@ def option_group(layout, idname, label):
     return box
 
 
-# Meshes and materials of placed objects (blender/meshes.py, materials.py).
+# Meshes and materials of placed objects (oni/blender/shared/meshes.py, materials.py).
 HAS_AUTO_SMOOTH = bpy.app.version < (4, 1, 0)          # custom normals need use_auto_smooth before 4.1
 HAS_RENDER_METHOD = bpy.app.version >= (4, 2, 0)       # EEVEE Next: surface_render_method
 HAS_FREE_NORMALS = bpy.app.version >= (4, 5, 0)        # a float3 'custom_normal' attribute is used as is

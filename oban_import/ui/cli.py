@@ -242,8 +242,8 @@ def export_main(argv):
         return _usage(export_parser(), error)
     import bpy
 
-    from ..oni.blender.oban_export import animated_objects, export_objects
-    from ..oni.blender.tram_export import character_armatures, export_characters
+    from ..oni.blender.oban.export import animated_objects, export_objects
+    from ..oni.blender.characters.tram_export import character_armatures, export_characters
     try:
         bpy.ops.wm.open_mainfile(filepath=args.blend)
     except RuntimeError as error:  # not a .blend, or one from a newer Blender
@@ -281,8 +281,8 @@ def export_main(argv):
 def _levels(context, args, candidates, missing, settings):
     """`export --format level-patch`: each imported level's shading, flags and textures in
     place; `--format level`: each as OniSplit's rebuild source."""
-    from ..oni.blender.level_patch import environment_objects, export_level_patches
-    from ..oni.blender.level_rebuild import export_level_rebuilds, level_objects
+    from ..oni.blender.level.patch import environment_objects, export_level_patches
+    from ..oni.blender.level.rebuild import export_level_rebuilds, level_objects
     patch = args.file_format == LEVEL_PATCH_FORMAT
     objects = environment_objects(candidates) if patch else level_objects(candidates)
     if not objects:
@@ -388,21 +388,50 @@ def _list_file(path, name_glob, objects, tables, beside):
         print(f"note: {path}: read with {os.path.basename(owner)}, whose data it holds", file=sys.stderr)
         return
     brought = bring(path, Choices(objects=objects, name_filter=name_glob or ""))
+    for lister in dict.fromkeys(LISTERS[kind] for kind in LISTERS if kind in brought.kinds):
+        if lister is not None:
+            lister(name, path, brought, tables, name_glob, beside)
+
+
+def _level_rows(name, path, brought, tables, name_glob, beside):
+    """A level's, an OBOA's or a loose mesh's placed objects; a level's parts."""
     if brought.level is not None:
         tables["placed"] += [(name, p) for p in brought.level.objects]
-    if brought.texture is not None:
-        texture = brought.texture
-        tables["textures"].append((name, texture.name, texture.width, texture.height,
-                                   FORMAT_NAMES.get(texture.format, texture.format)))
+    if brought.level_parts is not None:
+        tables["levels"].append((name, brought.level_parts))
+
+
+def _character_rows(name, path, brought, tables, name_glob, beside):
+    """The characters, their chosen TRAMs and the file's loose ones, with the body each goes onto."""
     tables["characters"] += [(name, character) for character, _ in brought.characters]
     own = {tram.name: tram for _, chosen in brought.characters for tram in chosen}
     loose = {tram.name: tram for tram in brought.trams}   # none a character's (plan._trams)
     tables["trams"] += [(name, tram) for tram in (own | loose).values()]
     tables["bodies"] += [name] * len(own) + _body_names(list(loose), path, beside)
-    if brought.level_parts is not None:
-        tables["levels"].append((name, brought.level_parts))
-    if brought.obans or "obans" in brought.kinds:
-        tables["obans"] += [(name, a) for a in read_file(path, name_glob or None)]
+
+
+def _oban_rows(name, path, brought, tables, name_glob, beside):
+    tables["obans"] += [(name, a) for a in read_file(path, name_glob or None)]
+
+
+def _texture_rows(name, path, brought, tables, name_glob, beside):
+    texture = brought.texture
+    tables["textures"].append((name, texture.name, texture.width, texture.height,
+                               FORMAT_NAMES.get(texture.format, texture.format)))
+
+
+LISTERS = {   # how --list shows each kind of plan.KINDS: by its name, in the same order (as importer.BUILDERS)
+    "objects": _level_rows,
+    "level": _level_rows,
+    "classes": None,              # listed with the level whose object lists name them
+    "characters": _character_rows,
+    "bodies": _character_rows,
+    "animations": _character_rows,
+    "character parts": None,      # listed with the character that links them
+    "obans": _oban_rows,
+    "mesh": _level_rows,
+    "texture": _texture_rows,
+}
 
 
 def _body_names(tram_names, path, beside):

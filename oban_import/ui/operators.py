@@ -8,11 +8,11 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
+from ..oni.blender.characters.tram_export import character_armatures, export_characters
 from ..oni.blender.importer import import_files
-from ..oni.blender.level_patch import environment_objects, export_level_patches
-from ..oni.blender.level_rebuild import export_level_rebuilds, level_objects
-from ..oni.blender.oban_export import animated_objects, export_objects
-from ..oni.blender.tram_export import character_armatures, export_characters
+from ..oni.blender.level.patch import environment_objects, export_level_patches
+from ..oni.blender.level.rebuild import export_level_rebuilds, level_objects
+from ..oni.blender.oban.export import animated_objects, export_objects
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel

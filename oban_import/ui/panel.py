@@ -13,8 +13,8 @@ from bpy.props import BoolProperty, IntProperty, PointerProperty
 
 from ..core.errors import ObanError
 from ..core.id_properties import unsigned32
-from ..oni.blender.characters import BODY, CHARACTER, PARTS
-from ..oni.blender.oban_actions import action_of, animated_of
+from ..oni.blender.oban.actions import action_of, animated_of
+from ..oni.io.characters.properties import BODY, CHARACTER, PARTS
 from ..oni.io.characters.tram import tram_flag_text
 from ..oni.io.characters.tram_properties import NAME as TRAM_NAME
 from ..oni.io.characters.tram_properties import PREFIX as TRAM_PREFIX

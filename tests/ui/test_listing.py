@@ -54,3 +54,12 @@ def test_a_loose_tram_is_listed_with_the_body_it_would_go_onto(tmp_path, capsys)
     assert bodies[("TRAMwalk.oni", "walk")] == ["ONCChero.oni"]
     assert bodies[("TRAMchar0_walk00.oni", "char0_walk00")] == ["ONCCchar0.oni"]
     assert bodies[("ONCCvillain.oni", "walk")] == ["ONCCvillain.oni"]
+
+
+def test_each_kind_the_plan_reads_is_listed_by_the_lister_of_its_name():
+    """plan.KINDS and --list's LISTERS name the same kinds in the same order (as the importer's
+    BUILDERS do): a kind read but never listed fails here."""
+    from oban_import.oni import plan
+    from oban_import.ui import cli
+    assert list(cli.LISTERS) == [kind.name for kind in plan.KINDS]
+    assert all(cli.LISTERS[kind.name] for kind in plan.KINDS if kind.read is not None)

@@ -22,9 +22,12 @@ from ..io.oban.properties import PLACEMENT
 from ..io.oban.read import read_files
 from ..io.objects.model import PlacedObject
 from ..plan import Brought, Choices, bring
-from . import characters, environment, oban_motion, oban_targets, object_lists, placed
-from .new_objects import NewObjects, remove_new
-from .shared_blocks import SharedBlocks
+from .characters import build as characters
+from .level import environment, object_lists, placed
+from .oban import motion as oban_motion
+from .oban import targets as oban_targets
+from .oban.new_objects import NewObjects, remove_new
+from .shared.blocks import SharedBlocks
 
 READING_SHARE = 0.2        # of the progress bar
 

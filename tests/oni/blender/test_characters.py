@@ -225,7 +225,7 @@ def test_the_collection_option(choice, expected):
 
 
 def test_a_failing_character_leaves_nothing(tmp_path, monkeypatch):
-    from oban_import.oni.blender import characters
+    from oban_import.oni.blender.characters import build as characters
     real = characters._Actions.new
     calls = []
 
@@ -418,7 +418,7 @@ def test_an_overlay_of_no_parts_is_an_action_without_keys(tmp_path):
     assert bpy.ops.import_anim.oban(filepath=str(path)) == {"FINISHED"}
     action = bpy.data.actions["nothing_q"]
     assert armature.animation_data.action == action and action_fcurves(action) == [] and action.use_fake_user
-    from oban_import.oni.blender.tram_export import export_characters
+    from oban_import.oni.blender.characters.tram_export import export_characters
     from oban_import.ui.options import CharacterExportSettings
     (tmp_path / "out").mkdir()
     exported = export_characters(bpy.context, [armature], str(tmp_path / "out"),

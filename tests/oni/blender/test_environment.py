@@ -205,7 +205,7 @@ def test_each_part_can_be_left_out():
 
 
 def test_a_failure_while_the_level_is_built_leaves_nothing_of_it(monkeypatch):
-    from oban_import.oni.blender import environment
+    from oban_import.oni.blender.level import environment
     made = environment.new_environment_mesh
     calls = []
 

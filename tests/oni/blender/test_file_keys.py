@@ -107,7 +107,7 @@ def test_engine_playback_with_file_keys_matches_the_simulator_over_three_periods
     assert bpy.ops.import_anim.oban(filepath=str(path), keys="FILE", playback="ENGINE", use_random_start=True,
                                     random_seed=3) == {"FINISHED"}
     obj = bpy.data.objects["player"]
-    from oban_import.oni.blender.oban_actions import start_frame
+    from oban_import.oni.blender.oban.actions import start_frame
     from oban_import.ui.options import OniImportSettings
     seeded = OniImportSettings(use_random_start=True, random_seed=3)
     sequence, period = engine_frames(animation.frames, flags, start_frame(animation, seeded))
@@ -217,7 +217,7 @@ def test_a_base_the_object_cannot_hold_goes_to_it_under_a_pivot(tmp_path, base, 
 
 def test_an_edited_pivot_exports_the_motion_its_child_shows(tmp_path):
     """Keys moved on the pivot: the child's world matrices are what the export writes."""
-    from oban_import.oni.blender.oban_export import animated_objects, export_objects
+    from oban_import.oni.blender.oban.export import animated_objects, export_objects
     from oban_import.ui.options import OniExportSettings
     animation = random_animation(np.random.default_rng(10), name="mover", flags=0, frames=40, key_count=4,
                                  base=BASES[3])

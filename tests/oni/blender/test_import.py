@@ -261,7 +261,7 @@ def test_a_file_without_a_matching_oban_is_reported_and_adds_nothing():
 
 
 def test_an_unexpected_failure_takes_back_only_its_own_file(tmp_path, monkeypatch):
-    from oban_import.oni.blender import oban_actions
+    from oban_import.oni.blender.oban import actions as oban_actions
     animations, paths = generated_files(tmp_path, 2, seed=9)
     level = os.path.join(DATA, "level", "level1_Final.dat")
     animate = oban_actions.animate
@@ -387,7 +387,7 @@ def test_a_failure_between_two_files_leaves_nothing_made_for_the_others(tmp_path
 
 @pytest.mark.parametrize("target", ["EMPTY", "CAMERA"])
 def test_a_failure_making_the_new_objects_adds_nothing_and_names_every_file(tmp_path, monkeypatch, target):
-    from oban_import.oni.blender import new_objects
+    from oban_import.oni.blender.oban import new_objects
     animations, paths = generated_files(tmp_path, 4, seed=14)
     name = "new_camera" if target == "CAMERA" else "new_empty"
     make, made = getattr(new_objects, name), []

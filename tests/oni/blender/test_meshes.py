@@ -1,4 +1,4 @@
-"""Meshes (oni/blender/meshes.py): the stored vertex normals turned into Blender's axes as the
+"""Meshes (oni/blender/shared/meshes.py): the stored vertex normals turned into Blender's axes as the
 points are, against a literal axes matrix and against the triangles' own geometric normals as
 Blender works them out from the converted points."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from oban_import.blender import compat
-from oban_import.oni.blender.meshes import converted_normals, new_mesh
+from oban_import.oni.blender.shared.meshes import converted_normals, new_mesh
 from oban_import.oni.engine.to_blender import axes_matrix
 
 

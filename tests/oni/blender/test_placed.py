@@ -13,9 +13,9 @@ from oni_scene import engine_matrices
 from paths import DATA
 
 from oban_import.blender import compat
-from oban_import.oni.blender.materials import CLAMPED
-from oban_import.oni.blender.meshes import converted_normals
-from oban_import.oni.blender.placed import import_level
+from oban_import.oni.blender.shared.materials import CLAMPED
+from oban_import.oni.blender.shared.meshes import converted_normals
+from oban_import.oni.blender.level.placed import import_level
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
 from oban_import.oni.io.oban.properties import NAME
 from oban_import.oni.io.oban.record import LOCALIZED, matrix_from_columns
@@ -170,8 +170,8 @@ def counts():
                              bpy.data.actions)]
 
 
-@pytest.mark.parametrize("place, failing", [("placed", "_stand"), ("shared_blocks", "new_mesh"),
-                                            ("shared_blocks", "new_image")])
+@pytest.mark.parametrize("place, failing", [("level.placed", "_stand"), ("shared.blocks", "new_mesh"),
+                                            ("shared.blocks", "new_image")])
 def test_a_failure_mid_level_leaves_nothing(monkeypatch, place, failing):
     import importlib
     module = importlib.import_module(f"oban_import.oni.blender.{place}")
@@ -195,7 +195,7 @@ def test_a_failure_mid_level_leaves_nothing(monkeypatch, place, failing):
 def test_a_png_that_fails_on_its_thread_leaves_nothing(monkeypatch):
     """The PNGs are made on encoder threads while the meshes are built: a failure there
     reaches the import when the images are packed, and everything of the level goes."""
-    from oban_import.oni.blender import images
+    from oban_import.oni.blender.shared import images
 
     run(objects_fixtures.level(1), OniImportSettings())
     before = counts()

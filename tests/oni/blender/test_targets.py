@@ -160,7 +160,7 @@ def pose(obj):
 
 @pytest.mark.parametrize("keys", ["EVERY_FRAME", "FILE"])
 def test_a_failure_on_one_selected_object_leaves_every_one_as_it_was(tmp_path, monkeypatch, keys):
-    from oban_import.oni.blender import oban_actions
+    from oban_import.oni.blender.oban import actions as oban_actions
     anim = animation(12, "lift", base="identity")
     targets, before = [], []
     for i, mode in enumerate(["XYZ", "QUATERNION", "ZXY"]):

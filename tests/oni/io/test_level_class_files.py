@@ -20,7 +20,7 @@ from oban_import.oni.io.container.container import (CONS_TAG, COUNT_OFFSET, DESC
                                                     PLACEHOLDER, TRGE_TAG, TRIG_TAG, TURR_TAG, TXAN_TAG, TXMP_TAG,
                                                     UNNAMED, Container, tag_name)
 from oban_import.oni.io.container.instance_file import instance_file_bytes
-from oban_import.oni.io.level.class_files import LINKS, SWAP_BYTES, class_files
+from oban_import.oni.io.level_rebuild.class_files import LINKS, SWAP_BYTES, class_files
 from oban_import.oni.io.objects.meshes import M3GM_LINKS_OFFSET
 from oban_import.oni.io.objects.textures import BGR, TXMP_FIELDS, TXMP_OFFSET
 

@@ -18,7 +18,7 @@ from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.oni.io.container.container import BINA_TAG, Container
-from oban_import.oni.io.level.object_xml import OSD_TYPES, level_given, osd_xml
+from oban_import.oni.io.level_rebuild.object_xml import OSD_TYPES, level_given, osd_xml
 
 DATA = os.path.join(TEST_DATA, "objects_xml")
 LISTS = ("Character", "Console", "Flag", "Neutral", "Particle", "Patrol_Path", "PowerUp", "Sound", "Trigger",
@@ -281,7 +281,7 @@ def test_what_create_level_cannot_take_is_given_otherwise_and_its_list_replaced(
 def test_values_read_unsigned_at_level_are_written_unsigned():
     """level_osd_xml: what -create:level reads as an int and writes unsigned, written as the
     unsigned value of its 16 bits (-1 as 65535, -32768 as 32768); everything else as osd_xml."""
-    from oban_import.oni.io.level.object_xml import level_osd_xml
+    from oban_import.oni.io.level_rebuild.object_xml import level_osd_xml
     for kind, name, field, offset in (("NEUT", "Neutral", "NeutralId", 0x20), ("PATR", "Patrol_Path", "PatrolId", 0x24),
                                       ("TURR", "Turret", "TurretId", 0x3F), ("TRIG", "Trigger", "TimeOn", 0x51)):
         for kind_, _, _, _, payload in stored(name):

@@ -91,18 +91,24 @@ def _find_classes(library, c, objects, contents):
     """Each door's class and textures, each furniture's geometry, found by name (in `c`, the
     list's container, else beside the file read)."""
     for door in objects.doors:
-        target = find_named(library, c, DOOR_TAG, "DOOR" + door.class_name, "door class",
-                            "its doors are not drawn")
-        door.door_class = door_class_at(library, *target) if target else None
-        if door.door_class is not None:
-            contents.door_classes.setdefault(door.class_name, door.door_class)
+        door.door_class = _class(library, c, (DOOR_TAG, "DOOR", door_class_at, contents.door_classes),
+                                 door.class_name, "door class", "its doors are not drawn")
         door.textures = tuple(_door_texture(library, c, name) for name in door.texture_names)
     for piece in objects.furniture:
-        target = find_named(library, c, OFGA_TAG, "OFGA" + piece.class_name, "furniture geometry",
-                            "that furniture is not drawn")
-        piece.geometry = geometry_at(library, *target) if target else None
-        if piece.geometry is not None:
-            contents.furniture_classes.setdefault(piece.class_name, piece.geometry)
+        piece.geometry = _class(library, c, (OFGA_TAG, "OFGA", geometry_at, contents.furniture_classes),
+                                piece.class_name, "furniture geometry", "that furniture is not drawn")
+
+
+def _class(library, c, kind, name, what, without):
+    """The class `name` of `kind` (its tag, the tag's letters, its reader, the level's classes
+    of that kind by name, where the first read of each name is kept); None where not found
+    (warned: `what` not found, `without`)."""
+    tag, letters, read, found = kind
+    target = find_named(library, c, tag, letters + name, what, without)
+    got = read(library, *target) if target else None
+    if got is not None:
+        found.setdefault(name, got)
+    return got
 
 
 def _door_texture(library, c, name):

@@ -1,0 +1,105 @@
+"""A level's shading, flags and textures written back in place (docs/level.md 11): for each
+level the environment objects come from, a copy of its file with every quad's shades, flags
+and texture index as the scene has them (scene.py reads them; the rest of the file as
+read); a change the file cannot carry in place refuses that level, naming the face."""
+
+import os
+
+import numpy as np
+
+from ....core.files import read_bytes
+from ....core.report import Made, Report
+from ...io.container.container import raw_path
+from ...io.level.patch import patched_files, refusals
+from ...io.level.properties import ENVIRONMENT, LEVEL_FILE
+from ...io.level.read import read_environment
+from .scene import check_imported, levels_of, refusal, scene_faces, write_outputs
+
+MOVED = 1e-5   # relative: a corner (or texture coordinate) further than this from where it was read has moved
+REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
+
+
+def environment_objects(objects) -> list:
+    """The environment mesh objects among `objects` (imported by the add-on)."""
+    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT in obj and LEVEL_FILE in obj]
+
+
+def export_level_patches(context, objects, directory, settings=None) -> Report:
+    """Each level of the environment `objects` as patched copies in `directory`; Made(path,
+    environment, first object) per file written. An object that does not say its import's
+    scale and axes is taken at 1 and Oni's axes."""
+    report = Report(unit="levels")
+    frame = (1.0, np.eye(3))
+    levels = levels_of(environment_objects(objects), report.errors)
+    report.files = len(levels) + len(report.errors)
+    report.each(levels.items(), lambda level: _patch(level[0][0], level[1], directory, frame))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+def _patch(path, objects, directory, frame):
+    environment = read_environment(path)
+    check_imported(path, environment, objects)
+    flags, shades, textures, refused = _scene_quads([scene_faces(obj, environment, frame) for obj in objects],
+                                                    environment)
+    if refused:
+        raise refusal(path, "patched in place", refused, REBUILD)
+    files = patched_files(environment, shades, flags, textures)
+    raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
+            if raw not in files]   # the .raw goes with its .dat, as it is
+    outputs = {os.path.basename(source): data for source, data in files.items()}
+    outputs.update((os.path.basename(raw), read_bytes(raw)) for raw in raws)
+    write_outputs(os.path.join(directory, ""), outputs, [*files, *raws])
+    return [Made(os.path.join(directory, name), environment, objects[0]) for name in outputs]
+
+
+def _scene_quads(faces, environment):
+    """((q,) flags, (q, 4) shades (a triangle's fourth as stored), (q,) TXMA indices (-1 for a
+    texture the level does not list) of the quads as the scene has them; what keeps them from
+    being patched: a face that is no quad of the level, a quad missing or made twice, its
+    corners changed in number or moved, its texture coordinates changed, and each refusals())."""
+    count = len(environment.flags)
+    flags, shades = environment.flags.copy(), environment.shades.copy()
+    textures = environment.quad_textures.astype(np.int64)
+    seen, where, refused = np.zeros(count, np.int64), {}, []
+    index = {name: i for i, name in reversed(list(enumerate(environment.texture_names)))}
+    for found in faces:
+        refused += found.refused
+        quad, label = found.quads, found.label
+        if (quad < 0).any():
+            refused.append(f"{label} face {int(np.argmax(quad < 0))}: not a quad of the level (a face added)")
+            continue
+        np.add.at(seen, quad, 1)
+        where.update(zip(quad.tolist(), ((label, face) for face in range(len(quad)))))
+        imported = environment.corner_counts(quad)
+        wrong = np.flatnonzero(found.sizes != imported)
+        refused += [f"{label} face {face} (quad {quad[face]}): {found.sizes[face]} corners, {imported[face]} "
+                    f"imported" for face in wrong[:3].tolist()]
+        if len(wrong):
+            continue
+        flags[quad] = found.flags
+        face_shades = found.shades.copy()
+        triangle = found.sizes == 3
+        face_shades[triangle, 3] = shades[quad[triangle], 3]          # a triangle's fourth: as stored
+        shades[quad] = face_shades
+        per_slot = np.array([index.get(name, -1) for name in found.slot_names], np.int64)
+        textures[quad] = per_slot[found.slots]
+        refused += _moved(found, quad, environment)
+    refused += [f"quad {q}: deleted" if seen[q] == 0 else f"{where[q][0]} face {where[q][1]} (quad {q}): made "
+                f"{seen[q]} times" for q in np.flatnonzero(seen != 1)[:5].tolist()]
+    return flags, shades, textures, [f"{where[quad][0]} face {where[quad][1]} (quad {quad}): {why}" for quad, why
+                                     in refusals(environment, flags, textures) if quad in where] + refused
+
+
+def _moved(found, quad, environment) -> list:
+    """The faces whose corners stand elsewhere, or whose texture coordinates are other, than
+    the points and coordinates they were imported from (Oni space: a moved object's too)."""
+    used = np.arange(4)[None, :] < found.sizes[:, None]
+    said = []
+    for what, got, read in (("its corners moved", found.points, environment.points[environment.quad_points[quad]]),
+                            ("its texture coordinates changed", found.uvs,
+                             environment.texture_coordinates[environment.quad_uvs[quad]])):
+        off = (np.abs(got - read).max(axis=2) > MOVED * np.maximum(1.0, np.abs(read).max(axis=2))) & used
+        said += [f"{found.label} face {face} (quad {quad[face]}): {what}"
+                 for face in np.flatnonzero(off.any(axis=1))[:3].tolist()]
+    return said
