@@ -132,6 +132,8 @@ TRAM_FORMATS = (
 CHARACTER_ACTIONS = (
     ("ALL", "All", "Each armature's own actions: those its import made, assigned to it or in its NLA tracks"),
     ("ASSIGNED", "Assigned", "Each armature's assigned action"),
+    ("SHOWN", "As Shown", "Each armature's motion as the scene shows it (a control rig's constraints and drivers "
+                          "included) over the scene's frame range, named by the armature's tram_name"),
 )
 CHARACTER_EXPORT_OPTIONS = (
     Option("character_format", "Format", "The kind of file written", "oni", "File", items=TRAM_FORMATS),

@@ -783,3 +783,72 @@ def test_an_action_of_no_armature_is_written_once_for_the_first_and_said(tmp_pat
     char2.animation_data.action = None
     report = export_characters(bpy.context, [char1], str(tmp_path), CharacterExportSettings())
     assert "renamed" not in {made.item.name for made in report.made}
+
+
+def rigged_char0(played="char0_punch02"):
+    """char0 with its six animations, and a control rig beside it (a copy of its armature that
+    is no character: its properties deleted) playing a copy of `played`; each of char0's bones
+    follows the rig's bone of its name (Copy Transforms): char0 shows the rig's motion."""
+    armature = import_char0()
+    rig = armature.copy()
+    rig.data = armature.data.copy()
+    rig.name = "rig"
+    for key in [key for key in rig.keys() if key.startswith("oni_")]:
+        del rig[key]
+    bpy.context.collection.objects.link(rig)
+    rig.animation_data_create().action = bpy.data.actions[played].copy()
+    for bone in armature.pose.bones:
+        constraint = bone.constraints.new("COPY_TRANSFORMS")
+        constraint.target, constraint.subtarget = rig, bone.name
+    return armature, read_tram_file(os.path.join(SAMPLES, "oni", f"TRAM{played}.oni"))
+
+
+def test_an_armature_driven_by_a_rig_exports_the_motion_it_shows(tmp_path):
+    """Actions As Shown: char0, its own action still assigned but its bones following the rig,
+    writes the rig's motion (the punch) over the scene's frame range under its tram_name; the
+    reference engine replays it as it replays the punch's own file."""
+    armature, punch = rigged_char0()
+    armature["tram_name"] = "char0_rigged"
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, punch.frames
+    report = export(armature, tmp_path, character_actions="SHOWN")
+    assert not report.errors and [os.path.basename(m.path) for m in report.made] == ["TRAMchar0_rigged.oni"]
+    written = read_tram_file(str(tmp_path / "TRAMchar0_rigged.oni"))
+    assert written.frames == punch.frames and written.name == "char0_rigged"
+    body = read_character(ONCC).body
+    got, wanted = (np.array(reference_world(body.parents.tolist(), body.translations.tolist(), tram))
+                   for tram in (written, punch))
+    assert np.abs(got[..., :3, :3] - wanted[..., :3, :3]).max() < 2e-3
+    assert np.abs(got[..., :3, 3] - wanted[..., :3, 3]).max() < 0.05
+
+
+def test_a_rigs_constraints_are_never_sampled_into_an_actions_name(tmp_path):
+    """All and Assigned: each action is written as its own keys move the bones (the rig's
+    constraints muted while it is sampled), here every one as OniSplit wrote it; a note says so."""
+    armature, _ = rigged_char0()
+    for choice, count in (("ALL", 6), ("ASSIGNED", 1)):
+        out = tmp_path / choice
+        out.mkdir()
+        report = export(armature, out, character_actions=choice)
+        assert not report.errors and len(report.made) == count
+        for made in report.made:
+            name = os.path.basename(made.path)
+            assert made.note == "unchanged import", name
+            assert open(made.path, "rb").read() == open(os.path.join(SAMPLES, "oni", name), "rb").read(), name
+        assert report.notes == ["armature 'char0': constraints on 'Pelvis', 'LeftThigh', 'LeftCalf', 'LeftFoot', "
+                                "'RightThigh' and 14 more move its bones: each action is written as its own keys "
+                                "move them (Actions: As Shown writes the motion the scene shows)"]
+    assert all(not c.mute for bone in armature.pose.bones for c in bone.constraints)   # as they were
+
+
+def test_the_command_lines_export_an_armature_as_shown(tmp_path):
+    armature, punch = rigged_char0()
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, punch.frames
+    blend = tmp_path / "rigged.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    for command in SAME_BLENDER:
+        out = tmp_path / command.__name__
+        done = run(command, "export", blend, "-o", out, "--objects", "char0", "--actions", "shown")
+        assert done.returncode == 0, done.stderr
+        assert os.listdir(out) == ["TRAMchar0.oni"] and read_tram_file(str(out / "TRAMchar0.oni")).frames == punch.frames

@@ -39,6 +39,8 @@ FILES = {"oni": ("TRAM{name}.oni", tram_oni_bytes), "xml": ("TRAM{name}.xml", tr
 UNCHANGED = 1e-5       # relative: an imported animation whose motion is within this is written as read
 RIGID = 1e-4           # a bone's local matrix off a rotation (scale, shear), or off its rest offset, by more: refused
 MAX_FRAMES = 0xFFFF
+SHOWN = "SHOWN"        # Actions: As Shown, the armature's motion as the scene shows it
+NAMED = 5              # bones a note names before it counts the rest
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)')   # a bone's F-curve: its name, its channel
 
@@ -50,11 +52,14 @@ def character_armatures(objects):
 
 
 def actions_of(armatures, choice):
-    """(armature, action) pairs to export: each armature's assigned action, or ("ALL") every
+    """(armature, action) pairs to export: each armature as shown (SHOWN: action None), each
+    armature's assigned action, or ("ALL") every
     action of its own (docs/characters.md, "Export"): those its imports made for it, the one
     assigned to it (with the slot it plays), those in its NLA tracks. An action of no armature
     goes to the first of `armatures` whose bones it moves; [notes] saying so where it moves
     several armatures' bones."""
+    if choice == SHOWN:
+        return [(armature, None) for armature in armatures], []
     if choice != "ALL":
         return [(armature, armature.animation_data.action) for armature in armatures
                 if armature.animation_data and armature.animation_data.action], []
@@ -111,8 +116,10 @@ def export_characters(context, armatures, directory, settings) -> Report:
             report.errors.append(str(error))
     pairs, report.notes = actions_of(list(bodies), settings.character_actions)
     report.files += len(pairs)
-    jobs = [_Job(bodies[armature], action, f"action '{action.name}' of '{armature.name}'")
-            for armature, action in pairs]
+    jobs = [_Job(bodies[armature], action, f"action '{action.name}' of '{armature.name}'" if action is not None
+                 else f"armature '{armature.name}' as shown") for armature, action in pairs]
+    if settings.character_actions != SHOWN:
+        report.notes += [note for note in map(_moved_otherwise, bodies) if note]
     report.errors += [f"armature '{armature.name}': no action to export" for armature in bodies
                       if not any(job.body.armature == armature for job in jobs)]
     report.each(_one_file_each(jobs, directory, settings, report.errors), lambda job: _export(context, job, settings))
@@ -122,13 +129,42 @@ def export_characters(context, armatures, directory, settings) -> Report:
 
 @dataclass
 class _Job:
-    """One action to write for one armature: its properties as checked, its TRAM name and file."""
+    """One action (or an armature as shown) to write for one armature: its properties as
+    checked, its TRAM name and file."""
     body: ArmatureBody
-    action: object
+    action: object             # None: the armature's motion as Blender shows it (SHOWN)
     label: str                 # how messages name it
     found: dict = None         # its tram_ properties (tram_action.described)
     name: str = ""             # the TRAM's name
     path: str = ""             # the file it writes
+
+    @property
+    def described_by(self):
+        """What holds its tram_ properties and names it: the action, else the armature."""
+        return self.action if self.action is not None else self.body.armature
+
+
+def _moved_otherwise(armature) -> str:
+    """A note where constraints or drivers move the armature's bones: its actions are sampled
+    without them (_sample), as their keys move the bones."""
+    constrained = [bone.name for bone in armature.pose.bones if any(not c.mute for c in bone.constraints)]
+    driven = _bone_drivers(armature)
+    if not constrained and not driven:
+        return ""
+    what = [f"constraints on {_listed(constrained)}" if constrained else "",
+            f"drivers on {_listed(sorted({_bone_channel(d.data_path)[0] for d in driven}))}" if driven else ""]
+    return (f"armature '{armature.name}': {' and '.join(w for w in what if w)} move its bones: each action is "
+            f"written as its own keys move them (Actions: As Shown writes the motion the scene shows)")
+
+
+def _listed(names):
+    return ", ".join(f"'{name}'" for name in names[:NAMED]) + (f" and {len(names) - NAMED} more"
+                                                               if len(names) > NAMED else "")
+
+
+def _bone_drivers(armature) -> list:
+    data = armature.animation_data
+    return [d for d in data.drivers if not d.mute and _bone_channel(d.data_path)[0] is not None] if data else []
 
 
 def _one_file_each(jobs, directory, settings, errors):
@@ -137,8 +173,9 @@ def _one_file_each(jobs, directory, settings, errors):
     pattern = FILES[settings.character_format][0]
     by_file = {}
     for job in jobs:   # one file a name, whatever the case (not every file system tells them apart)
-        said = job.action.get(NAME)
-        job.path = output_path(directory, pattern.format(name=said if isinstance(said, str) else job.action.name))
+        said = job.described_by.get(NAME)
+        job.path = output_path(directory, pattern.format(name=said if isinstance(said, str) else
+                                                         job.described_by.name))
         by_file.setdefault(os.path.basename(job.path).casefold(), []).append(job)
     alone = []
     for same in by_file.values():
@@ -152,8 +189,8 @@ def _one_file_each(jobs, directory, settings, errors):
     sound = []
     for job in alone:
         try:
-            job.found = described(job.action, job.label)
-            job.name = tram_name(job.action, job.found, job.label)
+            job.found = described(job.described_by, job.label)
+            job.name = tram_name(job.described_by, job.found, job.label)
         except ObanError as error:
             errors.append(str(error))
             continue
@@ -174,11 +211,13 @@ def _engine(body, pose):
 def _export(context, job, settings):
     """Made of the job's TRAM file: as read where the motion is unchanged, else fitted."""
     body, action, label, found = job.body, job.action, job.label, job.found
-    _check_keys(action, body, label)
-    first, count = _frame_range(body, action, found)
+    if action is not None:
+        _check_keys(action, body, label)
+    first, count = _frame_range(body, action, found) if action is not None else \
+        (context.scene.frame_start, context.scene.frame_end - context.scene.frame_start + 1)
     if not 1 <= count <= MAX_FRAMES:
         raise ObanError(label, f"{count} frames; a TRAM holds 1 to {MAX_FRAMES}")
-    markers = events(action, found, first, body.names, label)
+    markers = events(action, found, first, body.names, label) if action is not None else []
     world = _engine(body, _sample(context, body, action, first, count, label))
     world[..., [0, 2], 3] -= world[0, 0, [0, 2], 3] - body.translations[0, [0, 2]]   # frame 0 over the origin
     rotations, locations = _local_motion(world, body, label, first)
@@ -235,28 +274,45 @@ def _bone_channel(data_path):
 
 
 def _sample(context, body, action, first, count, label):
-    """(F, P, 4, 4) the bones' evaluated pose matrices (armature space) on each frame, with
-    `action` assigned alone (the NLA tracks muted) over a pose at rest (bones it does not key
-    stay at rest)."""
-    armature, scene = body.armature, context.scene
+    """(F, P, 4, 4) the bones' evaluated pose matrices (armature space) on each frame: with
+    `action` assigned alone (the NLA tracks, the bones' constraints and drivers muted) over a
+    pose at rest (bones it does not key stay at rest); None: as the scene shows them."""
+    if action is None:
+        return _sampled(context, body, first, count, label)
+    armature = body.armature
     data = armature.animation_data or armature.animation_data_create()
-    assigned, current, nla = data.action, scene.frame_current, data.use_nla
+    assigned, nla = data.action, data.use_nla
     slot = getattr(data, "action_slot", None)
-    order = [armature.pose.bones.find(name) for name in body.names]
-    every = np.empty((count, len(armature.pose.bones) * 16), np.float32)
+    muted = [c for bone in armature.pose.bones for c in bone.constraints if not c.mute] + _bone_drivers(armature)
     try:
         for bone in armature.pose.bones:
             bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
         data.action, data.use_nla = action, False
         if hasattr(data, "action_slot") and action.slots:
             data.action_slot = action.slots[0]
+        for item in muted:
+            item.mute = True
+        return _sampled(context, body, first, count, label)
+    finally:
+        for item in muted:
+            item.mute = False
+        data.action, data.use_nla = assigned, nla
+        if slot is not None:
+            data.action_slot = slot
+
+
+def _sampled(context, body, first, count, label):
+    """(F, P, 4, 4) the parts' bones' evaluated pose matrices from scene frame `first` on, as
+    the scene shows them; ObanError naming the first bone that is not finite."""
+    armature, scene = body.armature, context.scene
+    current = scene.frame_current
+    order = [armature.pose.bones.find(name) for name in body.names]
+    every = np.empty((count, len(armature.pose.bones) * 16), np.float32)
+    try:
         for f in range(count):     # Blender evaluates one frame at a time
             scene.frame_set(first + f)
             armature.evaluated_get(context.evaluated_depsgraph_get()).pose.bones.foreach_get("matrix", every[f])
     finally:
-        data.action, data.use_nla = assigned, nla
-        if slot is not None:
-            data.action_slot = slot
         scene.frame_set(current)
     pose = np.swapaxes(every.reshape(count, -1, 4, 4)[:, order], 2, 3).astype(np.float64)   # stored by columns
     bad = np.argwhere(~_finite(pose).all(axis=(2, 3)))
@@ -308,7 +364,7 @@ def _fitted(job, markers, rotations, locations, tolerance):
     """A TRAM fitted to the motion, with the metadata the action's properties and markers give
     (an authored action: its name, frames, 6-byte keys, the rest 0)."""
     body, found = job.body, job.found
-    if not any(len(curve.keyframe_points) for curve in action_fcurves(job.action)):
+    if job.action is not None and not any(len(curve.keyframe_points) for curve in action_fcurves(job.action)):
         raise ObanError(job.label, "has no keys")
     frames = len(rotations)
     flags = unsigned32(found.get(PREFIX + "flags", 0))

@@ -8,14 +8,17 @@ import bpy
 from ....blender import compat
 from ....core.png import png_bytes
 from ...io.objects.model import Texture
-from ...io.objects.properties import texture_properties
+from ...io.objects.properties import PIXELS_FINGERPRINT, texture_properties
+from .fingerprints import pixels_fingerprint
 
 ENCODERS = max(1, min(4, (os.cpu_count() or 1) - 1))   # threads making PNGs; a core stays for Blender
 
 
-def texture_png(texture: Texture) -> bytes:
-    """The texture as an 8-bit PNG file (no bpy: runs on the encoder threads)."""
-    return png_bytes(texture.rgba8)
+def texture_png(texture: Texture) -> tuple[bytes, int]:
+    """(the texture as an 8-bit PNG file, the fingerprint of its pixels) (no bpy: runs on the
+    encoder threads)."""
+    rgba8 = texture.rgba8
+    return png_bytes(rgba8), pixels_fingerprint(rgba8)
 
 
 def new_image(texture: Texture) -> "bpy.types.Image":
@@ -29,10 +32,13 @@ def new_image(texture: Texture) -> "bpy.types.Image":
     return image
 
 
-def pack(image, texture: Texture, png: bytes | None = None) -> None:
-    """The texture's pixels packed into the .blend as an 8-bit PNG, `png` or made here
-    (Blender decodes it when the image is first used)."""
-    compat.pack_png(image, texture_png(texture) if png is None else png)
+def pack(image, texture: Texture, made: tuple | None = None) -> None:
+    """The texture's pixels packed into the .blend as an 8-bit PNG, `made` (texture_png's) or
+    made here (Blender decodes it when the image is first used), and their fingerprint kept
+    on the image (an export tells a painted image by it)."""
+    png, fingerprint = made if made is not None else texture_png(texture)
+    compat.pack_png(image, png)
+    image[PIXELS_FINGERPRINT] = fingerprint
 
 
 class Encoders:
@@ -48,7 +54,7 @@ class Encoders:
             if texture.name not in self.pngs:
                 self.pngs[texture.name] = self.pool.submit(texture_png, texture)
 
-    def png(self, texture: Texture) -> bytes | None:
+    def png(self, texture: Texture) -> tuple | None:
         future = self.pngs.get(texture.name)
         return future.result() if future is not None else None
 

@@ -8,6 +8,7 @@ import bpy
 import numpy as np
 
 from ....blender import compat
+from .fingerprints import record_mesh
 
 UV_MAP = "UVMap"
 
@@ -43,6 +44,7 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
     mesh.update(calc_edges=True)
     compat.set_smooth(mesh)
     compat.set_custom_normals(mesh, converted_normals(normals, axes))
+    record_mesh(mesh)
     return mesh
 
 

@@ -22,6 +22,8 @@ TEXTURE_ADDITIVE = "oni_additive"         # 0x400 AdditiveBlend
 TEXTURE_ENVMAP = "oni_envmap"             # 0x200 HasEnvMap
 TEXTURE_FORMAT = "oni_texture_format"
 TEXTURE_NAME = "oni_texture_name"
+MESH_FINGERPRINT = "oni_mesh_fingerprint"       # on a mesh an import made: a CRC-32 of it as made
+PIXELS_FINGERPRINT = "oni_pixels_fingerprint"   # on an image an import made: a CRC-32 of its pixels as read
 
 
 def object_properties(placed) -> dict:
