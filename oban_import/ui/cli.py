@@ -28,9 +28,9 @@ from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
 from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table, furniture_table,
                       object_lists_table, objects_table, sprite_rows, table, trams_table)
-from .options import (CHARACTER_EXPORT_OPTIONS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT,
-                      LEVEL_REBUILD_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS, CharacterExportSettings, OniExportSettings,
-                      OniImportSettings, SpriteImportSettings, parse_ranges)
+from .options import (CHARACTER_EXPORT_OPTIONS, DESPITE_EDITS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT,
+                      LEVEL_REBUILD_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS, CharacterExportSettings, LevelPatchSettings,
+                      LevelRebuildSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, parse_ranges)
 
 PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
@@ -222,8 +222,9 @@ def export_parser():
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
     p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects or armatures (default: every "
                                                                 "animated object and character armature)")
-    return add_options(add_options(p, EXPORT_OPTIONS),
-                       [o for o in CHARACTER_EXPORT_OPTIONS if o.flag and o.flag not in {e.flag for e in EXPORT_OPTIONS}])
+    taken = {e.flag for e in EXPORT_OPTIONS}
+    return add_options(add_options(p, EXPORT_OPTIONS), [o for o in CHARACTER_EXPORT_OPTIONS + (DESPITE_EDITS,)
+                                                        if o.flag and o.flag not in taken])
 
 
 def export_main(argv):
@@ -254,7 +255,7 @@ def export_main(argv):
         print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
     chosen = [bpy.data.objects[name] for name in args.objects or () if name not in missing]
     if args.file_format in (LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT):
-        return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing, settings)
+        return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
     armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
     objects = [obj for obj in chosen if obj not in armatures] if args.objects \
         else animated_objects(bpy.context.scene.objects)
@@ -278,7 +279,7 @@ def export_main(argv):
     return 1 if missing or any(part and part.errors for part in (report, characters)) else 0
 
 
-def _levels(context, args, candidates, missing, settings):
+def _levels(context, args, candidates, missing):
     """`export --format level-patch`: each imported level's shading, flags and textures in
     place; `--format level`: each as OniSplit's rebuild source."""
     from ..oni.blender.level.patch import environment_objects, export_level_patches
@@ -290,11 +291,11 @@ def _levels(context, args, candidates, missing, settings):
               + ("" if patch else " or made in Blender (docs/level.md 12)"), file=sys.stderr)
         return 1
     if patch:
-        report = export_level_patches(context, objects, args.output)
+        report = export_level_patches(context, objects, args.output, LevelPatchSettings.from_options(args))
         rows = [(os.path.basename(m.path), m.item.name, len(m.item.flags)) for m in report.made]
         columns, numeric = ("file", "environment", "quads"), ("quads",)
     else:
-        report = export_level_rebuilds(context, objects, args.output, settings)
+        report = export_level_rebuilds(context, objects, args.output, LevelRebuildSettings.from_options(args))
         rows = [(m.path, m.item.quads, m.item.rooms, m.item.objects) for m in report.made]
         columns, numeric = ("master", "quads", "rooms", "objects"), ("quads", "rooms", "objects")
     print_messages(report)

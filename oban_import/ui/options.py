@@ -150,13 +150,18 @@ CHARACTER_EXPORT_OPTIONS = (
 )
 
 
+DESPITE_EDITS = Option("despite_edits", "Despite Dropped Edits", "Write a level even where the scene holds an edit "
+                       "this export cannot carry, each named in the report (off: such a level is refused)", False,
+                       "File", flag="--despite-edits")
 LEVEL_PATCH_OPTIONS = (
     Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
                                              "imported environment)", True, "File"),
+    DESPITE_EDITS,
 )
 LEVEL_REBUILD_OPTIONS = (
     Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
                                              "environment, imported or made in Blender)", True, "File"),
+    DESPITE_EDITS,
     EXPORT_SCALE,
     FORWARD, UP,
 )

@@ -11,9 +11,9 @@ from ....core.files import read_bytes
 from ....core.report import Made, Report
 from ...io.container.container import raw_path
 from ...io.level.patch import patched_files, refusals
-from ...io.level.properties import ENVIRONMENT, LEVEL_FILE
+from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, TYPE
 from ...io.level.read import read_environment
-from .scene import check_imported, levels_of, refusal, scene_faces, write_outputs
+from .scene import check_imported, dropped_edits, levels_of, refusal, scene_faces, settled, write_outputs
 
 MOVED = 1e-5   # relative: a corner (or texture coordinate) further than this from where it was read has moved
 REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
@@ -27,23 +27,28 @@ def environment_objects(objects) -> list:
 def export_level_patches(context, objects, directory, settings=None) -> Report:
     """Each level of the environment `objects` as patched copies in `directory`; Made(path,
     environment, first object) per file written. An object that does not say its import's
-    scale and axes is taken at 1 and Oni's axes."""
+    scale and axes is taken at 1 and Oni's axes. An edit the patch cannot carry refuses its
+    level, unless `settings.despite_edits`: then it is a warning."""
     report = Report(unit="levels")
-    frame = (1.0, np.eye(3))
+    frame, despite = (1.0, np.eye(3)), bool(getattr(settings, "despite_edits", False))
     levels = levels_of(environment_objects(objects), report.errors)
     report.files = len(levels) + len(report.errors)
-    report.each(levels.items(), lambda level: _patch(level[0][0], level[1], directory, frame))
+    report.each(levels.items(), lambda level: _patch(context, level[0][0], level[1], directory, frame, despite,
+                                                     report.warnings))
     report.counts = {"files": len(report.made)}
     return report
 
 
-def _patch(path, objects, directory, frame):
+def _patch(context, path, objects, directory, frame, despite, warnings):
     environment = read_environment(path)
     check_imported(path, environment, objects)
-    flags, shades, textures, refused = _scene_quads([scene_faces(obj, environment, frame) for obj in objects],
-                                                    environment)
+    faces = [scene_faces(obj, environment, frame) for obj in objects]
+    flags, shades, textures, refused = _scene_quads(faces, environment)
     if refused:
         raise refusal(path, "patched in place", refused, REBUILD)
+    doors = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path and obj.get(TYPE) == "DOOR"]
+    settled(path, dropped_edits(faces, doors, "the in-place patch keeps the level's textures and door classes as "
+                                              "read"), despite, warnings, "patched in place")
     files = patched_files(environment, shades, flags, textures)
     raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
             if raw not in files]   # the .raw goes with its .dat, as it is

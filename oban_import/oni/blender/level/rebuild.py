@@ -28,7 +28,8 @@ from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MA
 from ...io.level_rebuild.object_xml import CLASS_TYPES
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
 from .rebuild_textures import MAX_NAME, NOT_IN_A_NAME, new_textures, onisplit_size
-from .scene import check_imported, corner_points, levels_of, refusal, scene_faces, write_outputs
+from .scene import (check_imported, corner_points, dropped_edits, levels_of, refusal, scene_faces, settled,
+                    write_outputs)
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
@@ -54,9 +55,11 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
     """Each level of the environment `objects` (with the rooms and object Empties of that level
     in the scene) as a folder `directory`/<level> of OniSplit's rebuild source; Made(master
     XML, LevelSource, first object) per level. `settings`: the scale and axes of objects that
-    do not say (made in Blender; None: 1 and Oni's axes)."""
+    do not say (made in Blender; None: 1 and Oni's axes); `despite_edits`: write a level
+    despite the edits it cannot carry, each then a warning (else they refuse it)."""
     report = Report(unit="levels")
     frame = (settings.global_scale, settings.axes) if settings is not None else (1.0, np.eye(3))
+    despite = bool(getattr(settings, "despite_edits", False))
     levels = levels_of(level_objects(objects), report.errors, made_here=True)
     report.files = len(levels) + len(report.errors)
     sources = []
@@ -64,7 +67,7 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
         (_imported(context, level[0][0], level[1]) if level[0][0] is not None else
          _made_here(context, level[0][1], report.warnings), level[1])) or [])
     report.each(_one_folder_each(sources, directory, report.errors),
-                lambda source: _rebuild(context, *source, directory, report.warnings, frame))
+                lambda source: _rebuild(context, *source, directory, report.warnings, frame, despite))
     report.counts = {"levels": len(report.made)}
     return report
 
@@ -125,10 +128,10 @@ def _made_here(context, name, warnings) -> _Source:
     return _Source(where, name, None, "", classes, same, [])
 
 
-def _rebuild(context, source: _Source, environment, directory, warnings, frame):
+def _rebuild(context, source: _Source, environment, directory, warnings, frame, despite):
     path, same, classes = source.where, source.same, dict(source.classes)
-    quads, ghosts, textures, refused = _scene_quads([scene_faces(obj, source.environment, frame)
-                                                     for obj in environment], source.environment, classes)
+    faces = [scene_faces(obj, source.environment, frame) for obj in environment]
+    quads, ghosts, textures, refused = _scene_quads(faces, source.environment, classes)
     floors, floor_counts = _scene_rooms([obj for obj in same if ROOMS in obj and obj.type == "MESH"],
                                         source.environment, frame)
     if not len(floor_counts):
@@ -142,6 +145,9 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame):
     classes.update(animations)
     if refused:
         raise refusal(path, "rebuilt", refused)
+    doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
+    settled(path, dropped_edits(faces, doors, "the rebuild writes the level's TXMPs and door classes as read"),
+            despite, warnings, "rebuilt")
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
     renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
     if renumbered:

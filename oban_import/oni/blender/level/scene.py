@@ -22,6 +22,8 @@ from ...io.level.model import Environment, packed_shades
 from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, INT32, LEVEL_FILE, QUAD_ATTRIBUTE,
                                     SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
 from ...io.oban.properties import import_frame
+from ...io.objects.properties import OBJECT_DOOR_LEAF, PIXELS_FINGERPRINT
+from ..shared.fingerprints import image_edited, mesh_edited
 from .rebuild_textures import slot_textures
 
 WHITE = 0xFFFFFFFF
@@ -170,6 +172,39 @@ def _stored_uvs(mesh) -> np.ndarray:
         layer.data.foreach_get("uv", uvs)
     uvs = uvs.reshape(-1, 2).astype(np.float64)
     return np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])
+
+
+def dropped_edits(faces, doors, what) -> list:
+    """The edits to a level an export cannot carry (each saying `what` it writes instead): an
+    image an import made (its fingerprint) that an environment face shows, edited; a door
+    leaf's mesh or image edited (docs/level.md 11, "Edits")."""
+    dropped, seen = [], set()
+
+    def image(image, name, owner):
+        if image is not None and PIXELS_FINGERPRINT in image and image.name not in seen and image_edited(image):
+            seen.add(image.name)
+            dropped.append(f"{owner}texture '{name}' (image '{image.name}'): its pixels were edited (painted, "
+                           f"replaced or resized); {what}")
+
+    for found in faces:
+        for name, shown in zip(found.slot_names, found.slot_images):
+            image(shown, name, "")
+    for leaf in (leaf for door in doors for leaf in door.children if OBJECT_DOOR_LEAF in leaf):
+        if leaf.type == "MESH" and mesh_edited(leaf.data):
+            dropped.append(f"object '{leaf.name}': its mesh was edited (a leaf of door '{leaf.parent.name}'); {what}")
+        names, images = slot_textures(leaf.data) if leaf.type == "MESH" else ([], [])
+        for name, shown in zip(names, images):
+            image(shown, name, f"object '{leaf.name}': ")
+    return dropped
+
+
+def settled(path, dropped, despite, warnings, doing, hint="") -> None:
+    """Edits an export cannot carry: the level refused, naming each (ObanError), unless the
+    user asked to write it despite them (`despite`): then each is a warning."""
+    if dropped and not despite:
+        raise refusal(path, doing, dropped, hint or "or export with Despite Dropped Edits (--despite-edits) to "
+                                                   "write it without them")
+    warnings += [f"{path}: left out: {edit}" for edit in dropped]
 
 
 def check_imported(path, environment: Environment | None, objects) -> None:
