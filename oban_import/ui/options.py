@@ -150,7 +150,7 @@ CHARACTER_EXPORT_OPTIONS = (
 )
 
 
-DESPITE_EDITS = Option("despite_edits", "Despite Dropped Edits", "Write a level even where the scene holds an edit "
+DESPITE_EDITS = Option("despite_edits", "Despite Edits", "Write a level even where the scene holds an edit "
                        "this export cannot carry, each named in the report (off: such a level is refused)", False,
                        "File", flag="--despite-edits")
 LEVEL_PATCH_OPTIONS = (
