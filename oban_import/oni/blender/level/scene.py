@@ -202,7 +202,7 @@ def settled(path, dropped, despite, warnings, doing, hint="") -> None:
     """Edits an export cannot carry: the level refused, naming each (ObanError), unless the
     user asked to write it despite them (`despite`): then each is a warning."""
     if dropped and not despite:
-        raise refusal(path, doing, dropped, hint or "or export with Despite Dropped Edits (--despite-edits) to "
+        raise refusal(path, doing, dropped, hint or "or export with Despite Edits (--despite-edits) to "
                                                    "write it without them")
     warnings += [f"{path}: left out: {edit}" for edit in dropped]
 
