@@ -1,7 +1,8 @@
-"""Edits a level export cannot carry yet are named, never dropped without a word (docs/level.md
-11, "Edits"): an environment texture painted, a door leaf re-modelled or re-textured refuse the
-level in both exports, naming the object, the texture or image and why; with Despite Dropped
-Edits (--despite-edits) the level is written and each is a warning."""
+"""Edits to a level go back, or are named, never dropped without a word (docs/level.md 11,
+"Edits"): a painted texture is written as its TXMP by the rebuild (OniSplit's level of it holds
+the new pixels: tests/data/environment/painted); what an export cannot carry (a door leaf
+re-modelled; a painted texture in place) refuses the level, naming the object, the texture or
+image and why; with Despite Edits (--despite-edits) the level is written and each is a warning."""
 
 import os
 
@@ -9,9 +10,12 @@ import bpy
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
+from paths import DATA
 
 from oban_import.oni.blender.level.patch import export_level_patches
 from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+from oban_import.oni.io.level.read import read_level
+from oban_import.oni.io.objects.read import read_texture_file
 from oban_import.ui.options import LevelPatchSettings, LevelRebuildSettings
 
 pytestmark = pytest.mark.usefixtures("addon")
@@ -47,11 +51,12 @@ def exports(tmp_path, despite):
                                  LevelPatchSettings(use_selection=False, despite_edits=despite)))
 
 
-@pytest.mark.parametrize("edit, words", [
-    ("painted", "texture '{texture}' (image '{image}'): its pixels were edited (painted, replaced or resized)"),
-    ("leaf mesh", "object '{leaf}': its mesh was edited (a leaf of door '{door}')"),
+@pytest.mark.parametrize("edit, words, exports_refusing", [
+    ("painted", "texture '{texture}' (image '{image}'): its pixels were edited (painted, replaced or resized)",
+     ("patch",)),
+    ("leaf mesh", "object '{leaf}': its mesh was edited (a leaf of door '{door}')", ("rebuild", "patch")),
 ])
-def test_an_edit_no_export_carries_yet_refuses_both_unless_asked(tmp_path, level, edit, words):
+def test_an_edit_an_export_cannot_carry_refuses_it_unless_asked(tmp_path, level, edit, words, exports_refusing):
     image, door_leaf = environment_image(), leaf()
     if edit == "painted":
         paint(image)
@@ -60,24 +65,70 @@ def test_an_edit_no_export_carries_yet_refuses_both_unless_asked(tmp_path, level
     said = words.format(texture=image.get("oni_texture_name", image.name), image=image.name, leaf=door_leaf.name,
                         door=door_leaf.parent.name if door_leaf.parent else "")
     for report, folder in zip(exports(tmp_path / "refused", False), ("rebuild", "patch")):
+        if folder not in exports_refusing:
+            assert not report.errors and report.made
+            continue
         assert len(report.errors) == 1 and not report.made and said in report.errors[0], report.errors
         assert "--despite-edits" in report.errors[0]
         assert not os.path.exists(tmp_path / "refused" / folder) or not os.listdir(tmp_path / "refused" / folder)
-    for report in exports(tmp_path / "despite", True):
+    for report, folder in zip(exports(tmp_path / "despite", True), ("rebuild", "patch")):
         assert not report.errors and report.made
-        assert any(said in warning and "left out" in warning for warning in report.warnings), report.warnings
+        assert any(said in warning and "left out" in warning for warning in report.warnings) == \
+            (folder in exports_refusing), report.warnings
+
+
+def test_a_painted_texture_is_written_as_its_txmp_from_the_image(tmp_path, level):
+    """The rebuild writes classes/TXMP<name>.oni from the painted image: decoded by the reader,
+    every pixel as the image holds it (its own format where that holds them, else a lossless
+    one, said); the other TXMPs as read."""
+    image = environment_image()
+    paint(image)
+    values = np.empty(len(image.pixels), np.float32)
+    image.pixels.foreach_get(values)
+    painted = np.rint(values.reshape(image.size[1], image.size[0], 4)[::-1] * 255).astype(np.uint8)
+    name = image["oni_texture_name"]
+    report = exports(tmp_path, False)[0]
+    assert not report.errors and any(f"texture '{name}'" in warning for warning in report.warnings)
+    classes = tmp_path / "rebuild" / "level5" / "classes"
+    written = read_texture_file(str(classes / f"TXMP{name}.oni"))
+    np.testing.assert_array_equal(written.rgba8, painted)
+    original = os.path.join(DATA, "environment", "oni")
+    for other in os.listdir(classes):
+        if other.startswith("TXMP") and other != f"TXMP{name}.oni":
+            assert (classes / other).read_bytes() == open(os.path.join(original, other), "rb").read(), other
 
 
 # the .blend is saved by the Blender running the tests: the command must be as new
 @pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
-def test_the_command_line_refuses_a_painted_texture_or_writes_it_despite_it(tmp_path, level, command):
+def test_the_command_lines_carry_a_painted_texture_or_refuse_it_in_place(tmp_path, level, command):
     image = environment_image()
     paint(image)
     image.pack()   # as a user keeps a painted image in the .blend (else saving keeps the packed file as read)
     blend = tmp_path / "painted.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
-    refused = run(command, "export", blend, "-o", tmp_path / "out", "--format", "level")
+    refused = run(command, "export", blend, "-o", tmp_path / "out", "--format", "level-patch")
     assert refused.returncode == 1 and "its pixels were edited" in refused.stderr
-    written = run(command, "export", blend, "-o", tmp_path / "out", "--format", "level", "--despite-edits")
+    written = run(command, "export", blend, "-o", tmp_path / "out", "--format", "level-patch", "--despite-edits")
     assert written.returncode == 0, written.stderr
-    assert "left out" in written.stderr + written.stdout and (tmp_path / "out" / "level5" / "level5.xml").is_file()
+    assert "left out" in written.stderr + written.stdout and (tmp_path / "out" / "level5_Final.dat").is_file()
+    rebuilt = run(command, "export", blend, "-o", tmp_path / "rebuilt", "--format", "level")
+    assert rebuilt.returncode == 0 and "written as" in rebuilt.stderr + rebuilt.stdout, rebuilt.stderr
+
+
+def test_onisplits_level_of_a_painted_texture_holds_its_pixels(tmp_path, level):
+    """tests/data/environment/painted: OniSplit's rebuild of the export of the sample level with
+    env_floor0 painted as here holds the painted pixels, every other texture as read."""
+    image = environment_image()
+    paint(image)
+    values = np.empty(len(image.pixels), np.float32)
+    image.pixels.foreach_get(values)
+    painted = np.rint(values.reshape(image.size[1], image.size[0], 4)[::-1] * 255).astype(np.uint8)
+    built = read_level(os.path.join(DATA, "environment", "painted", "level5_Final.dat")).environment
+    before = read_level(level).environment
+    assert image["oni_texture_name"] in built.texture_names
+    for name, texture in zip(built.texture_names, built.textures):
+        read = before.textures[before.texture_names.index(name)]
+        assert (texture is None) == (read is None), name   # OniSplit's own marker textures, not in the file
+        if texture is not None:
+            wanted = painted if name == image["oni_texture_name"] else read.rgba8
+            np.testing.assert_array_equal(texture.rgba8, wanted, err_msg=name)

@@ -27,9 +27,9 @@ from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MA
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
-from .rebuild_textures import MAX_NAME, NOT_IN_A_NAME, new_textures, onisplit_size
+from .rebuild_textures import MAX_NAME, NOT_IN_A_NAME, new_textures, onisplit_size, painted_textures
 from .scene import (check_imported, corner_points, dropped_edits, levels_of, refusal, scene_faces, settled,
-                    write_outputs)
+                    shown_images, write_outputs)
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
@@ -143,11 +143,15 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     animations, wrong = door_animations(context, [obj for obj in same if obj.get(TYPE) == "DOOR"], frame)
     refused += wrong
     classes.update(animations)
+    doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
+    painted, notes, wrong, carried = painted_textures(shown_images(faces, doors), classes)
+    refused += wrong
+    classes.update(painted)
     if refused:
         raise refusal(path, "rebuilt", refused)
-    doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
-    settled(path, dropped_edits(faces, doors, "the rebuild writes the level's TXMPs and door classes as read"),
+    settled(path, dropped_edits(faces, doors, "the rebuild writes the level's door classes as read", carried),
             despite, warnings, "rebuilt")
+    warnings += [f"{path}: {note}" for note in notes]
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
     renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
     if renumbered:

@@ -1,12 +1,18 @@
 """The textures a level rebuild (rebuild.py, docs/level.md 11) takes from the scene: the
-TXMP each material slot of an environment mesh shows, by name, and where the level has no such
-TXMP, the pixels of the material's image, which OniSplit makes one of (written as TGA)."""
+TXMP each material slot of an environment mesh shows, by name; where the level has no such
+TXMP, the pixels of the material's image, which OniSplit makes one of (written as TGA); where
+the image the import made of a TXMP was painted, that TXMP written from it."""
 
 import re
 
-import numpy as np
 
-from ...io.objects.properties import TEXTURE_NAME
+from ....core.errors import ObanError
+from ....core.id_properties import unsigned32
+from ...io.level_rebuild.class_files import class_file_name
+from ...io.objects.properties import PIXELS_FINGERPRINT, TEXTURE_FLAGS, TEXTURE_FORMAT, TEXTURE_NAME
+from ...io.objects.texture_write import lossless, onisplit_flags, texture_file_bytes
+from ...io.objects.textures import BGR, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA
+from ..shared.fingerprints import image_edited, image_pixels
 from ..shared.materials import TEXTURE_NODE
 
 MAX_TEXTURE = 512   # OniSplit's largest texture side: a larger image is scaled down
@@ -59,29 +65,62 @@ def new_textures(names, images):
                                "'-' or '.' (it names its TGA file and TXMP)")
         else:
             image = next(iter(shown.values()))
-            pixels = _image_pixels(image)
+            pixels = image_pixels(image)
             if pixels is None:
                 of_textures.append(f"texture '{name}': image '{image.name}' has no pixels (its file is missing?)")
             else:
-                made[name] = pixels
+                made[name] = pixels[::-1]   # bottom row first, as a TGA
     return made, of_textures, of_faces
 
 
-def _image_pixels(image):
-    """(h, w, 4) uint8 of an image's pixels, bottom row first (as Blender keeps them); None
-    where it has none."""
-    width, height = image.size[:]
-    channels = image.channels
-    if not width or not height or channels not in (1, 3, 4):
-        return None
-    values = np.empty(width * height * channels, np.float32)
-    image.pixels.foreach_get(values)
-    values = values.reshape(height, width, channels)
-    rgba = np.ones((height, width, 4), np.float32)
-    rgba[:, :, :3] = values[:, :, :3] if channels > 1 else values
-    if channels == 4:
-        rgba[:, :, 3] = values[:, :, 3]
-    return np.rint(np.clip(rgba, 0, 1) * 255).astype(np.uint8)
+def painted_textures(shown, classes):
+    """({class file: bytes} of each TXMP among `classes` that an image the import made of it
+    shows edited (painted, replaced, resized; `shown`: (who, texture name, image) triples),
+    written from the image: in its own format where that holds every pixel exactly (a DXT1's
+    mip levels re-encoded), else the nearest lossless one (RGBA, or BGR where every pixel is
+    opaque), its flags kept; [notes: what format each was written in, where it changed];
+    [refusals: an image of no pixels, two images painting one texture differently, a texture
+    linking an environment map]; the names of the images carried)."""
+    by_texture = {}
+    for _, name, image in shown:
+        if image is not None and PIXELS_FINGERPRINT in image and class_file_name("TXMP" + name) in classes \
+                and image_edited(image):
+            by_texture.setdefault(name, {})[image.name] = image
+    files, notes, refused, carried = {}, [], [], set()
+    for name, images in by_texture.items():
+        said = f"texture '{name}'"
+        pixels = {key: image_pixels(image) for key, image in images.items()}
+        if any(p is None for p in pixels.values()):
+            refused.append(f"{said}: image '{next(k for k, p in pixels.items() if p is None)}' has no pixels")
+            continue
+        if len({(p.shape, p.tobytes()) for p in pixels.values()}) > 1:
+            refused.append(f"{said}: images {', '.join(map(repr, sorted(images)))} show it painted differently: "
+                           "make them one image")
+            continue
+        image, rgba = next(iter(images.values())), next(iter(pixels.values()))
+        fmt, flags = int(image.get(TEXTURE_FORMAT, RGBA)), unsigned32(image.get(TEXTURE_FLAGS, 0))
+        if flags & HAS_ENV_MAP:
+            refused.append(f"{said} links an environment map, which a TXMP written from the scene does not carry")
+            continue
+        try:
+            kept = lossless(rgba, fmt)
+        except ObanError:   # a size the format cannot take (DXT1's 4 x 4 blocks)
+            kept = False
+        written = fmt if kept else RGBA if (rgba[:, :, 3] < 255).any() else BGR
+        if written != fmt:
+            flags = onisplit_flags(flags, written, bool(flags & HAS_MIPMAPS))
+            notes.append(f"{said}: its pixels are more than {FORMAT_NAMES[fmt]} holds: written as "
+                         f"{FORMAT_NAMES[written]} from image '{image.name}'")
+        else:
+            notes.append(f"{said}: written as {FORMAT_NAMES[fmt]} from image '{image.name}'"
+                         + (", its mip levels re-encoded" if fmt == DXT1 and flags & HAS_MIPMAPS else ""))
+        try:
+            files[class_file_name("TXMP" + name)] = texture_file_bytes(name, rgba, written, flags)
+        except ObanError as error:
+            refused.append(f"{said}: {error}")
+            continue
+        carried.update(images)
+    return files, notes, refused, carried
 
 
 def onisplit_size(pixels) -> tuple:

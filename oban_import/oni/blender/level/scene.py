@@ -174,28 +174,33 @@ def _stored_uvs(mesh) -> np.ndarray:
     return np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])
 
 
-def dropped_edits(faces, doors, what) -> list:
-    """The edits to a level an export cannot carry (each saying `what` it writes instead): an
-    image an import made (its fingerprint) that an environment face shows, edited; a door
-    leaf's mesh or image edited (docs/level.md 11, "Edits")."""
-    dropped, seen = [], set()
+def shown_images(faces, doors) -> list:
+    """(who shows it: '' for the environment, "object 'LEAF': " for a door leaf; the texture's
+    name; the image) of each material slot of the environment's faces and the doors' leaves."""
+    shown = [("", name, image) for found in faces for name, image in zip(found.slot_names, found.slot_images)]
+    for leaf in _leaves(doors):
+        names, images = slot_textures(leaf.data)
+        shown += [(f"object '{leaf.name}': ", name, image) for name, image in zip(names, images)]
+    return shown
 
-    def image(image, name, owner):
+
+def dropped_edits(faces, doors, what, carried=()) -> list:
+    """The edits to a level an export cannot carry (each saying `what` it writes instead): an
+    image an import made (its fingerprint) that the environment or a door leaf shows, edited,
+    but those `carried` (by name); a door leaf's mesh edited (docs/level.md 11, "Edits")."""
+    dropped, seen = [], set(carried)
+    for owner, name, image in shown_images(faces, doors):
         if image is not None and PIXELS_FINGERPRINT in image and image.name not in seen and image_edited(image):
             seen.add(image.name)
             dropped.append(f"{owner}texture '{name}' (image '{image.name}'): its pixels were edited (painted, "
                            f"replaced or resized); {what}")
-
-    for found in faces:
-        for name, shown in zip(found.slot_names, found.slot_images):
-            image(shown, name, "")
-    for leaf in (leaf for door in doors for leaf in door.children if OBJECT_DOOR_LEAF in leaf):
-        if leaf.type == "MESH" and mesh_edited(leaf.data):
-            dropped.append(f"object '{leaf.name}': its mesh was edited (a leaf of door '{leaf.parent.name}'); {what}")
-        names, images = slot_textures(leaf.data) if leaf.type == "MESH" else ([], [])
-        for name, shown in zip(names, images):
-            image(shown, name, f"object '{leaf.name}': ")
+    dropped += [f"object '{leaf.name}': its mesh was edited (a leaf of door '{leaf.parent.name}'); {what}"
+                for leaf in _leaves(doors) if mesh_edited(leaf.data)]
     return dropped
+
+
+def _leaves(doors) -> list:
+    return [leaf for door in doors for leaf in door.children if OBJECT_DOOR_LEAF in leaf and leaf.type == "MESH"]
 
 
 def settled(path, dropped, despite, warnings, doing, hint="") -> None:

@@ -35,12 +35,18 @@ def mesh_fingerprint(mesh) -> int:
 def image_pixels(image) -> np.ndarray | None:
     """(height, width, 4) uint8 RGBA, top row first, of an image as Blender holds it; None
     where it has none (its file missing)."""
-    width, height = image.size
-    if not width or not height:
+    width, height = image.size[:]
+    channels = image.channels
+    if not width or not height or channels not in (1, 3, 4):
         return None
-    values = np.empty(width * height * 4, np.float32)
+    values = np.empty(width * height * channels, np.float32)
     image.pixels.foreach_get(values)
-    return np.rint(np.clip(values, 0, 1) * 255).astype(np.uint8).reshape(height, width, 4)[::-1]
+    values = values.reshape(height, width, channels)
+    rgba = np.ones((height, width, 4), np.float32)
+    rgba[:, :, :3] = values[:, :, :3] if channels > 1 else values
+    if channels == 4:
+        rgba[:, :, 3] = values[:, :, 3]
+    return np.rint(np.clip(rgba, 0, 1) * 255).astype(np.uint8)[::-1]
 
 
 def pixels_fingerprint(rgba8) -> int:
