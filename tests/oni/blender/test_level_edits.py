@@ -16,6 +16,7 @@ from oban_import.oni.blender.level.patch import export_level_patches
 from oban_import.oni.blender.level.rebuild import export_level_rebuilds
 from oban_import.oni.io.level.read import read_level
 from oban_import.oni.io.objects.read import read_texture_file
+from oban_import.oni.io.objects.textures import pixel_bytes
 from oban_import.ui.options import LevelPatchSettings, LevelRebuildSettings
 
 pytestmark = pytest.mark.usefixtures("addon")
@@ -52,14 +53,15 @@ def exports(tmp_path, despite):
 
 
 @pytest.mark.parametrize("edit, words, exports_refusing", [
-    ("painted", "texture '{texture}' (image '{image}'): its pixels were edited (painted, replaced or resized)",
-     ("patch",)),
+    ("resized", "texture '{texture}' (image '{image}') is 32 x 32, the level's 16 x 16: a texture's size cannot "
+                "change in place (rebuild the level to carry it)", ("patch",)),
     ("leaf mesh", "object '{leaf}': its mesh was edited (a leaf of door '{door}')", ("rebuild", "patch")),
 ])
 def test_an_edit_an_export_cannot_carry_refuses_it_unless_asked(tmp_path, level, edit, words, exports_refusing):
     image, door_leaf = environment_image(), leaf()
-    if edit == "painted":
-        paint(image)
+    if edit == "resized":
+        assert tuple(image.size) == (16, 16)
+        image.scale(32, 32)
     else:
         door_leaf.data.vertices[0].co.z += 3.0
     said = words.format(texture=image.get("oni_texture_name", image.name), image=image.name, leaf=door_leaf.name,
@@ -100,14 +102,14 @@ def test_a_painted_texture_is_written_as_its_txmp_from_the_image(tmp_path, level
 
 # the .blend is saved by the Blender running the tests: the command must be as new
 @pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
-def test_the_command_lines_carry_a_painted_texture_or_refuse_it_in_place(tmp_path, level, command):
+def test_the_command_lines_carry_a_resized_texture_or_refuse_it_in_place(tmp_path, level, command):
     image = environment_image()
-    paint(image)
-    image.pack()   # as a user keeps a painted image in the .blend (else saving keeps the packed file as read)
+    image.scale(32, 32)
+    image.pack()   # as a user keeps an edited image in the .blend (else saving keeps the packed file as read)
     blend = tmp_path / "painted.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     refused = run(command, "export", blend, "-o", tmp_path / "out", "--format", "level-patch")
-    assert refused.returncode == 1 and "its pixels were edited" in refused.stderr
+    assert refused.returncode == 1 and "a texture's size cannot change in place" in refused.stderr
     written = run(command, "export", blend, "-o", tmp_path / "out", "--format", "level-patch", "--despite-edits")
     assert written.returncode == 0, written.stderr
     assert "left out" in written.stderr + written.stdout and (tmp_path / "out" / "level5_Final.dat").is_file()
@@ -132,3 +134,24 @@ def test_onisplits_level_of_a_painted_texture_holds_its_pixels(tmp_path, level):
         if texture is not None:
             wanted = painted if name == image["oni_texture_name"] else read.rgba8
             np.testing.assert_array_equal(texture.rgba8, wanted, err_msg=name)
+
+
+def test_a_texture_painted_in_its_own_format_is_rewritten_in_place(tmp_path, level):
+    """The in-place patch writes the painted pixels where the texture's are stored (its .raw),
+    every other byte as read: read back, the texture holds the image's pixels."""
+    image = environment_image()
+    paint(image)
+    report = exports(tmp_path, False)[1]
+    assert not report.errors and not report.warnings, report.errors + report.warnings
+    patched = read_level(str(tmp_path / "patch" / "level5_Final.dat")).environment
+    texture = patched.textures[patched.texture_names.index(image["oni_texture_name"])]
+    values = np.empty(len(image.pixels), np.float32)
+    image.pixels.foreach_get(values)
+    np.testing.assert_array_equal(texture.rgba8, np.rint(values.reshape(16, 16, 4)[::-1] * 255).astype(np.uint8))
+    before, after = (open(path, "rb").read() for path in (level.replace(".dat", ".raw"),
+                                                           tmp_path / "patch" / "level5_Final.raw"))
+    path, offset = texture.pixels_at
+    sides = [16 >> k for k in range(5)] if texture.flags & 1 else [16]   # HasMipMaps: every level down to 1 x 1
+    size = sum(pixel_bytes(side, side, texture.format) for side in sides)
+    assert after[:offset] == before[:offset] and after[offset + size:] == before[offset + size:]
+    assert after[offset:offset + size] != before[offset:offset + size]

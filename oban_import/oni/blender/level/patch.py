@@ -1,7 +1,8 @@
 """A level's shading, flags and textures written back in place (docs/level.md 11): for each
 level the environment objects come from, a copy of its file with every quad's shades, flags
-and texture index as the scene has them (scene.py reads them; the rest of the file as
-read); a change the file cannot carry in place refuses that level, naming the face."""
+and texture index as the scene has them (scene.py reads them), and the pixels of each
+texture repainted in its own size and format (the rest of the file as read); a change the file
+cannot carry in place refuses that level, naming the face or the texture."""
 
 import os
 
@@ -13,7 +14,12 @@ from ...io.container.container import raw_path
 from ...io.level.patch import patched_files, refusals
 from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, TYPE
 from ...io.level.read import read_environment
-from .scene import check_imported, dropped_edits, levels_of, refusal, scene_faces, settled, write_outputs
+from ...io.objects.properties import PIXELS_FINGERPRINT
+from ...io.objects.texture_write import encode, lossless, mip_levels
+from ...io.objects.textures import FORMAT_NAMES, HAS_MIPMAPS
+from ..shared.fingerprints import image_edited, image_pixels
+from .scene import (check_imported, dropped_edits, levels_of, refusal, scene_faces, settled, shown_images,
+                    write_outputs)
 
 MOVED = 1e-5   # relative: a corner (or texture coordinate) further than this from where it was read has moved
 REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
@@ -46,16 +52,50 @@ def _patch(context, path, objects, directory, frame, despite, warnings):
     flags, shades, textures, refused = _scene_quads(faces, environment)
     if refused:
         raise refusal(path, "patched in place", refused, REBUILD)
+    pixels, kept, seen = _repainted(faces, environment)
     doors = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path and obj.get(TYPE) == "DOOR"]
-    settled(path, dropped_edits(faces, doors, "the in-place patch keeps the level's textures and door classes as "
-                                              "read"), despite, warnings, "patched in place")
-    files = patched_files(environment, shades, flags, textures)
+    settled(path, kept + dropped_edits(faces, doors, "the in-place patch keeps door classes and their textures as "
+                                                     "read (rebuild the level to carry it)", seen),
+            despite, warnings, "patched in place")
+    files = patched_files(environment, shades, flags, textures, pixels)
     raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
             if raw not in files]   # the .raw goes with its .dat, as it is
     outputs = {os.path.basename(source): data for source, data in files.items()}
     outputs.update((os.path.basename(raw), read_bytes(raw)) for raw in raws)
     write_outputs(os.path.join(directory, ""), outputs, [*files, *raws])
     return [Made(os.path.join(directory, name), environment, objects[0]) for name in outputs]
+
+
+def _repainted(faces, environment):
+    """([(Texture, its pixels' new bytes)] of each environment texture an image the import made
+    of it shows edited, in the texture's own size and format (every level), which must hold
+    every pixel; [why each other such texture is kept as read]; the names of all those images)."""
+    by_texture = {}
+    for _, name, image in shown_images(faces, []):
+        if image is not None and PIXELS_FINGERPRINT in image and image_edited(image):
+            by_texture.setdefault(name, {})[image.name] = image
+    index = {name: i for i, name in reversed(list(enumerate(environment.texture_names)))}
+    written, refused = [], []
+    for name, images in by_texture.items():
+        texture = environment.textures[index[name]] if name in index else None
+        said = f"texture '{name}' (image {', '.join(map(repr, sorted(images)))})"
+        pixels = [image_pixels(image) for image in images.values()]
+        if texture is None or any(p is None for p in pixels):
+            refused.append(f"{said}: the level holds no such TXMP, or the image no pixels")
+        elif len({(p.shape, p.tobytes()) for p in pixels}) > 1:
+            refused.append(f"{said}: the images paint it differently")
+        elif pixels[0].shape[:2] != (texture.height, texture.width):
+            height, width = pixels[0].shape[:2]
+            refused.append(f"{said} is {width} x {height}, the level's {texture.width} x {texture.height}: a "
+                           f"texture's size cannot change in place")
+        elif not lossless(pixels[0], texture.format):
+            refused.append(f"{said}: its pixels are more than {FORMAT_NAMES[texture.format]}, the level's format, "
+                           f"holds: a texture's format cannot change in place")
+        else:
+            levels = mip_levels(pixels[0]) if texture.flags & HAS_MIPMAPS else [pixels[0]]
+            written.append((texture, b"".join(encode(level, texture.format) for level in levels)))
+    return written, [f"{message} (rebuild the level to carry it)" for message in refused], \
+        {image for images in by_texture.values() for image in images}
 
 
 def _scene_quads(faces, environment):

@@ -230,6 +230,13 @@ class Container:
             raise ObanError(self.path, f"{what}: {os.path.basename(raw_path)} ends early")
         return data
 
+    def raw_at(self, offset: int) -> tuple:
+        """(file, byte) where raw data at `offset` is stored: the level's .raw (VR31), or the
+        .oni itself, past its raw table's start (VR32)."""
+        if self.version == "VR32":
+            return self.path, self.header["raw_offset"] + offset
+        return raw_path(self.path), offset
+
     def raw_size(self, what: str) -> int:
         """The bytes of raw data raw pointers can reach: a .oni's raw table, a level's .raw
         (ObanError, naming `what`, when it is missing)."""

@@ -1,6 +1,7 @@
 """A level's shades, flags and texture indices rewritten where they stand (docs/level.md 11):
-the files that hold the environment's quads (AGQG) and their textures (AGQR), every other
-byte as read, and what such a patch cannot carry."""
+the files that hold the environment's quads (AGQG), their textures (AGQR) and the pixels of a
+texture repainted in its own size and format, every other byte as read, and what such a patch
+cannot carry."""
 
 import numpy as np
 
@@ -36,12 +37,21 @@ def refusals(environment: Environment, flags, textures) -> list:
     return sorted(found)
 
 
-def patched_files(environment: Environment, shades, flags, textures) -> dict:
+def patched_files(environment: Environment, shades, flags, textures, pixels=()) -> dict:
     """{file path: its bytes} of the files holding the quads and their textures, with the
     new `shades` (q, 4) uint32 0xAARRGGBB, `flags` (q,) uint32 and `textures` (q,) TXMA indices
-    written at their records, every other byte as read (ObanError if a file cannot be read)."""
+    written at their records, and each (Texture, bytes) of `pixels` written where the texture's
+    pixels are stored (every level, in its own format: as long as those it replaces), every
+    other byte as read (ObanError if a file cannot be read)."""
     quads, count = environment.quads_at, len(environment.flags)
-    files = {path: bytearray(read_bytes(path)) for path in {quads[0], environment.quad_textures_at[0]}}
+    files = {path: bytearray(read_bytes(path)) for path in {quads[0], environment.quad_textures_at[0],
+                                                            *(texture.pixels_at[0] for texture, _ in pixels)}}
+    for texture, data in pixels:
+        path, offset = texture.pixels_at
+        if offset < 0 or offset + len(data) > len(files[path]):
+            raise ObanError(path, f"texture '{texture.name}': its {len(data)} bytes of pixels at {offset} lie past "
+                                  f"the file's end: the file has changed since it was imported")
+        files[path][offset:offset + len(data)] = data
     records = _records(files[quads[0]], quads, count, QUAD_SIZE)
     records[:, SHADES_AT:SHADES_AT + 16] = np.ascontiguousarray(shades, "<u4").view(np.uint8).reshape(count, 16)
     records[:, FLAGS_AT:FLAGS_AT + 4] = np.ascontiguousarray(flags, "<u4").view(np.uint8).reshape(count, 4)

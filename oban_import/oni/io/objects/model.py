@@ -19,6 +19,7 @@ class Texture:
     flags: int                # TXMP flags as stored (0x04 NoUWrap, 0x08 NoVWrap, 0x200 HasEnvMap, 0x400 Additive)
     has_alpha: bool           # the format carries alpha
     raw: bytes = field(default=b"", repr=False)   # the first level's bytes, checked to be all there
+    pixels_at: tuple = ("", -1)   # (file, byte) where the first level's bytes are stored: where a patch rewrites them
     decoded: np.ndarray | None = field(default=None, repr=False)
 
     @property

@@ -157,4 +157,5 @@ def _texture(c, index):
     length = textures.pixel_bytes(h["width"], h["height"], h["format"])
     raw = c.raw(h["raw_offset"], length, f"{label}'s pixels")
     return Texture(name=c.short_name(index), width=h["width"], height=h["height"], format=h["format"],
-                   flags=h["flags"], has_alpha=h["format"] in textures.WITH_ALPHA, raw=raw)
+                   flags=h["flags"], has_alpha=h["format"] in textures.WITH_ALPHA, raw=raw,
+                   pixels_at=c.raw_at(h["raw_offset"]))
