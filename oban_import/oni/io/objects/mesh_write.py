@@ -24,26 +24,32 @@ def mesh_file_bytes(name: str, points, normals, uvs, strips, face_normals, face_
     coordinates (n, 2, Direct3D v), the triangle strips with their face normals and face normal
     indices (docs/objects.md 4), and a placeholder TXMP`texture_name` (none for None or '')."""
     full = instance_name("M3GM", name)
-    points, normals, uvs = vertex_arrays(full, points, normals, uvs)
+    return instance_file_bytes(mesh_instances(full, full, points, normals, uvs, strips, face_normals,
+                                              face_normal_indices, texture_name, 0))
+
+
+def mesh_instances(label: str, full: str, points, normals, uvs, strips, face_normals, face_normal_indices,
+                   texture_name: str | None, at: int) -> list:
+    """The instances of an M3GM named `full` ('' unnamed) standing at descriptor `at` of its file:
+    it, its PNTA, two VCRA, TXCA and two IDXA after it and a placeholder TXMP`texture_name`
+    (none for None or ''), as OniSplit creates them; its arrays checked (ObanError naming `label`)."""
+    points, normals, uvs = vertex_arrays(label, points, normals, uvs)
     strips = np.ascontiguousarray(strips, "<i4")
     face_normals = np.ascontiguousarray(face_normals, "<f4").reshape(-1, 3)
     face_normal_indices = np.ascontiguousarray(face_normal_indices, "<i4")
-    meshes.triangles(strips, face_normal_indices, face_normals, points, full, "its triangle strips")
-    instances = [(M3GM_TAG, full, None),
-                 (PNTA_TAG, "", bytes(PNTA_HEAD) + bounds(points).tobytes() + counted(points)),
-                 (VCRA_TAG, "", bytes(ARRAY_HEAD) + counted(normals)),
-                 (VCRA_TAG, "", bytes(ARRAY_HEAD) + counted(face_normals)),
-                 (TXCA_TAG, "", bytes(ARRAY_HEAD) + counted(uvs) + bytes(TXCA_PADDING)),
-                 (IDXA_TAG, "", bytes(ARRAY_HEAD) + counted(strips)),
-                 (IDXA_TAG, "", bytes(ARRAY_HEAD) + counted(face_normal_indices))]
-    links = [index << 8 | LINK_FLAG for index in range(1, 7)]
-    if texture_name:
-        instances.append((TXMP_TAG, instance_name("TXMP", texture_name), None))
-        links.append(7 << 8 | LINK_FLAG)
-    else:
-        links.append(0)
-    instances[0] = (M3GM_TAG, full, bytes(4) + np.array(links, "<u4").tobytes() + bytes(4))
-    return instance_file_bytes(instances)
+    if not np.isfinite(face_normals).all():
+        raise ObanError(label, "non-finite value in its face normals (as float32)")
+    meshes.triangles(strips, face_normal_indices, face_normals, points, label, "its triangle strips")
+    texture = instance_name("TXMP", texture_name) if texture_name else ""
+    links = [(at + k) << 8 | LINK_FLAG for k in range(1, 7)] + [(at + 7) << 8 | LINK_FLAG if texture else 0]
+    return [(M3GM_TAG, full, bytes(4) + np.array(links, "<u4").tobytes() + bytes(4)),
+            (PNTA_TAG, "", bytes(PNTA_HEAD) + bounds(points).tobytes() + counted(points)),
+            (VCRA_TAG, "", bytes(ARRAY_HEAD) + counted(normals)),
+            (VCRA_TAG, "", bytes(ARRAY_HEAD) + counted(face_normals)),
+            (TXCA_TAG, "", bytes(ARRAY_HEAD) + counted(uvs) + bytes(TXCA_PADDING)),
+            (IDXA_TAG, "", bytes(ARRAY_HEAD) + counted(strips)),
+            (IDXA_TAG, "", bytes(ARRAY_HEAD) + counted(face_normal_indices))] + \
+        ([(TXMP_TAG, texture, None)] if texture else [])
 
 
 def instance_name(tag: str, name: str) -> str:
