@@ -27,10 +27,11 @@ from ..oni.plan import Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
 from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table, furniture_table,
-                      object_lists_table, objects_table, sprite_rows, table, trams_table)
-from .options import (CHARACTER_EXPORT_OPTIONS, DESPITE_EDITS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT,
-                      LEVEL_REBUILD_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS, CharacterExportSettings, LevelPatchSettings,
-                      LevelRebuildSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, parse_ranges)
+                      mesh_files_table, object_lists_table, objects_table, sprite_rows, table, trams_table)
+from .options import (CHARACTER_EXPORT_OPTIONS, CLI_DESPITE_EDITS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT,
+                      LEVEL_REBUILD_FORMAT, MESH_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS, CharacterExportSettings,
+                      LevelPatchSettings, LevelRebuildSettings, MeshExportSettings, OniExportSettings,
+                      OniImportSettings, SpriteImportSettings, parse_ranges)
 
 PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
@@ -45,7 +46,8 @@ MODES = f"""modes:
                                 of its character armatures to TRAM files; --format level-patch:
                                 its imported levels' shading, flags and textures, in place;
                                 --format level: each imported level as the files OniSplit's
-                                -create:level rebuilds it from, a folder per level
+                                -create:level rebuilds it from, a folder per level; --format mesh:
+                                its mesh objects as M3GM files with their textures' TXMP files
   IN... --list                  what any mix of files holds, importing nothing (no Blender needed)
 
 examples:
@@ -53,6 +55,7 @@ examples:
   {PROG} op2_art.prt -o sprites.blend --animations 0-40
   {PROG} export level9.blend -o oban/ --format xml
   {PROG} export level9.blend -o rebuild/ --format level
+  {PROG} export level9.blend -o meshes/ --format mesh --objects object03
   {PROG} examples/* --list
 
 `{PROG} IN.prt --help` and `{PROG} export --help` list their own options. A missing
@@ -216,14 +219,16 @@ def sprites_main(argv):
 def export_parser():
     p = _Parser(prog=f"{PROG} export", description="Write the animated objects of a .blend as OBAN files, one per "
                                                    "object, and the actions of its character armatures as TRAM "
-                                                   "files, one per action (--format raw: TRAMs as .oni).",
+                                                   "files, one per action (--format raw: TRAMs as .oni); --format "
+                                                   "mesh: its mesh objects as M3GM files with their textures' TXMPs.",
                 epilog=f"example: {PROG} export level9.blend -o oban/ --format xml --objects door")
     p.add_argument("blend", metavar="IN.blend")
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
     p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects or armatures (default: every "
-                                                                "animated object and character armature)")
+                                                                "animated object and character armature; with "
+                                                                "--format mesh, every mesh object)")
     taken = {e.flag for e in EXPORT_OPTIONS}
-    return add_options(add_options(p, EXPORT_OPTIONS), [o for o in CHARACTER_EXPORT_OPTIONS + (DESPITE_EDITS,)
+    return add_options(add_options(p, EXPORT_OPTIONS), [o for o in CHARACTER_EXPORT_OPTIONS + (CLI_DESPITE_EDITS,)
                                                         if o.flag and o.flag not in taken])
 
 
@@ -256,6 +261,8 @@ def export_main(argv):
     chosen = [bpy.data.objects[name] for name in args.objects or () if name not in missing]
     if args.file_format in (LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT):
         return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
+    if args.file_format == MESH_FORMAT:
+        return _meshes(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
     armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
     objects = [obj for obj in chosen if obj not in armatures] if args.objects \
         else animated_objects(bpy.context.scene.objects)
@@ -301,6 +308,21 @@ def _levels(context, args, candidates, missing):
     print_messages(report)
     if report.made:
         print(format_table(columns, rows, numeric=numeric))
+    return 1 if missing or report.errors else 0
+
+
+def _meshes(context, args, candidates, missing):
+    """`export --format mesh`: each mesh object's M3GM parts and their textures' TXMPs."""
+    from ..oni.blender.objects.export import export_meshes, mesh_objects
+    objects = mesh_objects(candidates)
+    if not objects:
+        print(f"{PROG} export: {args.blend} has no mesh object" + (" of those named" if args.objects else ""),
+              file=sys.stderr)
+        return 1
+    report = export_meshes(context, objects, args.output, MeshExportSettings.from_options(args))
+    print_messages(report)
+    if report.made:
+        print(mesh_files_table(report.made))
     return 1 if missing or report.errors else 0
 
 

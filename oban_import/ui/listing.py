@@ -1,5 +1,7 @@
 """Plain-text tables for the command line's --list and the demo (no bpy)."""
 
+import os
+
 import numpy as np
 
 TRAM_EVENTS = ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "footsteps", "particles", "sounds",
@@ -9,6 +11,7 @@ from ..oni.engine.environment import quad_groups
 from ..oni.io.characters.tram import tram_flag_text
 from ..oni.io.level.model import DOOR_FLAGS, QUAD_FLAGS
 from ..oni.io.level.properties import event_text, flag_counts, flag_names
+from ..oni.io.objects.model import Mesh
 from ..oni.io.objects.textures import FORMAT_NAMES
 from ..outpost2.engine.draw import animation_boxes, subframe_owners
 from ..outpost2.io.prt import PrtFile
@@ -30,6 +33,19 @@ def table(rows: list) -> str:
     return format_table(("file", "name", "frames", "keys", "flags"),
                         [(file, a.name, a.frames, len(a.keys), a.flag_text()) for file, a in rows],
                         numeric=("frames", "keys"))
+
+
+def mesh_file_contents(item) -> str:
+    """What a file of the mesh export holds: a mesh's points and triangles, a texture's size and format."""
+    if isinstance(item, Mesh):
+        return f"{len(item.points)} points, {len(item.triangles)} triangles"
+    return f"{item.width} x {item.height} {FORMAT_NAMES.get(item.format, item.format)}"
+
+
+def mesh_files_table(made) -> str:
+    """The mesh export's files (Made each): file, object, what it holds, how it was made."""
+    return format_table(("file", "object", "holds", "note"),
+                        [(os.path.basename(m.path), m.block.name, mesh_file_contents(m.item), m.note) for m in made])
 
 
 def texture_formats(meshes) -> str:

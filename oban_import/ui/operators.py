@@ -13,12 +13,15 @@ from ..oni.blender.importer import import_files
 from ..oni.blender.level.patch import environment_objects, export_level_patches
 from ..oni.blender.level.rebuild import export_level_rebuilds, level_objects
 from ..oni.blender.oban.export import animated_objects, export_objects
+from ..oni.blender.objects.export import export_meshes, mesh_objects
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
-from .options import (CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, ONI_EXPORT, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT,
-                      CharacterExportSettings, LevelPatchSettings, LevelRebuildSettings, OniExportSettings,
-                      OniImportSettings, SpriteImportSettings, groups, parse_ranges)
+from .listing import mesh_file_contents
+from .options import (CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT, ONI_EXPORT, ONI_IMPORT, ORIENTATION,
+                      SPRITE_IMPORT, CharacterExportSettings, LevelPatchSettings, LevelRebuildSettings,
+                      MeshExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, groups,
+                      parse_ranges)
 
 
 def _property(option):
@@ -146,13 +149,14 @@ class _ExportDialog:
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
-    def export(self, context, candidates, what, export, settings, describe):
+    def export(self, context, candidates, what, export, settings, describe, measured=True):
+        """`describe(item)` of each file written, with its worst error where `measured`."""
         if not candidates:
             self.report({"ERROR"}, f"No {what} to export")
             return {"CANCELLED"}
         report = export(context, candidates, bpy.path.abspath(self.directory), settings)
         for m in report.made:
-            self.report({"INFO"}, f"{m.path}: {describe(m.item)}, worst error {m.error:.2g}"
+            self.report({"INFO"}, f"{m.path}: {describe(m.item)}" + (f", worst error {m.error:.2g}" if measured else "")
                                   + (f" ({m.note})" if m.note else ""))
         return show(self, report, "Exported")
 
@@ -217,6 +221,20 @@ class ExportLevel(bpy.types.Operator, _ExportDialog):
                            lambda level: f"{level.quads} quads, {level.rooms} rooms, {level.objects} objects")
 
 
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+@with_options(MESH_EXPORT.options)
+class ExportMesh(bpy.types.Operator, _ExportDialog):
+    """Write each mesh object's M3GM parts and the textures they show as Oni .oni files: an
+    unchanged import as it was read, bit for bit, an edited or new one as Blender holds it;
+    an edit an M3GM cannot carry refuses the object, naming it"""
+    bl_idname = MESH_EXPORT.idname
+    bl_label = MESH_EXPORT.button
+
+    def execute(self, context):
+        return self.export(context, mesh_objects(self.candidates(context)), "mesh object", export_meshes,
+                           MeshExportSettings.from_options(self), mesh_file_contents, measured=False)
+
+
 def _menu_entry(operator, dialog):
     """A File menu's entry for an operator (`dialog` on it, for the tests to find)."""
     def draw(self, context):
@@ -230,7 +248,8 @@ MENUS = (("TOPBAR_MT_file_import", _menu_entry(ImportOBAN, ONI_IMPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportOBAN, ONI_EXPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportTRAM, CHARACTER_EXPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportLevelShading, LEVEL_PATCH)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportLevel, LEVEL_REBUILD)))
+         ("TOPBAR_MT_file_export", _menu_entry(ExportLevel, LEVEL_REBUILD)),
+         ("TOPBAR_MT_file_export", _menu_entry(ExportMesh, MESH_EXPORT)))
 
 
 def _file_handler(idname, label, operator, extensions):
@@ -240,7 +259,7 @@ def _file_handler(idname, label, operator, extensions):
         "bl_file_extensions": extensions, "poll_drop": classmethod(lambda cls, context: compat.poll_drop(context))})
 
 
-classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading, ExportLevel]
+classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading, ExportLevel, ExportMesh]
 if compat.HAS_FILE_HANDLER:
     classes += [_file_handler("OBAN_FH_import", "Oni files", ImportOBAN, ";".join(EXTENSIONS)),
                 _file_handler("OP2_FH_import", "Outpost 2 sprite animations", ImportOP2Sprites, ".prt")]

@@ -4,7 +4,7 @@ groups, the command line's flags and the settings objects the work reads all com
 these tables (no bpy: the command line's listing runs without Blender)."""
 
 import functools
-from dataclasses import dataclass, fields, make_dataclass
+from dataclasses import dataclass, fields, make_dataclass, replace
 
 from ..oni.engine.to_blender import EULER_AXES, axes_matrix
 
@@ -58,6 +58,7 @@ CHARACTER_ANIMATIONS = (
 )
 LEVEL_PATCH_FORMAT = "level-patch"   # the command line's export of levels' shading in place
 LEVEL_REBUILD_FORMAT = "level"       # ... and of levels as OniSplit's rebuild source
+MESH_FORMAT = "mesh"                 # ... and of mesh objects as M3GM and TXMP files
 EXPORT_FORMATS = (
     ("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
     ("xml", "OniSplit XML", "OBANName.xml"),
@@ -116,7 +117,7 @@ IMPORT_OPTIONS = (
 )
 EXPORT_OPTIONS = (
     Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS,
-           cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT)),
+           cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT, MESH_FORMAT)),
     Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
            "File"),
     Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", 1e-4, "Keys",
@@ -165,6 +166,20 @@ LEVEL_REBUILD_OPTIONS = (
     EXPORT_SCALE,
     FORWARD, UP,
 )
+MESH_EXPORT_OPTIONS = (
+    Option("use_selection", "Selected Only", "Write the selected mesh objects (else every mesh object but a level's "
+                                             "environment and rooms)", True, "File"),
+    replace(DESPITE_EDITS, description="Write an object even where it holds an edit an M3GM cannot carry, each named "
+                                       "in the report (off: such an object is refused)"),
+    Option("global_scale", "Scale", "Blender units per Oni unit, where a mesh does not say (one imported by this "
+                                    "add-on keeps its own)", 0.1, "Transform", flag="--scale",
+           minimum=1e-6, maximum=1e6),
+    FORWARD, UP,
+)
+# The command line's --despite-edits serves every export that has it.
+CLI_DESPITE_EDITS = replace(DESPITE_EDITS, description="Write a level (--format level, level-patch) or a mesh "
+                            "object (--format mesh) even where it holds an edit the export cannot carry, each named "
+                            "in the report (off: it is refused)")
 
 
 SPRITE_OPTIONS = (
@@ -211,7 +226,8 @@ LEVEL_PATCH = Dialog("export_anim.oni_level_shading", "Oni Level Shading (.dat, 
                      LEVEL_PATCH_OPTIONS)
 LEVEL_REBUILD = Dialog("export_anim.oni_level", "Oni Level for OniSplit (.dae, .xml)", "Export Level",
                        LEVEL_REBUILD_OPTIONS)
-DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD)
+MESH_EXPORT = Dialog("export_anim.oni_mesh", "Oni Mesh (.oni)", "Export Mesh", MESH_EXPORT_OPTIONS)
+DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT)
 
 
 def parse_ranges(text: str) -> list[int] | None:
@@ -273,6 +289,7 @@ CharacterExportSettings = _settings("CharacterExportSettings", CHARACTER_EXPORT_
 LevelPatchSettings = _settings("LevelPatchSettings", LEVEL_PATCH_OPTIONS, doc="What an export of levels' shading does.")
 LevelRebuildSettings = _settings("LevelRebuildSettings", LEVEL_REBUILD_OPTIONS,
                                  doc="What an export of levels for OniSplit does.")
+MeshExportSettings = _settings("MeshExportSettings", MESH_EXPORT_OPTIONS, doc="What an export of mesh objects does.")
 
 
 class SpriteImportSettings(_settings("_SpriteOptions", SPRITE_OPTIONS, SPRITE_FPS)):

@@ -2,8 +2,6 @@
 points are, against a literal axes matrix and against the triangles' own geometric normals as
 Blender works them out from the converted points."""
 
-from types import SimpleNamespace
-
 import bpy
 import numpy as np
 import pytest
@@ -11,6 +9,7 @@ import pytest
 from oban_import.blender import compat
 from oban_import.oni.blender.shared.meshes import converted_normals, new_mesh
 from oban_import.oni.engine.to_blender import axes_matrix
+from oban_import.oni.io.objects.model import Mesh
 
 
 def test_normals_turn_as_the_default_axes_say():
@@ -29,8 +28,8 @@ def test_custom_normals_are_the_converted_triangles_own(forward, up):
     corners = rng.normal(size=(30, 3, 3)).astype(np.float32)
     geometric = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
     geometric /= np.linalg.norm(geometric, axis=1, keepdims=True)
-    part = SimpleNamespace(points=corners.reshape(-1, 3), normals=np.repeat(geometric, 3, axis=0).astype(np.float32),
-                           uvs=np.zeros((90, 2), np.float32), triangles=np.arange(90).reshape(-1, 3))
+    part = Mesh("faces", points=corners.reshape(-1, 3), normals=np.repeat(geometric, 3, axis=0).astype(np.float32),
+                uvs=np.zeros((90, 2), np.float32), triangles=np.arange(90).reshape(-1, 3), texture=None)
     mesh = new_mesh("faces", [part], [bpy.data.materials.new("m")], axes_matrix(forward, up), 0.1)
     faces = np.empty(len(mesh.polygons) * 3, np.float32)
     mesh.polygons.foreach_get("normal", faces)

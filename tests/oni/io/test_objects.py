@@ -14,6 +14,7 @@ import numpy as np
 import objects_generate as gen
 import pytest
 from paths import DATA as TEST_DATA
+from onisplit_readings import ONISPLIT_BITS, assert_same_faces, mesh_corners, onisplit_bytes, read_obj
 from pngs import read_png
 
 from oban_import.core.errors import ObanError
@@ -25,57 +26,9 @@ DATA = os.path.join(TEST_DATA, "objects")
 LEVEL = os.path.join(DATA, "level", "level9_Final.dat")
 OBOA = os.path.join(DATA, "oni", "OBOAlevel9_objects.oni")
 EXPECTED = json.load(open(os.path.join(DATA, "expected.json")))
-# The bits of each channel (R, G, B, A) of a texture format as OniSplit v0.9.99.2 widens them to its PNG's
-# 8 (Oni.Imaging/Color.cs; -extract:png converts the first level to BGRA): an n-bit x becomes x << (8 - n),
-# low bits left 0 (15 -> 240, 31 -> 248, 63 -> 252), a 1-bit alpha 0 or 255; 8 bits are copied, and a
-# format without alpha gets 255 (here 8 bits of the project's 1.0).
-ONISPLIT_BITS = {0: (4, 4, 4, 4), 1: (5, 5, 5, 8), 2: (5, 5, 5, 1), 7: (8, 8, 8, 8), 8: (8, 8, 8, 8),
-                 9: (5, 6, 5, 1)}
 
 
 # --- helpers ---------------------------------------------------------------------------------
-
-def read_obj(path):
-    """(t, 3, 5) float64: each face's corners as x y z u v."""
-    v, vt, faces = [], [], []
-    for line in open(path):
-        parts = line.split()
-        if not parts:
-            continue
-        if parts[0] == "v":
-            v.append([float(x) for x in parts[1:4]])
-        elif parts[0] == "vt":
-            vt.append([float(x) for x in parts[1:3]])
-        elif parts[0] == "f":
-            corners = [p.split("/") for p in parts[1:]]
-            faces.append([v[int(c[0]) - 1] + vt[int(c[1]) - 1] for c in corners])
-    return np.array(faces, np.float64)
-
-
-def mesh_corners(mesh):
-    uv = mesh.uvs.astype(np.float64) * [1, -1] + [0, 1]
-    return np.concatenate([mesh.points.astype(np.float64)[mesh.triangles], uv[mesh.triangles]], axis=2)
-
-
-def onisplit_bytes(values, fmt):
-    """OniSplit's PNG bytes for the project's decoded values x / (2^n - 1) (ONISPLIT_BITS)."""
-    out = np.empty(values.shape, np.int64)
-    for c, n in enumerate(ONISPLIT_BITS[fmt]):
-        x = np.rint(np.asarray(values[..., c], np.float64) * (2 ** n - 1)).astype(np.int64)
-        out[..., c] = 255 * x if n == 1 else x << (8 - n)
-    return out
-
-
-def assert_same_faces(ours, theirs, tol=1e-5):
-    """Equal as sets of oriented triangles (any cyclic start corner)."""
-    assert ours.shape == theirs.shape
-    rotations = np.stack([np.roll(theirs, -r, axis=1) for r in range(3)])      # (3, t, 3, 5)
-    scale = np.maximum(1, np.abs(theirs).max())
-    distance = np.abs(ours[None, :, None] - rotations[:, None]).max(axis=(3, 4)).min(axis=0)  # (ours, theirs)
-    best = distance.argmin(axis=1)
-    assert distance.min(axis=1).max() <= tol * scale, distance.min(axis=1).max()
-    assert len(set(best.tolist())) == len(best)
-
 
 def result_of(level):
     """Everything a Level holds, as plain values, for comparing two reads (texture flag

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from onisplit_readings import assert_same_faces, mesh_corners, onisplit_bytes, read_obj, xml_numbers
 from paths import DATA
 from pngs import read_png
 
@@ -225,11 +226,6 @@ def block_error(words, blocks):
 
 # --- what OniSplit read back ---------------------------------------------------------------------
 
-def xml_numbers(parent, path, dtype):
-    """The numbers of every element at `path` under `parent`, one row each."""
-    return np.array([[float(x) for x in e.text.split()] for e in parent.findall(path)], np.float64).astype(dtype)
-
-
 @pytest.mark.parametrize("name", sorted(mesh_cases()))
 def test_onisplit_xml_of_our_meshes(name):
     """OniSplit's -extract:xml: every point, vertex normal and texture coordinate as given
@@ -257,8 +253,6 @@ def test_onisplit_xml_of_our_meshes(name):
 def test_onisplit_obj_of_our_meshes(name):
     """OniSplit's -extract:obj (7 significant digits, v flipped): the given triangles, each wound
     as given, and the reader gives them back in order (the first of a pair rotated)."""
-    from test_objects import assert_same_faces, mesh_corners, read_obj
-
     points, _, uvs, triangles, _ = mesh_cases()[name]
     mesh = read_mesh_file(os.path.join(HERE, "ours", f"M3GM{name}.oni"))
     rotation = np.argmax(triangles == mesh.triangles[:, :1], axis=1)
@@ -287,8 +281,6 @@ def test_onisplit_png_of_our_textures(name):
     """OniSplit's -extract:png (the first level): every pixel of a lossless format equal once its
     n-bit channels are widened as OniSplit widens them (x << (8 - n)); DXT1 within one step of
     5, 6, 5 bits of the writer's pixels as the reader decodes them, alpha exact."""
-    from test_objects import onisplit_bytes
-
     rgba, fmt, _, _ = texture_cases()[name]
     png = read_png(os.path.join(HERE, "png", f"TXMP{name}.png")).astype(np.int64)
     if fmt != DXT1:

@@ -1,6 +1,7 @@
 """What an import keeps to tell, at an export, whether the user edited a mesh or an image
-(docs/objects.md, "Edits"): a CRC-32 of each as Blender holds it when the import made it,
-read the same way when it is exported, so that the user never has to mark what they changed."""
+(docs/objects.md, "Edits"): a CRC-32 of each as Blender holds it when the import made it
+(and of each M3GM part of a mesh), read the same way when it is exported, so that the user
+never has to mark what they changed."""
 
 import zlib
 
@@ -8,13 +9,66 @@ import numpy as np
 
 from ....blender import compat
 from ....core.id_properties import signed32
-from ...io.objects.properties import MESH_FINGERPRINT, PIXELS_FINGERPRINT
+from ...io.objects.properties import MESH_FINGERPRINT, PART_ATTRIBUTE, PART_FINGERPRINTS, PIXELS_FINGERPRINT
 
 UV_MAP = "UVMap"
 
 
 def mesh_fingerprint(mesh) -> int:
     """A signed CRC-32 of a mesh's points, each face's corners, its UVs and material slots."""
+    return _crc(*_face_arrays(mesh))
+
+
+def part_fingerprints(mesh, count: int) -> list[int]:
+    """A signed CRC-32 per M3GM part of an imported mesh (docs/objects.md 10): of its faces
+    (face_parts), in order: their sizes, their corners' points as numbered among the part's
+    own (so that an edit elsewhere in the mesh leaves it), those points, the corners' UVs and
+    the faces' material slots."""
+    return _part_fingerprints(mesh, _face_arrays(mesh), count)
+
+
+def _part_fingerprints(mesh, arrays, count):
+    points, corners, sizes, uvs, slots = arrays
+    starts = np.empty(len(sizes), np.int32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    parts, points, uvs = face_parts(mesh, count), points.reshape(-1, 3), uvs.reshape(-1, 2)
+    found = []
+    for part in range(count):
+        faces = np.flatnonzero(parts == part)
+        loops = face_corners(faces, starts, sizes)
+        used, numbered = numbered_points(corners[loops], len(points))
+        found.append(_crc(sizes[faces], numbered, points[used], uvs[loops], slots[faces]))
+    return found
+
+
+def numbered_points(corners, count: int) -> tuple:
+    """(the points `corners` use, in order; each corner's point numbered among them, int32),
+    of `count` points: np.unique's, without sorting."""
+    used = np.zeros(count, bool)
+    used[corners] = True
+    return np.flatnonzero(used), (np.cumsum(used, dtype=np.int32) - 1)[corners]
+
+
+def face_parts(mesh, count: int) -> np.ndarray:
+    """(faces,) int32: the part of each face, PART_ATTRIBUTE's value (0 without it, or where
+    it names no part of the `count`)."""
+    parts = np.zeros(len(mesh.polygons), np.int32)
+    attribute = mesh.attributes.get(PART_ATTRIBUTE)
+    if attribute is not None and attribute.domain == "FACE" and attribute.data_type == "INT":
+        attribute.data.foreach_get("value", parts)
+    return np.where((parts >= 0) & (parts < count), parts, 0).astype(np.int32)
+
+
+def face_corners(faces, starts, sizes) -> np.ndarray:
+    """The corners (loop indices) of `faces`, face after face, each face's in order."""
+    counts = sizes[faces].astype(np.int64)
+    first = np.repeat(starts[faces].astype(np.int64) - (np.cumsum(counts) - counts), counts)
+    return first + np.arange(int(counts.sum()))
+
+
+def _face_arrays(mesh):
+    """(points, each corner's point, each face's corner count, corner UVs, face slots) as
+    flat arrays."""
     points = np.empty(3 * len(mesh.vertices), np.float32)
     mesh.vertices.foreach_get("co", points)
     corners = np.empty(len(mesh.loops), np.int32)
@@ -29,7 +83,7 @@ def mesh_fingerprint(mesh) -> int:
     attribute = mesh.attributes.get(compat.MATERIAL_INDEX)
     if attribute is not None and attribute.domain == "FACE" and attribute.data_type == "INT":
         attribute.data.foreach_get("value", slots)
-    return _crc(points, corners, sizes, uvs, slots)
+    return points, corners, sizes, uvs, slots
 
 
 def image_pixels(image) -> np.ndarray | None:
@@ -55,8 +109,12 @@ def pixels_fingerprint(rgba8) -> int:
     return _crc(np.array(rgba8.shape, np.int32), rgba8)
 
 
-def record_mesh(mesh) -> None:
-    mesh[MESH_FINGERPRINT] = mesh_fingerprint(mesh)
+def record_mesh(mesh, parts: int = 0) -> None:
+    """The mesh's fingerprint and, for a mesh of M3GM `parts`, each part's."""
+    arrays = _face_arrays(mesh)
+    mesh[MESH_FINGERPRINT] = _crc(*arrays)
+    if parts:
+        mesh[PART_FINGERPRINTS] = _part_fingerprints(mesh, arrays, parts)
 
 
 def mesh_edited(mesh) -> bool:

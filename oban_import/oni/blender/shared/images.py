@@ -8,7 +8,7 @@ import bpy
 from ....blender import compat
 from ....core.png import png_bytes
 from ...io.objects.model import Texture
-from ...io.objects.properties import PIXELS_FINGERPRINT, texture_properties
+from ...io.objects.properties import PIXELS_FINGERPRINT, texture_properties, texture_source
 from .fingerprints import pixels_fingerprint
 
 ENCODERS = max(1, min(4, (os.cpu_count() or 1) - 1))   # threads making PNGs; a core stays for Blender
@@ -22,13 +22,13 @@ def texture_png(texture: Texture) -> tuple[bytes, int]:
 
 
 def new_image(texture: Texture) -> "bpy.types.Image":
-    """One image named after the TXMP (without 'TXMP'), sRGB, with the texture's properties;
-    its pixels come with pack()."""
+    """One image named after the TXMP (without 'TXMP'), sRGB, with the texture's properties and
+    where it came from; its pixels come with pack()."""
     image = bpy.data.images.new(texture.name, texture.width, texture.height, alpha=True)
     compat.png_file_image(image, texture.name + ".png")
     if image.colorspace_settings.name != "sRGB":   # a new byte image's already (a change updates it)
         image.colorspace_settings.name = "sRGB"
-    image.id_properties_ensure().update(texture_properties(texture, texture.name))
+    image.id_properties_ensure().update(texture_properties(texture, texture.name) | texture_source(texture))
     return image
 
 

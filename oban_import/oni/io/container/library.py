@@ -120,6 +120,27 @@ class Library(Closes):
         return [self.cache[(id(c), index)][0] for c, index in instances]
 
 
+class Libraries(Closes):
+    """Libraries by file, each opened once and kept (an export reading again the files an
+    import read, many parts from one level)."""
+
+    def __init__(self):
+        self.libraries = {}
+
+    def get(self, path: str) -> Library:
+        """The Library of `path`; ObanError naming it where it cannot be read."""
+        key = os.path.abspath(path)
+        if key not in self.libraries:
+            with reading(path):
+                self.libraries[key] = Library(path)
+        return self.libraries[key]
+
+    def close(self) -> None:
+        for library in self.libraries.values():
+            library.close()
+        self.libraries.clear()
+
+
 def _plain(name):
     """A name that stays a file name in the folder (no path separators, no '..')."""
     return bool(name) and name not in (".", "..") and not any(ch in name for ch in "/\\:\0")

@@ -2,10 +2,12 @@
 TXMP (read.py) give the Blender side. The data classes here are the contract between the two.
 """
 
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ....core.id_properties import signed32
 from ..oban.record import IDENTITY, Animation
 from .textures import decode, to_bytes
 
@@ -19,8 +21,10 @@ class Texture:
     flags: int                # TXMP flags as stored (0x04 NoUWrap, 0x08 NoVWrap, 0x200 HasEnvMap, 0x400 Additive)
     has_alpha: bool           # the format carries alpha
     raw: bytes = field(default=b"", repr=False)   # the first level's bytes, checked to be all there
-    pixels_at: tuple = ("", -1)   # (file, byte) where the first level's bytes are stored: where a patch rewrites them
     decoded: np.ndarray | None = field(default=None, repr=False)
+    source: str = ""          # the file holding the TXMP's data (absolute), "" for none
+    instance: int = -1        # its descriptor index in that file
+    pixels_at: tuple = ("", -1)   # (file, byte) where the first level's bytes are stored: where a patch rewrites them
 
     @property
     def pixels(self) -> np.ndarray:
@@ -48,6 +52,20 @@ class Mesh:
     triangles: np.ndarray     # (t, 3) int32 vertex indices, each facing the way its face normal says
     texture: Texture | None   # None: none, or a placeholder not found (then texture_name says which)
     texture_name: str = ""    # the TXMP's name without 'TXMP', also when it was not found
+    strips: np.ndarray | None = field(default=None, repr=False)                # int32, as stored
+    face_normals: np.ndarray | None = field(default=None, repr=False)          # (f, 3) float32, as stored
+    face_normal_indices: np.ndarray | None = field(default=None, repr=False)   # int32, as stored
+    source: str = ""          # the file holding the M3GM's data (absolute), "" for none
+    instance: int = -1        # its descriptor index in that file
+
+    def stored_fingerprint(self) -> int:
+        """A signed CRC-32 of the six arrays as stored: what an export checks its source still
+        holds before it writes them back (docs/objects.md 10)."""
+        crc = 0
+        for values in (self.points, self.normals, self.uvs, self.strips, self.face_normals,
+                       self.face_normal_indices):
+            crc = zlib.crc32(np.ascontiguousarray(values if values is not None else ()).tobytes(), crc)
+        return signed32(crc)
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """The custom properties that describe a placed object (docs/objects.md 3, the OBOA object)
-on its Blender object, and a texture (5) on its material. Plain mappings, no bpy."""
+on its Blender object, a texture (5) on its material and image, and where a mesh's M3GM
+parts and an image's TXMP came from, for the mesh export (10). Plain mappings, no bpy."""
 
 import numpy as np
 
@@ -24,6 +25,15 @@ TEXTURE_FORMAT = "oni_texture_format"
 TEXTURE_NAME = "oni_texture_name"
 MESH_FINGERPRINT = "oni_mesh_fingerprint"       # on a mesh an import made: a CRC-32 of it as made
 PIXELS_FINGERPRINT = "oni_pixels_fingerprint"   # on an image an import made: a CRC-32 of its pixels as read
+# On a mesh an import made, a list with an item per M3GM part it holds, in order:
+PARTS = "oni_parts"                             # the part's M3GM name without 'M3GM'
+PART_FILES = "oni_part_files"                   # the file holding its data (absolute)
+PART_INSTANCES = "oni_part_instances"           # its descriptor index there
+PART_STORED = "oni_part_stored"                 # a CRC-32 of its arrays as stored (model.Mesh.stored_fingerprint)
+PART_FINGERPRINTS = "oni_part_fingerprints"     # a CRC-32 of its faces as made (fingerprints.part_fingerprints)
+PART_ATTRIBUTE = "oni_part"                     # INT face attribute: the part each face belongs to
+TEXTURE_FILE = "oni_texture_file"               # on an image an import made: the file holding its TXMP
+TEXTURE_INSTANCE = "oni_texture_instance"       # ... and the TXMP's descriptor index there
 
 
 def object_properties(placed) -> dict:
@@ -50,3 +60,16 @@ def texture_properties(texture, name: str) -> dict:
     if texture is not None:
         described[TEXTURE_FORMAT] = int(texture.format)
     return described
+
+
+def part_properties(parts) -> dict:
+    """Where each of a mesh's M3GM parts (model.Mesh) came from, as stored (PART_FINGERPRINTS
+    is made of the Blender mesh, apart)."""
+    return {PARTS: [part.name for part in parts], PART_FILES: [part.source for part in parts],
+            PART_INSTANCES: [part.instance for part in parts],
+            PART_STORED: [part.stored_fingerprint() for part in parts]}
+
+
+def texture_source(texture) -> dict:
+    """Where a texture's TXMP came from, for its image."""
+    return {TEXTURE_FILE: texture.source, TEXTURE_INSTANCE: texture.instance}

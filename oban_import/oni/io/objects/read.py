@@ -1,7 +1,8 @@
 """Reading placed objects, meshes and textures (docs/objects.md) into model.py's data
 classes: a level's or an OBOA file's objects (read_objects), a loose M3GM or TXMP
-(read_mesh_file, read_texture_file), and a mesh or texture at a link, built once per
-Library (mesh_at, texture_at) for every format that links them."""
+(read_mesh_file, read_texture_file), a mesh or texture at a link, built once per
+Library (mesh_at, texture_at) for every format that links them, and an instance an import
+came from, again, for an export to write back as stored (stored_mesh, stored_texture)."""
 
 import functools
 import os
@@ -146,7 +147,9 @@ def _mesh(library, c, index):
     strips = arrays["triangle strips"]
     faces = meshes.triangles(strips, arrays["face normal indices"], arrays["face normals"], points, c.path, label)
     return Mesh(name=c.short_name(index), points=points, normals=arrays["vertex normals"],
-                uvs=arrays["texture coordinates"], triangles=faces, texture=texture, texture_name=texture_name)
+                uvs=arrays["texture coordinates"], triangles=faces, texture=texture, texture_name=texture_name,
+                strips=strips, face_normals=arrays["face normals"], face_normal_indices=arrays["face normal indices"],
+                source=os.path.abspath(c.path), instance=index)
 
 
 def _texture(c, index):
@@ -158,4 +161,36 @@ def _texture(c, index):
     raw = c.raw(h["raw_offset"], length, f"{label}'s pixels")
     return Texture(name=c.short_name(index), width=h["width"], height=h["height"], format=h["format"],
                    flags=h["flags"], has_alpha=h["format"] in textures.WITH_ALPHA, raw=raw,
-                   pixels_at=c.raw_at(h["raw_offset"]))
+                   source=os.path.abspath(c.path), instance=index, pixels_at=c.raw_at(h["raw_offset"]))
+
+
+def stored_mesh(path: str, index: int, name: str, library: Library | None = None) -> Mesh:
+    """The M3GM`name` at descriptor `index` of `path` (where an import read it), its arrays as
+    stored; ObanError where the file no longer holds it there."""
+    with open_library(path, library) as library:
+        start = len(library.warnings)
+        mesh = mesh_at(library, library.main, _stored(library.main, index, M3GM_TAG, name))
+        if mesh is None:
+            raise ObanError(library.main.path, "; ".join(library.warnings[start:]))
+        return mesh
+
+
+def stored_texture(path: str, index: int, name: str, library: Library | None = None) -> tuple:
+    """(Texture, every level's bytes as stored, its environment map's name or '') of the
+    TXMP`name` at descriptor `index` of `path`; ObanError where the file no longer holds it."""
+    with open_library(path, library) as library:
+        c = library.main
+        texture = texture_at(library, c, _stored(c, index, TXMP_TAG, name))
+        h = textures.parse_header(c.instance(index, TXMP_TAG)[0], c.path, c.label(index))
+        pixels = c.raw(h["raw_offset"], textures.stored_bytes(h["width"], h["height"], h["format"], h["flags"]),
+                       f"{c.label(index)}'s pixels and mipmaps")
+        env_map = c.link(h["env_map"], TXMP_TAG, index, "environment map")
+        return texture, pixels, "" if env_map is None else c.short_name(env_map)
+
+
+def _stored(c: Container, index: int, tag: bytes, name: str) -> int:
+    """`index`, checked to be an instance of `tag` named `name` with its data in `c`."""
+    if not (0 <= index < len(c.descriptors) and c.tag_of(index) == tag and not c.is_placeholder(index)
+            and c.short_name(index) == name):
+        raise ObanError(c.path, f"no longer holds {tag[::-1].decode()}{name} at instance {index}")
+    return index

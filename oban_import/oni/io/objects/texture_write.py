@@ -12,7 +12,7 @@ from ..container.container import LINK_FLAG, TXMP_TAG
 from ..container.instance_file import ALIGN, instance_file_bytes
 from .mesh_write import instance_name
 from .textures import (BGR, BGRA4444, BGRA5551, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA,
-                       TXMP_OFFSET, decode)
+                       TXMP_OFFSET, decode, level_sizes)
 
 SWAP_BYTES = 0x1000     # the engine's "little-endian" flag: OniSplit sets it for every format but RGBA
 MAX_SIZE = 0xFFFF       # width and height are u16
@@ -26,10 +26,18 @@ def texture_file_bytes(name: str, rgba, fmt: int, flags: int, env_map: str | Non
     """A VR32 .oni holding TXMP`name`: (h, w, 4) uint8 RGBA pixels, top row first, stored in
     format `fmt` with `flags` as given; with HasMipMaps (0x01) every smaller level down to
     1 x 1 follows the first. `env_map` names the environment map TXMP, linked as a placeholder."""
-    full = instance_name("TXMP", name)
-    rgba = checked_pixels(full, rgba, fmt, flags)
+    rgba = checked_pixels(instance_name("TXMP", name), rgba, fmt, flags)
     levels = mip_levels(rgba) if flags & HAS_MIPMAPS else [rgba]
-    raw = bytes(ALIGN) + b"".join(encode(level, fmt) for level in levels)
+    return txmp_file_bytes(name, rgba.shape[1], rgba.shape[0], fmt, flags,
+                           b"".join(encode(level, fmt) for level in levels), env_map)
+
+
+def txmp_file_bytes(name: str, width: int, height: int, fmt: int, flags: int, pixels: bytes,
+                    env_map: str | None = None) -> bytes:
+    """A VR32 .oni holding TXMP`name` of these fields and `pixels`, every level's bytes as
+    stored (texture_file_bytes encodes them; an unedited texture gives its own)."""
+    full = instance_name("TXMP", name)
+    raw = bytes(ALIGN) + pixels
     if len(raw) > MAX_RAW:
         raise ObanError(full, f"{len(raw)} bytes of pixels, more than a .oni's raw table holds ({MAX_RAW})")
     instances = [(TXMP_TAG, full, None)]
@@ -37,8 +45,7 @@ def texture_file_bytes(name: str, rgba, fmt: int, flags: int, env_map: str | Non
     if env_map:
         instances.append((TXMP_TAG, instance_name("TXMP", env_map), None))
         env_link = 1 << 8 | LINK_FLAG
-    h, w = rgba.shape[:2]
-    fields = np.array([(flags, w, h, fmt, 0, env_link, ALIGN)],
+    fields = np.array([(flags, width, height, fmt, 0, env_link, ALIGN)],
                       [("flags", "<u4"), ("width", "<u2"), ("height", "<u2"), ("format", "<u4"),
                        ("animation", "<u4"), ("env_map", "<u4"), ("raw_offset", "<u4")])
     instances[0] = (TXMP_TAG, full, bytes(TXMP_OFFSET) + fields.tobytes() + bytes(12))
@@ -64,28 +71,27 @@ def checked_pixels(full: str, rgba, fmt: int, flags: int) -> np.ndarray:
     h, w = rgba.shape[:2]
     if not (1 <= w <= MAX_SIZE and 1 <= h <= MAX_SIZE):
         raise ObanError(full, f"a {w} x {h} texture: width and height must be 1 to {MAX_SIZE}")
-    if fmt == DXT1:
-        sizes = level_sizes(w, h) if flags & HAS_MIPMAPS else [(w, h)]
-        bad = [(lw, lh) for lw, lh in sizes if not (_dxt1_side(lw) and _dxt1_side(lh))]
-        if bad:
-            raise ObanError(full, f"a {w} x {h} DXT1 texture{' with mipmaps' if flags & HAS_MIPMAPS else ''}: "
-                                  f"its {bad[0][0]} x {bad[0][1]} level is not whole 4 x 4 blocks (each side "
-                                  "1, 2 or a multiple of 4 at every level; with mipmaps, powers of two)")
+    bad = _partial_levels(w, h, fmt, flags)
+    if bad:
+        raise ObanError(full, f"a {w} x {h} DXT1 texture{' with mipmaps' if flags & HAS_MIPMAPS else ''}: "
+                              f"its {bad[0][0]} x {bad[0][1]} level is not whole 4 x 4 blocks (each side "
+                              "1, 2 or a multiple of 4 at every level; with mipmaps, powers of two)")
     return np.ascontiguousarray(rgba)
 
 
-def _dxt1_side(n: int) -> bool:
-    """OniSplit reads a DXT1 level as max(w, 4) * max(h, 4) / 2 bytes: whole blocks only."""
-    return n <= 2 or n % 4 == 0
+def fits(width: int, height: int, fmt: int, flags: int) -> bool:
+    """Whether `fmt` stores a texture of this size (with these flags' mipmaps): DXT1 whole
+    4 x 4 blocks at every level, any other format any size."""
+    return not _partial_levels(width, height, fmt, flags)
 
 
-def level_sizes(width: int, height: int) -> list:
-    """(w, h) of every level down to 1 x 1, each side halved (rounding down, never below 1)."""
-    sizes = [(width, height)]
-    while sizes[-1] != (1, 1):
-        w, h = sizes[-1]
-        sizes.append((max(w >> 1, 1), max(h >> 1, 1)))
-    return sizes
+def _partial_levels(width, height, fmt, flags) -> list:
+    """(w, h) of the DXT1 levels that are not whole blocks: OniSplit reads a DXT1 level as
+    max(w, 4) * max(h, 4) / 2 bytes, so each side must be 1, 2 or a multiple of 4."""
+    if fmt != DXT1:
+        return []
+    sizes = level_sizes(width, height) if flags & HAS_MIPMAPS else [(width, height)]
+    return [(w, h) for w, h in sizes if not all(n <= 2 or n % 4 == 0 for n in (w, h))]
 
 
 def lossless(rgba, fmt: int) -> bool:

@@ -25,6 +25,21 @@ def pixel_bytes(width: int, height: int, fmt: int) -> int:
     return width * height * (4 if fmt in (RGBA, BGR) else 2)
 
 
+def level_sizes(width: int, height: int) -> list:
+    """(w, h) of every level down to 1 x 1, each side halved (rounding down, never below 1)."""
+    sizes = [(width, height)]
+    while sizes[-1] != (1, 1):
+        w, h = sizes[-1]
+        sizes.append((max(w >> 1, 1), max(h >> 1, 1)))
+    return sizes
+
+
+def stored_bytes(width: int, height: int, fmt: int, flags: int) -> int:
+    """Bytes of every level stored: the first, and with HasMipMaps each smaller one after it."""
+    sizes = level_sizes(width, height) if flags & HAS_MIPMAPS else [(width, height)]
+    return sum(pixel_bytes(w, h, fmt) for w, h in sizes)
+
+
 def parse_header(data: bytes, path: str, label: str) -> dict:
     """The TXMP fields of an instance's data (past the record header), checked."""
     if len(data) < TXMP_OFFSET + TXMP_FIELDS.itemsize:

@@ -1,0 +1,194 @@
+"""Mesh objects back to the game (docs/objects.md 10): each object's M3GM parts as loose
+`M3GM<name>.oni` files, with the TXMP each shows as `TXMP<name>.oni`, named as the import read
+them (a mesh made in Blender: one part named after the object, its textures after their
+images). Every object's files are made before any is written. An object with a part that
+cannot be written, or an edit an M3GM cannot carry (unless the user goes on despite it),
+writes nothing; two objects that would write one file otherwise are both refused. Each file
+is written under a temporary name, read back by the add-on's readers, checked against what
+it should hold, then put in place."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....core.errors import ObanError
+from ....core.files import output_path, write_checked
+from ....core.report import Made, Report
+from ...io.container.library import Libraries
+from ...io.level.properties import ENVIRONMENT, ROOMS
+from ...io.oban.properties import import_frame
+from ...io.objects.properties import PARTS, TEXTURE_NAME
+from ...io.objects.read import read_mesh_file, read_texture_file
+from ..level.rebuild_textures import slot_textures
+from .parts import scene_parts
+from .textures import texture_file, texture_name
+
+NAMED = 5     # names an edit lists before it counts the rest
+
+
+def mesh_objects(objects) -> list:
+    """The mesh objects among `objects` but a level's environment and rooms (the level exports
+    write them)."""
+    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT not in obj and ROOMS not in obj]
+
+
+def export_meshes(context, objects, directory, settings) -> Report:
+    """Each mesh object's M3GM and TXMP files in `directory`: Made(path, the Mesh or Texture
+    read back, the object, 0, how it was made) per file, a file two objects share written
+    once. `settings`: the scale and axes of meshes that do not say, `despite_edits`."""
+    report = Report(unit="objects", files=len(objects))
+    encoded = {}   # (TXMP name, image name) -> its TextureFile, made once an export
+    with Libraries() as libraries:
+        jobs = [job for job in (_job(obj, settings, libraries, encoded, report) for obj in objects) if job]
+    written = set()
+    report.each(_one_content_per_file(jobs, report.errors), lambda job: _write(job, directory, written))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+@dataclass
+class _File:
+    name: str             # its file name
+    data: bytes
+    check: object         # check(path) -> what the readers give back of it, or ObanError
+    note: str
+
+
+@dataclass
+class _Job:
+    obj: object
+    label: str
+    files: list           # [_File], the textures first (a mesh's read-back finds its texture)
+
+
+def _job(obj, settings, libraries, encoded, report):
+    """The files of one object (a _Job), or None with its error in the report."""
+    label = f"object '{obj.name}'"
+    try:
+        if obj.mode == "EDIT":
+            obj.update_from_editmode()
+        mesh = obj.data
+        scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", settings.global_scale, settings.axes)
+        parts, scene = scene_parts(obj, label, scale, axes, libraries)
+        images = slot_textures(mesh)[1]
+        slots = [(texture_name(material, image), image) for material, image in zip(list(mesh.materials) or [None],
+                                                                                    images)]
+        dropped = _dropped_edits(obj, parts, scene, slots)
+        if dropped and not settings.despite_edits:
+            raise ObanError(label, "; ".join(dropped) + "; nothing written for it (or export with Despite Edits "
+                                                        "(--despite-edits) to write it without them)")
+        textures, notes = {}, []
+        for part in parts:
+            name, image = slots[part.slot]
+            if image is None:
+                if name:
+                    notes.append(f"{label} part '{part.name}': its texture '{name}' is linked, not written "
+                                 f"(its material shows no image)")
+                continue
+            key = (name, image.name)
+            if key not in encoded:
+                encoded[key] = texture_file(name, image, label, libraries)
+            textures[key] = _texture(encoded[key], label)
+        files = list(textures.values()) + [_mesh(part, slots[part.slot][0], label) for part in parts]
+    except ObanError as error:
+        report.errors.append(str(error))
+        return None
+    report.warnings += [f"{label}: {edit}; written without it" for edit in dropped]
+    report.notes += notes
+    return _Job(obj, label, files)
+
+
+def _dropped_edits(obj, parts, scene, slots) -> list:
+    """What the object shows that its M3GMs cannot hold: modifiers, shape keys, colours, a
+    part whose faces show several textures."""
+    mesh, edits = obj.data, []
+    modifiers = [m.name for m in obj.modifiers if m.show_viewport]
+    if modifiers:
+        edits.append(f"its modifiers {_listed(modifiers)} are not applied (an M3GM holds the mesh itself)")
+    keys = [key.name for key in mesh.shape_keys.key_blocks[1:]] if mesh.shape_keys else []
+    if keys:
+        edits.append(f"its shape keys {_listed(keys)} are not written (an M3GM holds one shape, the basis)")
+    colours = [attribute.name for attribute in mesh.color_attributes]
+    if colours:
+        edits.append(f"its colour attributes {_listed(colours)} are not written (an M3GM holds no colours)")
+    for index, part in enumerate(parts):
+        shown = {(slots[s][0], slots[s][1].name if slots[s][1] else ""): None
+                 for s in np.unique(scene.slots[scene.faces_of(index)]).tolist()}
+        if len(shown) > 1:
+            edits.append(f"part '{part.name}': its faces show {len(shown)} textures "
+                         f"({_listed([name or 'none' for name, _ in shown])}); an M3GM shows one (written with "
+                         f"'{slots[part.slot][0] or 'none'}', its most faces')")
+    return edits
+
+
+def _listed(names):
+    return ", ".join(f"'{name}'" for name in names[:NAMED]) + (f" and {len(names) - NAMED} more"
+                                                               if len(names) > NAMED else "")
+
+
+def _mesh(part, texture: str, label) -> _File:
+    """The M3GM file of a Part, checked to read back as its points, normals, texture
+    coordinates (float32, bit for bit) and triangles (each wound as given)."""
+    try:
+        data = part.file_bytes(texture)
+    except ObanError as error:
+        raise ObanError(f"{label} part '{part.name}'", f"{error}; nothing written for the object") from None
+
+    def check(path):
+        back = read_mesh_file(path)
+        turns = np.stack([np.roll(part.triangles, -r, axis=1) for r in range(3)])
+        if not (all(np.array_equal(a, b) for a, b in ((back.points, part.points), (back.normals, part.normals),
+                                                       (back.uvs, part.uvs)))
+                and back.triangles.shape == part.triangles.shape
+                and (turns == back.triangles).all(axis=2).any(axis=0).all()):
+            raise ObanError(path, f"{label} part '{part.name}': read back, it is not what was written; not written")
+        return back
+
+    return _File(f"M3GM{part.name}.oni", data, check, part.note)
+
+
+def _texture(texture, label) -> _File:
+    """The TXMP file of a TextureFile, checked to read back as its pixels, format and flags."""
+    def check(path):
+        back = read_texture_file(path)
+        if (back.format, back.flags) != (texture.format, texture.flags) or \
+                not np.array_equal(back.rgba8, texture.pixels):
+            raise ObanError(path, f"{label} texture '{texture.name}': read back, it is not what was written; "
+                                  f"not written")
+        return back
+
+    return _File(f"TXMP{texture.name}.oni", texture.data, check, texture.note)
+
+
+def _one_content_per_file(jobs, errors) -> list:
+    """The jobs none of whose files another file of other contents would overwrite (two
+    objects, or two parts or textures of one); the others refused, each naming the others."""
+    claims = {}
+    for job in jobs:
+        for file in job.files:   # one file a name, whatever the case (not every file system tells them apart)
+            claims.setdefault(file.name.casefold(), []).append((job, file))
+    refused = {}
+    for found in claims.values():
+        if len({file.data for _, file in found}) < 2:
+            continue
+        involved = list({id(job): job for job, _ in found}.values())
+        for job in involved:
+            others = " and ".join(other.label for other in involved if other is not job)
+            refused.setdefault(id(job), f"{job.label}: {others or 'another of its parts or textures'} would write "
+                                        f"{found[0][1].name} too, otherwise; nothing written for "
+                                        f"{'them' if others else 'it'}: give each its own name (the mesh's "
+                                        f"'{PARTS}', the material's or image's '{TEXTURE_NAME}')")
+    errors += [refused[id(job)] for job in jobs if id(job) in refused]
+    return [job for job in jobs if id(job) not in refused]
+
+
+def _write(job, directory, written) -> list:
+    """[Made] of the job's files not written already (by an earlier object, the same bytes)."""
+    made = []
+    for file in job.files:
+        if file.name.casefold() in written:
+            continue
+        path = output_path(directory, file.name)
+        made.append(Made(path, write_checked(path, file.data, file.check), job.obj, 0.0, file.note))
+        written.add(file.name.casefold())
+    return made

@@ -1,0 +1,214 @@
+"""A mesh object's M3GM parts as the scene holds them (docs/objects.md 10). A part an import
+made and the user left as it was (its fingerprint as made, its source file still holding the
+arrays read, its normals drawn as set) is its stored arrays, to be written back bit for bit;
+any other is made of the faces Blender holds: each point in the object's own frame with the
+import's scale and axes undone, a vertex for each point, UV and normal its corners take, the
+faces as triangles, stripped. All in bulk: no loop per vertex, corner or face."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....blender import compat
+from ....core.errors import ObanError
+from ....core.id_properties import numbers, texts
+from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
+from ...io.objects.model import Mesh
+from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS
+from ...io.objects.read import stored_mesh
+from ..shared.fingerprints import UV_MAP, face_corners, face_parts, numbered_points, part_fingerprints
+from ..shared.meshes import converted_normals
+
+MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a mesh (BFW_Motoko.h, M3cMaxObjVertices)
+MAX_TRIANGLES = 4095    # ... and fewer than 4096 face normals (M3cMaxObjTris)
+UNCHANGED = "unchanged import"
+
+
+@dataclass
+class Part:
+    """One M3GM to write: its arrays as the reader should give them back, its strips, the
+    material slot whose texture it shows, and how it was made (`note`)."""
+    name: str
+    points: np.ndarray        # (n, 3) float32, Oni axes
+    normals: np.ndarray       # (n, 3) float32
+    uvs: np.ndarray           # (n, 2) float32, Direct3D v
+    triangles: np.ndarray     # (t, 3): the reader gives them back (a strip pair's first rotated)
+    strips: np.ndarray
+    face_normals: np.ndarray
+    face_normal_indices: np.ndarray
+    slot: int
+    note: str
+
+    @property
+    def stored(self) -> bool:
+        return self.note == UNCHANGED
+
+    def file_bytes(self, texture_name: str) -> bytes:
+        return mesh_file_bytes(self.name, self.points, self.normals, self.uvs, self.strips, self.face_normals,
+                               self.face_normal_indices, texture_name)
+
+
+@dataclass
+class _Recorded:
+    """What the import recorded of one part (io/objects/properties.py)."""
+    name: str
+    file: str
+    instance: int
+    stored: int               # PART_STORED
+    fingerprint: int          # PART_FINGERPRINTS
+
+
+def recorded_parts(mesh, label) -> list:
+    """[_Recorded] of an imported mesh's parts; [] for a mesh made in Blender. ObanError naming
+    the property that is not what the import wrote."""
+    if PARTS not in mesh:
+        return []
+    names = texts(mesh, PARTS, label)
+    files = texts(mesh, PART_FILES, label)
+    if len(files) != len(names):
+        raise ObanError(label, f"property '{PART_FILES}' holds {len(files)} texts, not {len(names)} "
+                               f"(for the parts of '{PARTS}')")
+    whole = [numbers(mesh, key, label, len(names), per=PARTS).astype(np.int64)
+             for key in (PART_INSTANCES, PART_STORED, PART_FINGERPRINTS)]
+    return [_Recorded(*row) for row in zip(names, files, *(values.tolist() for values in whole))]
+
+
+class SceneMesh:
+    """A mesh as Blender holds it, read once, in Oni's terms: the points in the object's own
+    frame (s.A.p undone), each corner's point, UV (u, 1 - v) and normal as drawn, each face's
+    part and slot, the faces as triangles of corners."""
+
+    def __init__(self, mesh, scale: float, axes, parts: int):
+        self.axes = np.asarray(axes, np.float64)
+        co = np.empty(3 * len(mesh.vertices), np.float32)
+        mesh.vertices.foreach_get("co", co)
+        with np.errstate(over="ignore"):      # past float32: inf, refused (_check_finite)
+            self.points = ((co.reshape(-1, 3).astype(np.float64) @ self.axes) / scale).astype(np.float32)  # A^-1 = A^T
+        self.corner_point = np.empty(len(mesh.loops), np.int32)
+        mesh.loops.foreach_get("vertex_index", self.corner_point)
+        self.starts, self.sizes = (np.empty(len(mesh.polygons), np.int32) for _ in range(2))
+        mesh.polygons.foreach_get("loop_start", self.starts)
+        mesh.polygons.foreach_get("loop_total", self.sizes)
+        uvs = np.zeros(2 * len(mesh.loops), np.float32)
+        layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
+        if layer is not None:
+            layer.data.foreach_get("uv", uvs)
+        self.uvs = uvs.reshape(-1, 2).astype(np.float64)
+        self.uvs[:, 1] = 1.0 - self.uvs[:, 1]                                           # Direct3D v
+        self.drawn = compat.corner_normals(mesh)                                        # Blender's axes
+        self.parts = face_parts(mesh, parts)
+        self.slots = np.zeros(len(mesh.polygons), np.int32)
+        slots = mesh.attributes.get(compat.MATERIAL_INDEX)
+        if slots is not None and slots.domain == "FACE" and slots.data_type == "INT":
+            slots.data.foreach_get("value", self.slots)
+        self.slots = np.clip(self.slots, 0, max(len(mesh.materials) - 1, 0))
+        mesh.calc_loop_triangles()
+        self.triangle_corners = np.empty(3 * len(mesh.loop_triangles), np.int32)
+        mesh.loop_triangles.foreach_get("loops", self.triangle_corners)
+        self.triangle_corners = self.triangle_corners.reshape(-1, 3)
+        self.triangle_face = np.empty(len(mesh.loop_triangles), np.int32)
+        mesh.loop_triangles.foreach_get("polygon_index", self.triangle_face)
+
+    def faces_of(self, part: int) -> np.ndarray:
+        return np.flatnonzero(self.parts == part)
+
+
+def scene_parts(obj, label, scale, axes, libraries) -> tuple:
+    """([Part] of a mesh object, in order, the SceneMesh they come from): an imported mesh's
+    parts by PART_ATTRIBUTE, a mesh made in Blender one part named after the object (as is an
+    unnamed part; with others, the object's name and its index, 'door_1_0').
+    ObanError (naming the object and the part) for a part that cannot be written."""
+    recorded = recorded_parts(obj.data, f"{label} mesh '{obj.data.name}'")
+    scene = SceneMesh(obj.data, scale, axes, max(len(recorded), 1))
+    now = part_fingerprints(obj.data, len(recorded)) if recorded else []
+    parts = []
+    for index, record in enumerate(recorded or [None]):
+        name = record.name if record is not None and record.name else \
+            obj.name + (f"_{index}" if len(recorded) > 1 else "")      # a body part's, a door's M3GMs are unnamed
+        where = f"{label} part '{name}'"
+        faces = scene.faces_of(index)
+        if not len(faces):
+            raise ObanError(where, "has no faces (an M3GM needs a triangle); nothing written for the object")
+        slot = int(np.bincount(scene.slots[faces]).argmax())
+        part = None
+        if record is None:
+            note = "new"
+        elif record.fingerprint != now[index]:
+            note = "edited"
+        else:
+            part, note = _as_stored(scene, record, name, faces, slot, libraries)
+        parts.append(_checked(part if part is not None else _from_faces(scene, index, name, slot, note, where),
+                              where))
+    return parts, scene
+
+
+def _as_stored(scene, record, name, faces, slot, libraries):
+    """(the Part `name` as stored, or None, why not) of an unedited part."""
+    if not record.file:
+        return None, "as the scene holds it (no file recorded)"
+    try:
+        stored = stored_mesh(record.file, record.instance, record.name, libraries.get(record.file))
+    except ObanError as error:
+        return None, f"as the scene holds it: its source cannot be read ({error})"
+    if stored.stored_fingerprint() != record.stored:
+        return None, f"as the scene holds it: {record.file} holds other arrays for it now"
+    if not _normals_as_set(scene, stored, faces):
+        return None, "edited (its normals)"
+    return Part(name, stored.points, stored.normals, stored.uvs, stored.triangles, stored.strips,
+                stored.face_normals, stored.face_normal_indices, slot, UNCHANGED), UNCHANGED
+
+
+def _normals_as_set(scene, stored: Mesh, faces) -> bool:
+    """Whether the faces' corners draw the normals the import set from the stored part's
+    (within compat.CUSTOM_NORMAL_ERROR): the part's points are numbered as the import made
+    them (the fingerprint holds), its faces the stored triangles Blender can hold."""
+    corners = face_corners(faces, scene.starts, scene.sizes)
+    drawn_points, numbered = numbered_points(scene.corner_point[corners], len(scene.points))
+    t = stored.triangles
+    used = numbered_points(t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 0] != t[:, 2])],
+                           len(stored.points))[0]
+    if len(used) != len(drawn_points):
+        return False
+    expected = converted_normals(stored.normals, scene.axes)[used[numbered]]
+    return bool(np.abs(scene.drawn[corners] - expected).max(initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
+
+
+def _from_faces(scene, index, name, slot, note, where) -> Part:
+    """The part `index` made of the faces Blender holds: a vertex per point, UV and normal its
+    corners take (numbered by point, then by first use), the faces' triangles in order."""
+    triangles = scene.triangle_corners[scene.parts[scene.triangle_face] == index]
+    corners = triangles.ravel()
+    point = scene.corner_point[corners]
+    uvs = scene.uvs[corners].astype(np.float32)
+    normals = (scene.drawn[corners].astype(np.float64) @ scene.axes).astype(np.float32)
+    _check_finite(where, scene.points[point], point, "the point of vertex")
+    _check_finite(where, uvs, corners, "the texture coordinate of corner")
+    _check_finite(where, normals, corners, "the normal of corner")
+    keys = np.empty((len(corners), 6), np.uint32)
+    keys[:, 0], keys[:, 1:3], keys[:, 3:] = point, uvs.view(np.uint32), normals.view(np.uint32)
+    _, first, vertex = np.unique(keys.view(np.dtype((np.void, 24))).ravel(), return_index=True,
+                                 return_inverse=True)
+    order = np.lexsort((first, point[first]))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    chosen = first[order]
+    points = scene.points[point[chosen]]
+    faces = rank[vertex.ravel()].reshape(-1, 3).astype(np.int32)
+    strips, face_normals, face_normal_indices = triangle_strips(name, points, faces)
+    return Part(name, points, normals[chosen], uvs[chosen], faces, strips, face_normals, face_normal_indices,
+                slot, note)
+
+
+def _check_finite(where, values, items, what):
+    bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
+    if len(bad):
+        raise ObanError(where, f"{what} {items[bad[0]]} is not a finite number; nothing written for the object")
+
+
+def _checked(part: Part, where) -> Part:
+    """`part`, within what the engine holds of a mesh."""
+    if len(part.points) > MAX_POINTS or len(part.face_normals) > MAX_TRIANGLES:
+        raise ObanError(where, f"{len(part.points)} points and {len(part.face_normals)} triangles: the engine draws "
+                               f"at most {MAX_POINTS} and {MAX_TRIANGLES} of one mesh (BFW_Motoko.h); split it "
+                               f"into more objects; nothing written for the object")
+    return part
