@@ -18,8 +18,8 @@ ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "
 ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
 # Oni in Blender by kind (oni/blender/README.md): each folder may import those before it; the
 # import driver (oni/blender/importer.py) all of them.
-ONI_BLENDER = ("oni.blender.shared", "oni.blender.oban", "oni.blender.characters", "oni.blender.level",
-               "oni.blender.objects")
+ONI_BLENDER = ("oni.blender.shared", "oni.blender.oban", "oni.blender.objects", "oni.blender.characters",
+               "oni.blender.level")
 ONI_BELOW_BLENDER = {"core", "blender", *ONI_IO, "oni.engine", "oni"}
 ONI_KINDS = {room: ONI_BELOW_BLENDER | set(ONI_BLENDER[:n + 1]) for n, room in enumerate(ONI_BLENDER)}
 # What each room may import of the add-on. A game's layers: io < engine < blender.

@@ -114,7 +114,7 @@ def test_the_command_lines_carry_a_resized_texture_or_refuse_it_in_place(tmp_pat
     assert written.returncode == 0, written.stderr
     assert "left out" in written.stderr + written.stdout and (tmp_path / "out" / "level5_Final.dat").is_file()
     rebuilt = run(command, "export", blend, "-o", tmp_path / "rebuilt", "--format", "level")
-    assert rebuilt.returncode == 0 and "written as" in rebuilt.stderr + rebuilt.stdout, rebuilt.stderr
+    assert rebuilt.returncode == 0 and "written from image" in rebuilt.stderr + rebuilt.stdout, rebuilt.stderr
 
 
 def test_onisplits_level_of_a_painted_texture_holds_its_pixels(tmp_path, level):

@@ -26,8 +26,9 @@ from ...io.level_rebuild.collada import environment_collada, rooms_collada
 from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, OBJECTS_FILE,
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
+from ..shared.materials import NOT_IN_A_NAME
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
-from .rebuild_textures import MAX_NAME, NOT_IN_A_NAME, new_textures, onisplit_size, painted_textures
+from .rebuild_textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 from .scene import (check_imported, corner_points, dropped_edits, levels_of, refusal, scene_faces, settled,
                     shown_images, write_outputs)
 

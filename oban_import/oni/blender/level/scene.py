@@ -24,7 +24,7 @@ from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, I
 from ...io.oban.properties import import_frame
 from ...io.objects.properties import OBJECT_DOOR_LEAF, PIXELS_FINGERPRINT
 from ..shared.fingerprints import image_edited, mesh_edited
-from .rebuild_textures import slot_textures
+from ..shared.materials import slot_textures
 
 WHITE = 0xFFFFFFFF
 NAMED = 5            # refusals a message names before it counts the rest
@@ -44,7 +44,7 @@ class SceneFaces:
     points: np.ndarray             # (f, 4, 3) float64 Oni axes and units, world space
     uvs: np.ndarray                # (f, 4, 2) float64 as stored (v = 1 - Blender's)
     slots: np.ndarray              # (f,) int32 each face's material slot, within slot_names
-    slot_names: list               # [str] the TXMP each slot shows (rebuild_textures.slot_textures)
+    slot_names: list               # [str] the TXMP each slot shows (shared/materials.slot_textures)
     slot_images: list              # [Image | None] the image each slot shows
     refused: list                  # [str] what no export can write: corners not 3 or 4, points not finite
 

@@ -19,7 +19,7 @@ from ...io.level.properties import ENVIRONMENT, ROOMS
 from ...io.oban.properties import import_frame
 from ...io.objects.properties import PARTS, TEXTURE_NAME
 from ...io.objects.read import read_mesh_file, read_texture_file
-from ..level.rebuild_textures import slot_textures
+from ..shared.materials import slot_textures
 from .parts import scene_parts
 from .textures import texture_file, texture_name
 

@@ -10,13 +10,13 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import text, unsigned32, whole
-from ...io.objects.properties import (PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_FLAGS, TEXTURE_FORMAT,
-                                      TEXTURE_INSTANCE, TEXTURE_NAME)
+from ...io.objects.properties import (PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_FLAGS, TEXTURE_FORMAT, TEXTURE_INSTANCE,
+                                      TEXTURE_NAME)
 from ...io.objects.read import stored_texture
 from ...io.objects.texture_write import fits, lossless, onisplit_flags, texture_file_bytes, txmp_file_bytes
 from ...io.objects.textures import BGR, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA
-from ..level.rebuild_textures import IMAGE_SUFFIX, NOT_IN_A_NAME
 from ..shared.fingerprints import image_edited, image_pixels, pixels_fingerprint
+from ..shared.materials import IMAGE_SUFFIX, NOT_IN_A_NAME
 from .parts import UNCHANGED
 
 
