@@ -3,13 +3,15 @@
   docs/images/level.png         the sample level as imported, every object where the game puts it
   docs/images/environment.png   a level as the game shows it: its environment textured and shaded, doors mid-swing
   docs/images/relit.png         the sample level's environment as baked (left) and relit in Blender (right)
+  docs/images/door.png          a door as the sample level has it (left) and in OniSplit's level of its export with
+                                the door's texture repainted in Blender (right, tests/data/environment/painted_door)
   docs/images/motion_path.png   an animated object's path, and where (and how turned) it stands on six frames
   docs/images/character.png     the sample character mid-walk, textured, with its root's path
   docs/images/sprites.png       the Outpost 2 example's two animations, every frame of each
 
     .venvs/bpy-5.0/bin/python tools/render_pictures.py [NAME...]   (or blender -b -P tools/render_pictures.py)
 
-NAME (level, environment, relit, motion, character, sprites) renders those alone.
+NAME (level, environment, relit, door, motion, character, sprites) renders those alone.
 """
 
 import os
@@ -28,6 +30,7 @@ from oban_import.oni.io.objects.properties import OBJECT_NAME  # noqa: E402
 from oban_import.outpost2.io.op2_properties import FRAME_COUNT, INDEX  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "examples")
+PAINTED_DOOR = os.path.join(ROOT, "tests", "data", "environment", "painted_door", "level5_Final.dat")
 OUT = os.path.join(ROOT, "docs", "images")
 
 
@@ -264,6 +267,26 @@ def relit_picture():
     save(tiles(images, 2), "relit.png")
 
 
+def door_picture():
+    """Door 1 (its class dr_swing) closed, as the sample level has it and as OniSplit's level of
+    the rebuild export holds it with the door's texture repainted in Blender: the leaf from
+    each level's placed objects, lit the same, side by side."""
+    images = []
+    for level in (os.path.join(EXAMPLES, "level5_Final.dat"), PAINTED_DOOR):
+        scene = new_scene(engine_samples=16)
+        scene.render.resolution_x, scene.render.resolution_y = 400, 450
+        bpy.ops.import_anim.oban(filepath=level, environment=False, object_lists=False)
+        scene.frame_set(scene.frame_start)
+        leaf = bpy.data.objects["door_1"]
+        bpy.data.batch_remove([obj for obj in scene.objects if obj.type == "MESH" and obj is not leaf])
+        points = world_points([leaf])
+        facing = np.linalg.svd(points - points.mean(axis=0))[2][2]      # the panel's thinnest axis
+        sun(scene, rotation=(0.9, 0.0, 2.6), strength=4.0)
+        frame(scene, [leaf], (-facing + (0, 0, -0.25)).tolist(), margin=1.2)
+        images.append(rendered(scene))
+    save(tiles(images, 2), "door.png")
+
+
 def motion_picture():
     """The level's longest-moving object: its path over every frame, and where it stands on
     six of them, each drawn half transparent with its own axes (x red, y green, z blue), so
@@ -336,7 +359,7 @@ def sprite_picture():
 
 
 PICTURES = {"level": level_picture, "environment": environment_picture, "relit": relit_picture,
-            "motion": motion_picture, "character": character_picture, "sprites": sprite_picture}
+            "door": door_picture, "motion": motion_picture, "character": character_picture, "sprites": sprite_picture}
 
 
 def main():

@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
-from paths import DATA
+from paths import DATA, ROOT
 
 from oban_import.oni.blender.level.patch import export_level_patches
 from oban_import.oni.blender.level.rebuild import export_level_rebuilds
@@ -155,3 +155,19 @@ def test_a_texture_painted_in_its_own_format_is_rewritten_in_place(tmp_path, lev
     size = sum(pixel_bytes(side, side, texture.format) for side in sides)
     assert after[:offset] == before[:offset] and after[offset + size:] == before[offset + size:]
     assert after[offset:offset + size] != before[offset:offset + size]
+
+
+def test_onisplits_level_of_a_repainted_door_holds_its_stripes():
+    """tests/data/environment/painted_door: door 1's leaf in OniSplit's level of the export with
+    its texture repainted (stripes, as its README says) shows the stripes over the texture as
+    the sample level has it, every other pixel as read."""
+    import oban_import.oni.io.objects.read as objects
+    sample = os.path.join(ROOT, "examples", "level5_Final.dat")
+    before = {o.name: o for o in objects.read_objects(sample).objects}["door_1"].meshes[0].texture
+    after = {o.name: o for o in objects.read_objects(
+        os.path.join(DATA, "environment", "painted_door", "level5_Final.dat")).objects}["door_1"].meshes[0].texture
+    y, x = np.mgrid[0:16, 0:16]
+    stripes = (((x + y) // 2) % 2 == 0)[::-1]             # Blender's rows bottom first, the file's top first
+    wanted = before.rgba8.copy()
+    wanted[stripes] = np.rint(np.array([1.0, 0.55, 0.1, 1.0]) * 255)
+    np.testing.assert_array_equal(after.rgba8, wanted)
