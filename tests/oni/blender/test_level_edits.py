@@ -171,3 +171,21 @@ def test_onisplits_level_of_a_repainted_door_holds_its_stripes():
     wanted = before.rgba8.copy()
     wanted[stripes] = np.rint(np.array([1.0, 0.55, 0.1, 1.0]) * 255)
     np.testing.assert_array_equal(after.rgba8, wanted)
+
+
+def test_a_door_texture_repainted_in_its_own_format_is_rewritten_in_place(tmp_path, level):
+    """A door leaf's texture (a TXMP of the level file too) repainted: the in-place patch writes
+    its pixels where they are stored; the patched level's leaf shows them."""
+    door_leaf = bpy.data.objects["door_1"]
+    material = door_leaf.data.materials[0]
+    image = next(node.image for node in material.node_tree.nodes if node.bl_idname == "ShaderNodeTexImage")
+    paint(image)
+    report = exports(tmp_path, False)[1]
+    assert not report.errors and not report.warnings, report.errors + report.warnings
+    import oban_import.oni.io.objects.read as objects
+    after = {o.name: o for o in objects.read_objects(str(tmp_path / "patch" / "level5_Final.dat")).objects}
+    values = np.empty(len(image.pixels), np.float32)
+    image.pixels.foreach_get(values)
+    width, height = image.size
+    np.testing.assert_array_equal(after["door_1"].meshes[0].texture.rgba8,
+                                  np.rint(values.reshape(height, width, 4)[::-1] * 255).astype(np.uint8))

@@ -8,13 +8,15 @@ import os
 
 import numpy as np
 
+from ....core.errors import ObanError
 from ....core.files import read_bytes
 from ....core.report import Made, Report
 from ...io.container.container import raw_path
 from ...io.level.patch import patched_files, refusals
 from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, TYPE
 from ...io.level.read import read_environment
-from ...io.objects.properties import PIXELS_FINGERPRINT
+from ...io.objects.properties import PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_INSTANCE
+from ...io.objects.read import stored_texture
 from ...io.objects.texture_write import encode, lossless, mip_levels
 from ...io.objects.textures import FORMAT_NAMES, HAS_MIPMAPS
 from ..shared.fingerprints import image_edited, image_pixels
@@ -52,10 +54,10 @@ def _patch(context, path, objects, directory, frame, despite, warnings):
     flags, shades, textures, refused = _scene_quads(faces, environment)
     if refused:
         raise refusal(path, "patched in place", refused, REBUILD)
-    pixels, kept, seen = _repainted(faces, environment)
     doors = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path and obj.get(TYPE) == "DOOR"]
-    settled(path, kept + dropped_edits(faces, doors, "the in-place patch keeps door classes and their textures as "
-                                                     "read (rebuild the level to carry it)", seen),
+    pixels, kept, seen = _repainted(shown_images(faces, doors), environment)
+    settled(path, kept + dropped_edits(faces, doors, "the in-place patch keeps door classes as read (rebuild "
+                                                     "the level to carry it)", seen),
             despite, warnings, "patched in place")
     files = patched_files(environment, shades, flags, textures, pixels)
     raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
@@ -66,18 +68,19 @@ def _patch(context, path, objects, directory, frame, despite, warnings):
     return [Made(os.path.join(directory, name), environment, objects[0]) for name in outputs]
 
 
-def _repainted(faces, environment):
-    """([(Texture, its pixels' new bytes)] of each environment texture an image the import made
-    of it shows edited, in the texture's own size and format (every level), which must hold
-    every pixel; [why each other such texture is kept as read]; the names of all those images)."""
+def _repainted(shown, environment):
+    """([(Texture, its pixels' new bytes)] of each texture an image the import made of it shows
+    edited (`shown`: shown_images' triples: the environment's and the door leaves'), in the
+    texture's own size and format (every level), which must hold every pixel, written where
+    the file it was read from stores it; [why each other such texture is kept as read]; the
+    names of all those images)."""
     by_texture = {}
-    for _, name, image in shown_images(faces, []):
+    for _, name, image in shown:
         if image is not None and PIXELS_FINGERPRINT in image and image_edited(image):
             by_texture.setdefault(name, {})[image.name] = image
-    index = {name: i for i, name in reversed(list(enumerate(environment.texture_names)))}
     written, refused = [], []
     for name, images in by_texture.items():
-        texture = environment.textures[index[name]] if name in index else None
+        texture = _stored(name, next(iter(images.values())), environment)
         said = f"texture '{name}' (image {', '.join(map(repr, sorted(images)))})"
         pixels = [image_pixels(image) for image in images.values()]
         if texture is None or any(p is None for p in pixels):
@@ -96,6 +99,20 @@ def _repainted(faces, environment):
             written.append((texture, b"".join(encode(level, texture.format) for level in levels)))
     return written, [f"{message} (rebuild the level to carry it)" for message in refused], \
         {image for images in by_texture.values() for image in images}
+
+
+def _stored(name, image, environment):
+    """The Texture an image was made of, as its file stores it now (TEXTURE_FILE, TEXTURE_INSTANCE:
+    the level's, or a TXMP….oni beside a loose level), else the environment's of that name; None
+    where neither holds it."""
+    source, instance = image.get(TEXTURE_FILE), image.get(TEXTURE_INSTANCE)
+    if isinstance(source, str) and isinstance(instance, int) and os.path.isfile(source):
+        try:
+            return stored_texture(source, instance, name)[0]
+        except ObanError:
+            return None
+    names = environment.texture_names
+    return environment.textures[names.index(name)] if name in names else None
 
 
 def _scene_quads(faces, environment):
