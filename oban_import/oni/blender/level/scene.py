@@ -20,11 +20,12 @@ from ....core.id_properties import signed32, text, whole
 from ...io.level.fingerprint import fingerprint
 from ...io.level.model import Environment, packed_shades
 from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, INT32, LEVEL_FILE, QUAD_ATTRIBUTE,
-                                    SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
+                                    SHADE_ATTRIBUTE, TAG_ATTRIBUTE)
 from ...io.oban.properties import import_frame
 from ...io.objects.properties import OBJECT_DOOR_LEAF, PIXELS_FINGERPRINT
 from ..shared.fingerprints import image_edited, mesh_edited
 from ..shared.materials import slot_textures
+from ..shared.mesh_data import corner_uvs, face_ints
 
 WHITE = 0xFFFFFFFF
 NAMED = 5            # refusals a message names before it counts the rest
@@ -89,14 +90,14 @@ def scene_faces(obj, environment: Environment | None, frame) -> SceneFaces:
     vertex = np.empty(len(mesh.loops), np.int32)
     mesh.loops.foreach_get("vertex_index", vertex)
     stored = len(environment.flags) if environment is not None else 0
-    quads = _face_ints(mesh, QUAD_ATTRIBUTE, None)
+    quads = face_ints(mesh, QUAD_ATTRIBUTE, None)
     quads = np.where((quads >= 0) & (quads < stored), quads, -1).astype(np.int64) if quads is not None \
         else np.full(count, -1, np.int64)
     known = quads >= 0
     as_read = np.maximum(quads, 0)
 
     def kept(name, read, new):   # an attribute, or where it is gone each face's quad's as read
-        values = _face_ints(mesh, name, None)
+        values = face_ints(mesh, name, None)
         if values is not None:
             return values
         return np.where(known, read[as_read], new) if environment is not None else np.full(count, new, np.int32)
@@ -111,9 +112,11 @@ def scene_faces(obj, environment: Environment | None, frame) -> SceneFaces:
         read = environment.shades[as_read] if environment is not None else WHITE
         shades = np.where(known[:, None], read, np.full((count, 4), WHITE, np.uint32)).astype(np.uint32)
     points = _oni_points(obj, mesh, vertex, scale, axes)[corner]
-    uvs = _stored_uvs(mesh)[corner]
+    uvs = corner_uvs(mesh).astype(np.float64)
+    uvs[:, 1] = 1.0 - uvs[:, 1]                                # v as stored
+    uvs = uvs[corner]
     names, images = slot_textures(mesh)
-    slots = np.clip(_face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(count, np.int32)), 0, len(names) - 1)
+    slots = np.clip(face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(count, np.int32)), 0, len(names) - 1)
     refused = [f"{label} face {face}: {sizes[face]} corners (a quad has at most 4: triangulate or split it)"
                for face in np.flatnonzero((sizes < 3) | (sizes > 4))[:3].tolist()]
     bad = ~(np.isfinite(points).all(axis=(1, 2)) & np.isfinite(uvs).all(axis=(1, 2)))
@@ -121,16 +124,6 @@ def scene_faces(obj, environment: Environment | None, frame) -> SceneFaces:
                 for face in np.flatnonzero(bad)[:3].tolist()]
     return SceneFaces(obj, label, sizes, quads, flags, tags, shades, points, uvs, slots.astype(np.int32), names,
                       images, refused)
-
-
-def _face_ints(mesh, name, default):
-    """(faces,) int32 of the INT face attribute `name`; `default` where the mesh has none."""
-    attribute = mesh.attributes.get(name)
-    if attribute is None or attribute.domain != "FACE" or attribute.data_type != "INT":
-        return default
-    values = np.empty(len(mesh.polygons), np.int32)
-    attribute.data.foreach_get("value", values)
-    return values
 
 
 def _shades(mesh, vertex):
@@ -162,16 +155,6 @@ def _oni_points(obj, mesh, vertex, scale, axes) -> np.ndarray:
     world = np.asarray(obj.matrix_world, np.float64)
     points = co.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
     return (points @ axes / scale)[vertex]   # A^-1 = A^T
-
-
-def _stored_uvs(mesh) -> np.ndarray:
-    """(corners, 2): Blender's (u, v) as stored, v = 1 - v (zeros without a UV map)."""
-    layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
-    uvs = np.zeros(2 * len(mesh.loops), np.float32)
-    if layer is not None:
-        layer.data.foreach_get("uv", uvs)
-    uvs = uvs.reshape(-1, 2).astype(np.float64)
-    return np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])
 
 
 def shown_images(faces, doors) -> list:

@@ -16,7 +16,8 @@ from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
 from ...io.objects.model import Mesh
 from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS
 from ...io.objects.read import stored_mesh
-from ..shared.fingerprints import UV_MAP, face_corners, face_parts, numbered_points, part_fingerprints
+from ..shared.fingerprints import face_corners, face_parts, numbered_points, part_fingerprints
+from ..shared.mesh_data import corner_uvs, face_ints
 from ..shared.meshes import converted_normals
 
 MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a mesh (BFW_Motoko.h, M3cMaxObjVertices)
@@ -89,19 +90,12 @@ class SceneMesh:
         self.starts, self.sizes = (np.empty(len(mesh.polygons), np.int32) for _ in range(2))
         mesh.polygons.foreach_get("loop_start", self.starts)
         mesh.polygons.foreach_get("loop_total", self.sizes)
-        uvs = np.zeros(2 * len(mesh.loops), np.float32)
-        layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
-        if layer is not None:
-            layer.data.foreach_get("uv", uvs)
-        self.uvs = uvs.reshape(-1, 2).astype(np.float64)
+        self.uvs = corner_uvs(mesh).astype(np.float64)
         self.uvs[:, 1] = 1.0 - self.uvs[:, 1]                                           # Direct3D v
         self.drawn = compat.corner_normals(mesh)                                        # Blender's axes
         self.parts = face_parts(mesh, parts)
-        self.slots = np.zeros(len(mesh.polygons), np.int32)
-        slots = mesh.attributes.get(compat.MATERIAL_INDEX)
-        if slots is not None and slots.domain == "FACE" and slots.data_type == "INT":
-            slots.data.foreach_get("value", self.slots)
-        self.slots = np.clip(self.slots, 0, max(len(mesh.materials) - 1, 0))
+        self.slots = np.clip(face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(len(mesh.polygons), np.int32)), 0,
+                             max(len(mesh.materials) - 1, 0))
         mesh.calc_loop_triangles()
         self.triangle_corners = np.empty(3 * len(mesh.loop_triangles), np.int32)
         mesh.loop_triangles.foreach_get("loops", self.triangle_corners)

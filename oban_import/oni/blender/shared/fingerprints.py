@@ -10,8 +10,7 @@ import numpy as np
 from ....blender import compat
 from ....core.id_properties import signed32
 from ...io.objects.properties import MESH_FINGERPRINT, PART_ATTRIBUTE, PART_FINGERPRINTS, PIXELS_FINGERPRINT
-
-UV_MAP = "UVMap"
+from .mesh_data import corner_uvs, face_ints
 
 
 def mesh_fingerprint(mesh) -> int:
@@ -52,10 +51,7 @@ def numbered_points(corners, count: int) -> tuple:
 def face_parts(mesh, count: int) -> np.ndarray:
     """(faces,) int32: the part of each face, PART_ATTRIBUTE's value (0 without it, or where
     it names no part of the `count`)."""
-    parts = np.zeros(len(mesh.polygons), np.int32)
-    attribute = mesh.attributes.get(PART_ATTRIBUTE)
-    if attribute is not None and attribute.domain == "FACE" and attribute.data_type == "INT":
-        attribute.data.foreach_get("value", parts)
+    parts = face_ints(mesh, PART_ATTRIBUTE, np.zeros(len(mesh.polygons), np.int32))
     return np.where((parts >= 0) & (parts < count), parts, 0).astype(np.int32)
 
 
@@ -75,15 +71,8 @@ def _face_arrays(mesh):
     mesh.loops.foreach_get("vertex_index", corners)
     sizes = np.empty(len(mesh.polygons), np.int32)
     mesh.polygons.foreach_get("loop_total", sizes)
-    uvs = np.zeros(2 * len(mesh.loops), np.float32)
-    layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
-    if layer is not None:
-        layer.data.foreach_get("uv", uvs)
-    slots = np.zeros(len(mesh.polygons), np.int32)
-    attribute = mesh.attributes.get(compat.MATERIAL_INDEX)
-    if attribute is not None and attribute.domain == "FACE" and attribute.data_type == "INT":
-        attribute.data.foreach_get("value", slots)
-    return points, corners, sizes, uvs, slots
+    slots = face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(len(mesh.polygons), np.int32))
+    return points, corners, sizes, corner_uvs(mesh).ravel(), slots
 
 
 def image_pixels(image) -> np.ndarray | None:

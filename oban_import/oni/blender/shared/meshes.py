@@ -13,8 +13,7 @@ from ....blender import compat
 from ...io.oban.properties import IMPORT_AXES, IMPORT_SCALE
 from ...io.objects.properties import PART_ATTRIBUTE, part_properties
 from .fingerprints import record_mesh
-
-UV_MAP = "UVMap"
+from .mesh_data import UV_MAP
 
 
 def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bpy.types.Mesh":

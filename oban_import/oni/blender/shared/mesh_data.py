@@ -1,0 +1,27 @@
+"""What Blender holds of a mesh, read in bulk the one way every export reads it: an INT face
+attribute's values, the corners' UVs."""
+
+import numpy as np
+
+UV_MAP = "UVMap"   # the UV map an import makes, and the one an export reads first
+
+
+def face_ints(mesh, name, default):
+    """(faces,) int32 of the INT face attribute `name`; `default` where the mesh has none
+    (or one of another domain or type)."""
+    attribute = mesh.attributes.get(name)
+    if attribute is None or attribute.domain != "FACE" or attribute.data_type != "INT":
+        return default
+    values = np.empty(len(mesh.polygons), np.int32)
+    attribute.data.foreach_get("value", values)
+    return values
+
+
+def corner_uvs(mesh) -> np.ndarray:
+    """(corners, 2) float32 Blender's (u, v) of UV_MAP, else of the active UV map; zeros
+    without one."""
+    layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
+    uvs = np.zeros(2 * len(mesh.loops), np.float32)
+    if layer is not None:
+        layer.data.foreach_get("uv", uvs)
+    return uvs.reshape(-1, 2)
