@@ -66,6 +66,12 @@ class Report:
         return f"{verb} {made} from {self.files - len(self.errors)} of {_plural(self.files, self.unit)}"
 
 
+def listed(names, most: int = 5) -> str:
+    """"'a', 'b' and 3 more": the first `most` names quoted, how many more."""
+    return ", ".join(f"'{name}'" for name in names[:most]) + (f" and {len(names) - most} more"
+                                                              if len(names) > most else "")
+
+
 def _plural(count, kind):
     """(1, 'meshes') -> '1 mesh'; (2, 'meshes') -> '2 meshes'."""
     if count != 1:

@@ -21,7 +21,7 @@ from ....blender.compat import action_fcurves
 from ....core.errors import ObanError
 from ....core.files import output_path, write_checked
 from ....core.id_properties import unsigned32
-from ....core.report import Made, Report
+from ....core.report import Made, Report, listed
 from ...engine import poses
 from ...engine.fit_tram import fit_tracks, root_motion_from
 from ...engine.rotations import matrix_quaternions, relative_errors, split_rotation_scale, stored_from_hamilton
@@ -40,7 +40,6 @@ UNCHANGED = 1e-5       # relative: an imported animation whose motion is within 
 RIGID = 1e-4           # a bone's local matrix off a rotation (scale, shear), or off its rest offset, by more: refused
 MAX_FRAMES = 0xFFFF
 SHOWN = "SHOWN"        # Actions: As Shown, the armature's motion as the scene shows it
-NAMED = 5              # bones a note names before it counts the rest
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)')   # a bone's F-curve: its name, its channel
 
@@ -63,13 +62,17 @@ def actions_of(armatures, choice):
     if choice != "ALL":
         return [(armature, armature.animation_data.action) for armature in armatures
                 if armature.animation_data and armature.animation_data.action], []
-    owners = _owners()
+    scene = [obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.users_scene]
+    owners = _owners(scene)
+    bones = {armature: {f'pose.bones["{bpy.utils.escape_identifier(bone.name)}"]' for bone in armature.data.bones}
+             for armature in scene}
     pairs, notes = [], []
     for action in bpy.data.actions:
         if action in owners:
             pairs += [(armature, action) for armature in armatures if armature in owners[action]]
             continue
-        moved = [armature for armature in _scene_armatures() if _moves_bones(action, armature)]
+        moved_paths = {curve.data_path.rpartition(".")[0] for curve in action_fcurves(action)}
+        moved = [armature for armature in scene if moved_paths & bones[armature]]
         chosen = next((armature for armature in armatures if armature in moved), None)
         if chosen is None:
             continue
@@ -80,14 +83,10 @@ def actions_of(armatures, choice):
     return sorted(pairs, key=lambda pair: armatures.index(pair[0])), notes
 
 
-def _scene_armatures():
-    return [obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.users_scene]
-
-
-def _owners():
-    """{action: [the armatures of a scene whose own it is]} (actions_of's rule)."""
+def _owners(scene):
+    """{action: [the armatures of the `scene` list whose own it is]} (actions_of's rule)."""
     owners = {}
-    for armature in _scene_armatures():
+    for armature in scene:
         data = armature.animation_data
         shown = [data.action, *(strip.action for track in data.nla_tracks for strip in track.strips)] \
             if data else []
@@ -95,11 +94,6 @@ def _owners():
             if action is not None and armature not in owners.setdefault(action, []):
                 owners[action].append(armature)
     return owners
-
-
-def _moves_bones(action, armature):
-    bones = {f'pose.bones["{bpy.utils.escape_identifier(bone.name)}"]' for bone in armature.data.bones}
-    return any(curve.data_path.rpartition(".")[0] in bones for curve in action_fcurves(action))
 
 
 def export_characters(context, armatures, directory, settings) -> Report:
@@ -147,19 +141,20 @@ class _Job:
 def _moved_otherwise(armature) -> str:
     """A note where constraints or drivers move the armature's bones: its actions are sampled
     without them (_sample), as their keys move the bones."""
-    constrained = [bone.name for bone in armature.pose.bones if any(not c.mute for c in bone.constraints)]
+    constrained = list(dict.fromkeys(bone.name for bone, _ in _bone_constraints(armature)))
     driven = _bone_drivers(armature)
     if not constrained and not driven:
         return ""
-    what = [f"constraints on {_listed(constrained)}" if constrained else "",
-            f"drivers on {_listed(sorted({_bone_channel(d.data_path)[0] for d in driven}))}" if driven else ""]
+    what = [f"constraints on {listed(constrained)}" if constrained else "",
+            f"drivers on {listed(sorted({_bone_channel(d.data_path)[0] for d in driven}))}" if driven else ""]
     return (f"armature '{armature.name}': {' and '.join(w for w in what if w)} move its bones: each action is "
             f"written as its own keys move them (Actions: As Shown writes the motion the scene shows)")
 
 
-def _listed(names):
-    return ", ".join(f"'{name}'" for name in names[:NAMED]) + (f" and {len(names) - NAMED} more"
-                                                               if len(names) > NAMED else "")
+def _bone_constraints(armature) -> list:
+    """(pose bone, constraint) of each constraint in effect (not muted) on the armature's bones."""
+    return [(bone, constraint) for bone in armature.pose.bones for constraint in bone.constraints
+            if not constraint.mute]
 
 
 def _bone_drivers(armature) -> list:
@@ -283,7 +278,7 @@ def _sample(context, body, action, first, count, label):
     data = armature.animation_data or armature.animation_data_create()
     assigned, nla = data.action, data.use_nla
     slot = getattr(data, "action_slot", None)
-    muted = [c for bone in armature.pose.bones for c in bone.constraints if not c.mute] + _bone_drivers(armature)
+    muted = [constraint for _, constraint in _bone_constraints(armature)] + _bone_drivers(armature)
     try:
         for bone in armature.pose.bones:
             bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.files import output_path, write_checked
-from ....core.report import Made, Report
+from ....core.report import Made, Report, listed
 from ...io.container.library import Libraries
 from ...io.level.properties import ENVIRONMENT, ROOMS
 from ...io.oban.properties import import_frame
@@ -23,7 +23,6 @@ from ..shared.materials import slot_textures
 from .parts import scene_parts
 from .textures import texture_file, texture_name
 
-NAMED = 5     # names an edit lists before it counts the rest
 
 
 def mesh_objects(objects) -> list:
@@ -104,26 +103,21 @@ def _dropped_edits(obj, parts, scene, slots) -> list:
     mesh, edits = obj.data, []
     modifiers = [m.name for m in obj.modifiers if m.show_viewport]
     if modifiers:
-        edits.append(f"its modifiers {_listed(modifiers)} are not applied (an M3GM holds the mesh itself)")
+        edits.append(f"its modifiers {listed(modifiers)} are not applied (an M3GM holds the mesh itself)")
     keys = [key.name for key in mesh.shape_keys.key_blocks[1:]] if mesh.shape_keys else []
     if keys:
-        edits.append(f"its shape keys {_listed(keys)} are not written (an M3GM holds one shape, the basis)")
+        edits.append(f"its shape keys {listed(keys)} are not written (an M3GM holds one shape, the basis)")
     colours = [attribute.name for attribute in mesh.color_attributes]
     if colours:
-        edits.append(f"its colour attributes {_listed(colours)} are not written (an M3GM holds no colours)")
+        edits.append(f"its colour attributes {listed(colours)} are not written (an M3GM holds no colours)")
     for index, part in enumerate(parts):
         shown = {(slots[s][0], slots[s][1].name if slots[s][1] else ""): None
                  for s in np.unique(scene.slots[scene.faces_of(index)]).tolist()}
         if len(shown) > 1:
             edits.append(f"part '{part.name}': its faces show {len(shown)} textures "
-                         f"({_listed([name or 'none' for name, _ in shown])}); an M3GM shows one (written with "
+                         f"({listed([name or 'none' for name, _ in shown])}); an M3GM shows one (written with "
                          f"'{slots[part.slot][0] or 'none'}', its most faces')")
     return edits
-
-
-def _listed(names):
-    return ", ".join(f"'{name}'" for name in names[:NAMED]) + (f" and {len(names) - NAMED} more"
-                                                               if len(names) > NAMED else "")
 
 
 def _mesh(part, texture: str, label) -> _File:
