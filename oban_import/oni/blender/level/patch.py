@@ -15,13 +15,13 @@ from ...io.container.container import raw_path
 from ...io.level.patch import patched_files, refusals
 from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, TYPE
 from ...io.level.read import read_environment
-from ...io.objects.properties import PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_INSTANCE
+from ...io.objects.properties import TEXTURE_FILE, TEXTURE_INSTANCE
 from ...io.objects.read import stored_texture
 from ...io.objects.texture_write import encode, lossless, mip_levels
 from ...io.objects.textures import FORMAT_NAMES, HAS_MIPMAPS
-from ..shared.fingerprints import image_edited, image_pixels
-from .scene import (check_imported, dropped_edits, levels_of, refusal, scene_faces, settled, shown_images,
-                    write_outputs)
+from ..shared.fingerprints import image_pixels
+from .scene import (check_imported, dropped_edits, edited_images, levels_of, refusal, scene_faces, settled,
+                    shown_images, write_outputs)
 
 MOVED = 1e-5   # relative: a corner (or texture coordinate) further than this from where it was read has moved
 REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
@@ -55,8 +55,9 @@ def _patch(context, path, objects, directory, frame, despite, warnings):
     if refused:
         raise refusal(path, "patched in place", refused, REBUILD)
     doors = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path and obj.get(TYPE) == "DOOR"]
-    pixels, kept, seen = _repainted(shown_images(faces, doors), environment)
-    settled(path, kept + dropped_edits(faces, doors, "the in-place patch keeps door classes as read (rebuild "
+    edited = edited_images(shown_images(faces, doors))
+    pixels, kept, seen = _repainted(edited, environment)
+    settled(path, kept + dropped_edits(edited, doors, "the in-place patch keeps door classes as read (rebuild "
                                                      "the level to carry it)", seen),
             despite, warnings, "patched in place")
     files = patched_files(environment, shades, flags, textures, pixels)
@@ -68,16 +69,13 @@ def _patch(context, path, objects, directory, frame, despite, warnings):
     return [Made(os.path.join(directory, name), environment, objects[0]) for name in outputs]
 
 
-def _repainted(shown, environment):
+def _repainted(edited, environment):
     """([(Texture, its pixels' new bytes)] of each texture an image the import made of it shows
-    edited (`shown`: shown_images' triples: the environment's and the door leaves'), in the
+    edited (`edited`: scene.edited_images', the environment's and the door leaves'), in the
     texture's own size and format (every level), which must hold every pixel, written where
     the file it was read from stores it; [why each other such texture is kept as read]; the
     names of all those images)."""
-    by_texture = {}
-    for _, name, image in shown:
-        if image is not None and PIXELS_FINGERPRINT in image and image_edited(image):
-            by_texture.setdefault(name, {})[image.name] = image
+    by_texture = {name: {key: image for key, (_, image) in images.items()} for name, images in edited.items()}
     written, refused = [], []
     for name, images in by_texture.items():
         texture = _stored(name, next(iter(images.values())), environment)

@@ -29,8 +29,8 @@ from ...io.level_rebuild.object_xml import CLASS_TYPES
 from ..shared.materials import NOT_IN_A_NAME
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
 from .rebuild_textures import MAX_NAME, new_textures, onisplit_size, painted_textures
-from .scene import (check_imported, corner_points, dropped_edits, levels_of, refusal, scene_faces, settled,
-                    shown_images, write_outputs)
+from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
+                    settled, shown_images, write_outputs)
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
@@ -64,9 +64,12 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
     levels = levels_of(level_objects(objects), report.errors, made_here=True)
     report.files = len(levels) + len(report.errors)
     sources = []
-    report.each(levels.items(), lambda level: sources.append(
-        (_imported(context, level[0][0], level[1]) if level[0][0] is not None else
-         _made_here(context, level[0][1], report.warnings), level[1])) or [])
+    for (path, name), found in levels.items():
+        try:
+            sources.append((_imported(context, path, found) if path is not None else
+                            _made_here(context, name, report.warnings), found))
+        except ObanError as error:
+            report.errors.append(str(error))
     report.each(_one_folder_each(sources, directory, report.errors),
                 lambda source: _rebuild(context, *source, directory, report.warnings, frame, despite))
     report.counts = {"levels": len(report.made)}
@@ -141,16 +144,17 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     listed, own, left_out, wrong = scene_objects([obj for obj in same if TYPE in obj], classes, frame)
     refused += wrong
     classes.update(whole_lists(listed, own))
-    animations, wrong = door_animations(context, [obj for obj in same if obj.get(TYPE) == "DOOR"], frame)
+    doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
+    animations, wrong = door_animations(context, doors, frame)
     refused += wrong
     classes.update(animations)
-    doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
-    painted, notes, wrong, carried = painted_textures(shown_images(faces, doors), classes)
+    edited = edited_images(shown_images(faces, doors))
+    painted, notes, wrong, carried = painted_textures(edited, classes)
     refused += wrong
     classes.update(painted)
     if refused:
         raise refusal(path, "rebuilt", refused)
-    settled(path, dropped_edits(faces, doors, "the rebuild writes the level's door classes as read", carried),
+    settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried),
             despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes]
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]

@@ -5,9 +5,8 @@ the image the import made of a TXMP was painted, that TXMP written from it."""
 
 from ....core.errors import ObanError
 from ...io.level_rebuild.class_files import class_file_name
-from ...io.objects.properties import PIXELS_FINGERPRINT
 from ..objects.textures import texture_file
-from ..shared.fingerprints import image_edited, image_pixels
+from ..shared.fingerprints import image_pixels
 from ..shared.materials import NOT_IN_A_NAME
 
 MAX_TEXTURE = 512   # OniSplit's largest texture side: a larger image is scaled down
@@ -41,18 +40,15 @@ def new_textures(names, images):
     return made, of_textures, of_faces
 
 
-def painted_textures(shown, classes):
+def painted_textures(edited, classes):
     """({class file: bytes} of each TXMP among `classes` that an image the import made of it
-    shows edited (painted, replaced, resized; `shown`: (who, texture name, image) triples),
+    shows edited (painted, replaced, resized; `edited`: scene.edited_images'),
     written from the image as the mesh export writes a texture (objects/textures.texture_file:
     its own format where that holds every pixel, else RGBA or BGR, its flags and environment
     map kept); [notes: how each was written]; [refusals: an image of no pixels, two images
     painting one texture differently]; the names of the images carried)."""
-    by_texture = {}
-    for _, name, image in shown:
-        if image is not None and PIXELS_FINGERPRINT in image and class_file_name("TXMP" + name) in classes \
-                and image_edited(image):
-            by_texture.setdefault(name, {})[image.name] = image
+    by_texture = {name: {key: image for key, (_, image) in images.items()} for name, images in edited.items()
+                  if class_file_name("TXMP" + name) in classes}
     files, notes, refused, carried = {}, [], [], set()
     for name, images in by_texture.items():
         pixels = [image_pixels(image) for image in images.values()]

@@ -167,16 +167,32 @@ def shown_images(faces, doors) -> list:
     return shown
 
 
-def dropped_edits(faces, doors, what, carried=()) -> list:
-    """The edits to a level an export cannot carry (each saying `what` it writes instead): an
-    image an import made (its fingerprint) that the environment or a door leaf shows, edited,
-    but those `carried` (by name); a door leaf's mesh edited (docs/level.md 11, "Edits")."""
+def edited_images(shown) -> dict:
+    """{texture name: {image name: (who shows it, image)}} of the images an import made (their
+    fingerprint) among `shown` (shown_images') whose pixels were edited, in the order shown;
+    each image's pixels read once."""
+    edited, checked = {}, {}
+    for who, name, image in shown:
+        if image is None or PIXELS_FINGERPRINT not in image:
+            continue
+        if image.name not in checked:
+            checked[image.name] = image_edited(image)
+        if checked[image.name]:
+            edited.setdefault(name, {}).setdefault(image.name, (who, image))
+    return edited
+
+
+def dropped_edits(edited, doors, what, carried=()) -> list:
+    """The edits to a level an export cannot carry (each saying `what` it writes instead): each
+    of the `edited` images (edited_images') but those `carried` (by name); a door leaf's mesh
+    edited (docs/level.md 11, "Edits")."""
     dropped, seen = [], set(carried)
-    for owner, name, image in shown_images(faces, doors):
-        if image is not None and PIXELS_FINGERPRINT in image and image.name not in seen and image_edited(image):
-            seen.add(image.name)
-            dropped.append(f"{owner}texture '{name}' (image '{image.name}'): its pixels were edited (painted, "
-                           f"replaced or resized); {what}")
+    for name, images in edited.items():
+        for image_name, (who, _) in images.items():
+            if image_name not in seen:
+                seen.add(image_name)
+                dropped.append(f"{who}texture '{name}' (image '{image_name}'): its pixels were edited (painted, "
+                               f"replaced or resized); {what}")
     dropped += [f"object '{leaf.name}': its mesh was edited (a leaf of door '{leaf.parent.name}'); {what}"
                 for leaf in _leaves(doors) if mesh_edited(leaf.data)]
     return dropped
