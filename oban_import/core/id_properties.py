@@ -4,6 +4,7 @@ user may have typed anything into, checked, an ObanError naming the owner and th
 where it is not what it should be (no traceback from a property a user can type)."""
 
 import math
+import zlib
 
 import numpy as np
 
@@ -19,6 +20,15 @@ def signed32(value: int) -> int:
 def unsigned32(value: int) -> int:
     """The inverse of signed32."""
     return int(value) & 0xFFFFFFFF
+
+
+def signed_crc32(*arrays) -> int:
+    """A CRC-32 of the arrays' bytes, one after the other, as the signed 32-bit int an
+    IDProperty holds: the fingerprint an import keeps to tell, at an export, what changed."""
+    crc = 0
+    for values in arrays:
+        crc = zlib.crc32(np.ascontiguousarray(values).tobytes(), crc)
+    return signed32(crc)
 
 
 def plain(value):

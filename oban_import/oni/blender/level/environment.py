@@ -11,7 +11,6 @@ import bpy
 import numpy as np
 
 from ....blender import compat
-from ....core.id_properties import signed32
 from ....core.report import Made
 from ...engine.environment import quad_groups
 from ...io.level.fingerprint import fingerprint
@@ -39,7 +38,7 @@ def import_environment(contents: LevelContents, path, settings, collection, shar
 def _objects(contents, groups, path, settings, collection, shared):
     environment, made = contents.environment, []
     properties = {ENVIRONMENT: environment.name, LEVEL_FILE: os.path.abspath(path),
-                  FINGERPRINT: signed32(fingerprint(environment))} | \
+                  FINGERPRINT: fingerprint(environment)} | \
         import_properties(settings.global_scale, settings.axes, settings.frame_start)
     for name, quads, hidden in [(f"{contents.name} environment", groups.drawn, None),
                                 (f"{contents.name} markers", groups.markers, MARKERS),

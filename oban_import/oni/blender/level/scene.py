@@ -16,7 +16,7 @@ import numpy as np
 
 from ....blender import compat
 from ....core.errors import ObanError
-from ....core.id_properties import signed32, text, whole
+from ....core.id_properties import text, whole
 from ...io.level.fingerprint import fingerprint
 from ...io.level.model import Environment, packed_shades
 from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, INT32, LEVEL_FILE, QUAD_ATTRIBUTE,
@@ -214,7 +214,7 @@ def settled(path, dropped, despite, warnings, doing, hint="") -> None:
 def check_imported(path, environment: Environment | None, objects) -> None:
     """ObanError unless the level file still holds the quads the objects were imported from."""
     label = f"object '{objects[0].name}'"
-    if environment is None or signed32(fingerprint(environment)) != whole(objects[0], FINGERPRINT, label, INT32, 0):
+    if environment is None or fingerprint(environment) != whole(objects[0], FINGERPRINT, label, INT32, 0):
         raise ObanError(path, "its quads are not the ones imported: the file has changed since")
 
 

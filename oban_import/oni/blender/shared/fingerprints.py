@@ -3,19 +3,17 @@
 (and of each M3GM part of a mesh), read the same way when it is exported, so that the user
 never has to mark what they changed."""
 
-import zlib
-
 import numpy as np
 
 from ....blender import compat
-from ....core.id_properties import signed32
+from ....core.id_properties import signed_crc32
 from ...io.objects.properties import MESH_FINGERPRINT, PART_ATTRIBUTE, PART_FINGERPRINTS, PIXELS_FINGERPRINT
 from .mesh_data import corner_uvs, face_ints
 
 
 def mesh_fingerprint(mesh) -> int:
     """A signed CRC-32 of a mesh's points, each face's corners, its UVs and material slots."""
-    return _crc(*_face_arrays(mesh))
+    return signed_crc32(*_face_arrays(mesh))
 
 
 def part_fingerprints(mesh, count: int) -> list[int]:
@@ -36,7 +34,7 @@ def _part_fingerprints(mesh, arrays, count):
         faces = np.flatnonzero(parts == part)
         loops = face_corners(faces, starts, sizes)
         used, numbered = numbered_points(corners[loops], len(points))
-        found.append(_crc(sizes[faces], numbered, points[used], uvs[loops], slots[faces]))
+        found.append(signed_crc32(sizes[faces], numbered, points[used], uvs[loops], slots[faces]))
     return found
 
 
@@ -95,13 +93,13 @@ def image_pixels(image) -> np.ndarray | None:
 def pixels_fingerprint(rgba8) -> int:
     """A signed CRC-32 of (height, width, 4) uint8 pixels, top row first, and their size."""
     rgba8 = np.ascontiguousarray(rgba8, np.uint8)
-    return _crc(np.array(rgba8.shape, np.int32), rgba8)
+    return signed_crc32(np.array(rgba8.shape, np.int32), rgba8)
 
 
 def record_mesh(mesh, parts: int = 0) -> None:
     """The mesh's fingerprint and, for a mesh of M3GM `parts`, each part's."""
     arrays = _face_arrays(mesh)
-    mesh[MESH_FINGERPRINT] = _crc(*arrays)
+    mesh[MESH_FINGERPRINT] = signed_crc32(*arrays)
     if parts:
         mesh[PART_FINGERPRINTS] = _part_fingerprints(mesh, arrays, parts)
 
@@ -116,10 +114,3 @@ def image_edited(image) -> bool:
     replaced, resized); one it did not make: True."""
     pixels = image_pixels(image)
     return pixels is None or image.get(PIXELS_FINGERPRINT) != pixels_fingerprint(pixels)
-
-
-def _crc(*arrays) -> int:
-    crc = 0
-    for values in arrays:
-        crc = zlib.crc32(np.ascontiguousarray(values).tobytes(), crc)
-    return signed32(crc)

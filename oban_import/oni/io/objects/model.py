@@ -2,12 +2,11 @@
 TXMP (read.py) give the Blender side. The data classes here are the contract between the two.
 """
 
-import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ....core.id_properties import signed32
+from ....core.id_properties import signed_crc32
 from ..oban.record import IDENTITY, Animation
 from .textures import decode, to_bytes
 
@@ -61,11 +60,8 @@ class Mesh:
     def stored_fingerprint(self) -> int:
         """A signed CRC-32 of the six arrays as stored: what an export checks its source still
         holds before it writes them back (docs/objects.md 10)."""
-        crc = 0
-        for values in (self.points, self.normals, self.uvs, self.strips, self.face_normals,
-                       self.face_normal_indices):
-            crc = zlib.crc32(np.ascontiguousarray(values if values is not None else ()).tobytes(), crc)
-        return signed32(crc)
+        return signed_crc32(*(values if values is not None else () for values in (
+            self.points, self.normals, self.uvs, self.strips, self.face_normals, self.face_normal_indices)))
 
 
 @dataclass
