@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 from characters_generate import BIPED_PARENTS
+from hashed import hashed
 from paths import DATA
 from test_body_write import opened, sample, stored_levels, texture_names
 
@@ -32,15 +33,6 @@ F32 = np.float32
 
 
 # --- the inputs --------------------------------------------------------------------------------
-
-def hashed(shape, salt):
-    """Deterministic integers 0..255 that look random: a 64-bit mix of each index and `salt`."""
-    x = (np.arange(int(np.prod(shape)), dtype=np.uint64) + np.uint64(salt)) * np.uint64(0x9E3779B97F4A7C15)
-    x ^= x >> np.uint64(29)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(32)
-    return (x & np.uint64(0xFF)).astype(np.int64).reshape(shape)
-
 
 def unit(vectors):
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(F32)
@@ -67,7 +59,7 @@ def made_case():
     """A body from nothing: the biped's tree, translations on a 1/64 grid (which OniSplit's Collada
     text holds exactly) but RightFist's, thirds and sevenths (which it rounds); levels 0 and 1 a
     ring of 3 per part, 2 to 4 one of 4, the head's linking its own texture."""
-    translations = ((hashed((19, 3), 1) - 128) / 64).astype(F32)
+    translations = ((hashed((19, 3), 1).astype(np.int64) - 128) / 64).astype(F32)
     translations[18] = F32([1 / 3, -2 / 7, 5 / 21])
     low = [made_mesh(part, 3) for part in range(19)]
     high = [made_mesh(part + 19, 4, "char0_face" if part == 10 else None) for part in range(19)]

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from hashed import hashed
 from onisplit_readings import assert_same_faces, mesh_corners, onisplit_bytes, read_obj, xml_numbers
 from paths import DATA
 from pngs import read_png
@@ -25,15 +26,6 @@ NO_U_WRAP, NO_V_WRAP, ADDITIVE = 0x04, 0x08, 0x400
 
 
 # --- the inputs --------------------------------------------------------------------------------
-
-def hashed(shape, salt):
-    """Deterministic bytes that look random: a 64-bit mix of each index and `salt`."""
-    x = (np.arange(int(np.prod(shape)), dtype=np.uint64) + np.uint64(salt)) * np.uint64(0x9E3779B97F4A7C15)
-    x ^= x >> np.uint64(29)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(32)
-    return (x & np.uint64(0xFF)).astype(np.uint8).reshape(shape)
-
 
 def grid_mesh():
     """A 5 x 4 grid of points (4 x 3 quads, each two consecutive triangles), then a triangle
