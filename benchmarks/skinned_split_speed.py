@@ -79,7 +79,8 @@ def run(args):
     def per_vertex():
         return [[(element.group, element.weight) for element in vertex.groups] for vertex in obj.data.vertices]
 
-    rows = {"rigid parts": rigid, "vertex_weights": lambda: vertex_weights(obj, "benchmark"),
+    groups = [group.name for group in obj.vertex_groups]
+    rows = {"rigid parts": rigid, "vertex_weights": lambda: vertex_weights(obj.data, groups, "benchmark"),
             "skinned_parts": lambda: skinned_parts(obj, body, "benchmark"), "per vertex": per_vertex}
     best = {}
     for name, call in rows.items():

@@ -15,12 +15,11 @@ TEMPORARY = "oban vertex weights"     # the temporary object's and node group's 
 STORED = "oban weight {}"             # the attribute group i is stored as
 
 
-def vertex_weights(obj, label) -> np.ndarray:
-    """(groups, vertices) float32: the weight of each vertex in each of `obj`'s vertex groups
-    (0 outside it), groups in their index order, as the mesh holds them (no modifier, shape
-    key or edit mode in between). ObanError naming `label` where the weights cannot be read."""
-    mesh = obj.data
-    names = [group.name for group in obj.vertex_groups]
+def vertex_weights(mesh, names, label) -> np.ndarray:
+    """(groups, vertices) float32: the weight of each vertex of `mesh` (not in edit mode) in
+    each vertex group `names` (an object's, in index order: the groups live on the mesh, Python
+    names them through the object), 0 outside it, as the mesh holds them (no modifier or shape
+    key in between). ObanError naming `label` where they cannot be read."""
     weights = np.zeros((len(names), len(mesh.vertices)), np.float32)
     if not names or not len(mesh.vertices):
         return weights

@@ -146,7 +146,7 @@ def test_a_generated_skinned_mesh_splits_by_its_heaviest_groups(body, how):
     split = skinned_parts(obj, body, "test")
 
     names = [group.name for group in obj.vertex_groups]
-    assert np.array_equal(vertex_weights(obj, "test"), weights)
+    assert np.array_equal(vertex_weights(mesh, names, "test"), weights)
     group_parts = [body.names.index(name) if name in body.names else -1 for name in names]
     corners = read(mesh, mesh.loops, "vertex_index", 1, np.int32)
     sizes = read(mesh, mesh.polygons, "loop_total", 1, np.int32)
@@ -182,11 +182,16 @@ def test_a_generated_skinned_mesh_splits_by_its_heaviest_groups(body, how):
         assert part.slot == np.bincount(slots[face_parts == index]).argmax()
 
 
-def test_a_group_with_weight_naming_no_part_is_refused(body):
+@pytest.mark.parametrize("more, message", [
+    (False, "vertex group 'Hair' holds weight but names no part of the body"),
+    (True, "vertex groups 'Hair', 'Cape' hold weight but name no part of the body"),
+])
+def test_groups_with_weight_naming_no_part_are_refused(body, more, message):
     obj, _ = placed_grid(body, "modifier")
     obj.vertex_groups[sgen.EMPTY_GROUP].add([5], 0.2, "REPLACE")
-    with pytest.raises(ObanError, match=r"test object 'skinned grid': vertex group 'Hair' holds weight but names "
-                                        r"no part of the body"):
+    if more:
+        obj.vertex_groups.new(name="Cape").add([7], 0.3, "REPLACE")
+    with pytest.raises(ObanError, match=rf"^test object 'skinned grid': {message} \(its parts: 'Pelvis', "):
         skinned_parts(obj, body, "test")
 
 
@@ -227,3 +232,20 @@ def test_modifiers_and_shape_keys_are_named_as_not_applied(body):
     assert "its shape keys are not applied" in split.notes[1]
     for got, wanted in zip(split.parts, plain.parts):     # the rest shape, not the key's
         np.testing.assert_array_equal(got.points, wanted.points)
+
+
+def test_a_mesh_in_edit_mode_is_split_as_it_shows(body):
+    import bmesh
+
+    obj, _ = placed_grid(body, "modifier")
+    before = skinned_parts(obj, body, "test")
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    edit = bmesh.from_edit_mesh(obj.data)
+    edit.verts.ensure_lookup_table()
+    edit.verts[0].co.z -= 1.0                    # vertex 0 is the Pelvis band's, and its point 0
+    bmesh.update_edit_mesh(obj.data)
+    shown = skinned_parts(obj, body, "test")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert not np.array_equal(shown.parts[0].points, before.parts[0].points)
+    np.testing.assert_array_equal(shown.parts[0].points, skinned_parts(obj, body, "test").parts[0].points)

@@ -6,6 +6,7 @@ vertex, corner or face."""
 
 from dataclasses import dataclass
 
+import bpy
 import numpy as np
 
 from ....blender.vertex_weights import vertex_weights
@@ -14,7 +15,7 @@ from ....core.report import listed
 from ..objects.parts import SceneMesh, checked, faces_part
 from ..shared.fingerprints import face_corners
 
-UNWEIGHTED = -1     # a vertex's or corner's part where it has no weight
+NO_PART = -1        # the part of a vertex or corner without weight, of a group naming none
 
 
 @dataclass
@@ -36,18 +37,30 @@ def skinned_parts(obj, body, label) -> SkinnedParts:
     weight that names no part, a face without weight, a part larger than the engine draws."""
     where = f"{label} object '{obj.name}'"
     notes = _unapplied(obj, body.armature, where)
-    weights = vertex_weights(obj, where)
+    if obj.mode != "EDIT":
+        return _split(obj, obj.data, body, where, notes)
+    obj.update_from_editmode()      # the mesh as the user sees it, read from a copy (an edit-mode
+    mesh = obj.data.copy()          # mesh reads no UVs, and evaluates from its edit data)
+    try:
+        return _split(obj, mesh, body, where, notes)
+    finally:
+        bpy.data.meshes.remove(mesh)
+
+
+def _split(obj, mesh, body, where, notes) -> SkinnedParts:
+    """skinned_parts of `obj` showing `mesh`."""
+    weights = vertex_weights(mesh, [group.name for group in obj.vertex_groups], where)
     group_parts = _group_parts(obj, body.names, weights, where)
     if len(weights):     # the heaviest group, the first of equal ones (argmax); none where all are 0
-        vertex_parts = np.where(weights.max(axis=0) > 0, group_parts[weights.argmax(axis=0)], UNWEIGHTED)
+        vertex_parts = np.where(weights.max(axis=0) > 0, group_parts[weights.argmax(axis=0)], NO_PART)
     else:
-        vertex_parts = np.full(len(obj.data.vertices), UNWEIGHTED)
-    scene = SceneMesh(obj.data, body.scale, body.axes, 1, _rest_matrix(obj, body.armature))
+        vertex_parts = np.full(len(mesh.vertices), NO_PART)
+    scene = SceneMesh(mesh, body.scale, body.axes, 1, _rest_matrix(obj, body.armature))
     if not len(scene.sizes):
         raise ObanError(where, "has no faces to split into the body's parts")
     face_parts, named, partly = _face_parts(vertex_parts[scene.corner_point], scene.starts, scene.sizes,
                                             len(body.names))
-    bare = np.flatnonzero(face_parts == UNWEIGHTED)
+    bare = np.flatnonzero(face_parts == NO_PART)
     if len(bare):
         raise ObanError(where, f"face {bare[0]} has no corner with weight in a vertex group ({len(bare)} such faces "
                                f"in all): each face goes to the part its corners' groups name; nothing written "
@@ -81,16 +94,18 @@ def _unapplied(obj, armature, where) -> list:
 
 
 def _group_parts(obj, names, weights, where) -> np.ndarray:
-    """(groups,) int64: the part each vertex group names, UNWEIGHTED for one naming none;
+    """(groups,) int64: the part each vertex group names, NO_PART for one naming none;
     ObanError naming those of them with weight."""
-    found = np.array([names.index(group.name) if group.name in names else UNWEIGHTED for group in obj.vertex_groups],
+    found = np.array([names.index(group.name) if group.name in names else NO_PART for group in obj.vertex_groups],
                      np.int64)
-    stray = np.flatnonzero((found == UNWEIGHTED) & (weights > 0).any(axis=1))
+    stray = np.flatnonzero((found == NO_PART) & (weights > 0).any(axis=1))
     if len(stray):
         groups = [obj.vertex_groups[int(index)].name for index in stray]
-        raise ObanError(where, f"vertex group {listed(groups)} holds weight but names no part of the body (its parts: "
-                               f"{listed(names, 3)}): rename it after the part it moves, or remove its weight; "
-                               f"nothing written for the object")
+        many = len(groups) > 1
+        them = "each" if many else "it"
+        raise ObanError(where, f"vertex group{'s' * many} {listed(groups)} hold{'s' * (not many)} weight but "
+                               f"name{'s' * (not many)} no part of the body (its parts: {listed(names, 3)}): rename "
+                               f"{them} after the part it moves, or remove its weight; nothing written for the object")
     return found
 
 
@@ -105,19 +120,19 @@ def _rest_matrix(obj, armature) -> np.ndarray:
 
 
 def _face_parts(corner_parts, starts, sizes, count) -> tuple:
-    """((faces,) int32 each face's part, UNWEIGHTED where no corner has one; (faces,) how many
+    """((faces,) int32 each face's part, NO_PART where no corner has one; (faces,) how many
     parts its corners name; how many faces have both weighted corners and corners of none):
     the part most of its corners name, of equally many the one its earliest such corner names."""
     faces = len(sizes)
     face_of = np.repeat(np.arange(faces, dtype=np.int64), sizes)             # face after face
     parts = corner_parts[face_corners(np.arange(faces), starts, sizes)]
-    weighted = parts != UNWEIGHTED
+    weighted = parts != NO_PART
     pairs, first, votes = np.unique(face_of[weighted] * count + parts[weighted], return_index=True,
                                     return_counts=True)
     pair_face = pairs // count
     order = np.lexsort((first, -votes, pair_face))   # each face's pairs: most votes, then earliest corner
     best = order[np.r_[True, pair_face[order][1:] != pair_face[order][:-1]]] if len(order) else order
-    face_parts = np.full(faces, UNWEIGHTED, np.int32)
+    face_parts = np.full(faces, NO_PART, np.int32)
     face_parts[pair_face[best]] = pairs[best] % count
     named = np.bincount(pair_face, minlength=faces)
     partly = int(((np.bincount(face_of[~weighted], minlength=faces) > 0) & (named > 0)).sum())
