@@ -289,6 +289,30 @@ def corner_normals(mesh):
     return out.reshape(-1, 3)
 
 
+# Geometry Nodes (blender/vertex_weights.py): a node group's sockets are declared through its
+# interface from 4.0 (tree.inputs / tree.outputs before); a node's inputs for each data type are
+# separate sockets on 3.4 (the unused ones disabled), one socket that changes type from 4.1.
+HAS_NODE_INTERFACE = "interface" in bpy.types.NodeTree.bl_rna.properties
+
+
+def new_geometry_nodes(name):
+    """A new Geometry Nodes group called `name` with a Geometry input and output, and its
+    Group Input and Group Output nodes. Returns (group, input node, output node)."""
+    group = bpy.data.node_groups.new(name, "GeometryNodeTree")
+    if HAS_NODE_INTERFACE:
+        for in_out in ("INPUT", "OUTPUT"):
+            group.interface.new_socket("Geometry", in_out=in_out, socket_type="NodeSocketGeometry")
+    else:
+        group.inputs.new("NodeSocketGeometry", "Geometry")
+        group.outputs.new("NodeSocketGeometry", "Geometry")
+    return group, group.nodes.new("NodeGroupInput"), group.nodes.new("NodeGroupOutput")
+
+
+def float_socket(sockets):
+    """The socket of `sockets` (a node's inputs or outputs) that carries its float value."""
+    return next(socket for socket in sockets if socket.enabled and socket.type == "VALUE")
+
+
 def material_nodes(material):
     """The material's node tree, made when it has none (use_nodes is deprecated in 5.0)."""
     if material.node_tree is None:

@@ -77,14 +77,18 @@ def recorded_parts(mesh, label) -> list:
 class SceneMesh:
     """A mesh as Blender holds it, read once, in Oni's terms: the points in the object's own
     frame (s.A.p undone), each corner's point, UV (u, 1 - v) and normal as drawn, each face's
-    part and slot, the faces as triangles of corners."""
+    part and slot, the faces as triangles of corners. With `matrix` (4, 4), the object's frame
+    to another (a skinned mesh's to its armature's), its points and normals in that frame."""
 
-    def __init__(self, mesh, scale: float, axes, parts: int):
+    def __init__(self, mesh, scale: float, axes, parts: int, matrix=None):
         self.axes = np.asarray(axes, np.float64)
+        self.scale = scale
         co = np.empty(3 * len(mesh.vertices), np.float32)
         mesh.vertices.foreach_get("co", co)
-        with np.errstate(over="ignore"):      # past float32: inf, refused (_check_finite)
-            self.points = ((co.reshape(-1, 3).astype(np.float64) @ self.axes) / scale).astype(np.float32)  # A^-1 = A^T
+        self.positions = co.reshape(-1, 3).astype(np.float64)                       # Blender's axes
+        if matrix is not None:
+            self.positions = self.positions @ matrix[:3, :3].T + matrix[:3, 3]
+        self.points = self.oni_points()
         self.corner_point = np.empty(len(mesh.loops), np.int32)
         mesh.loops.foreach_get("vertex_index", self.corner_point)
         self.starts, self.sizes = (np.empty(len(mesh.polygons), np.int32) for _ in range(2))
@@ -93,6 +97,8 @@ class SceneMesh:
         self.uvs = corner_uvs(mesh).astype(np.float64)
         self.uvs[:, 1] = 1.0 - self.uvs[:, 1]                                           # Direct3D v
         self.drawn = compat.corner_normals(mesh)                                        # Blender's axes
+        if matrix is not None and not np.array_equal(matrix[:3, :3], np.eye(3)):
+            self.drawn = _turned_normals(self.drawn, matrix[:3, :3])
         self.parts = face_parts(mesh, parts)
         self.slots = np.clip(face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(len(mesh.polygons), np.int32)), 0,
                              max(len(mesh.materials) - 1, 0))
@@ -102,6 +108,13 @@ class SceneMesh:
         self.triangle_corners = self.triangle_corners.reshape(-1, 3)
         self.triangle_face = np.empty(len(mesh.loop_triangles), np.int32)
         mesh.loop_triangles.foreach_get("polygon_index", self.triangle_face)
+
+    def oni_points(self, origin=None) -> np.ndarray:
+        """(n, 3) float32: the points about `origin` (Blender's axes, in the frame; default its
+        own origin) in Oni's axes and units, A^T (x - origin) / s, worked out in float64."""
+        at = self.positions if origin is None else self.positions - np.asarray(origin, np.float64)
+        with np.errstate(over="ignore"):      # past float32: inf, refused (_check_finite)
+            return ((at @ self.axes) / self.scale).astype(np.float32)            # A^-1 = A^T
 
     def faces_of(self, part: int) -> np.ndarray:
         return np.flatnonzero(self.parts == part)
@@ -131,8 +144,8 @@ def scene_parts(obj, label, scale, axes, libraries) -> tuple:
             note = "edited"
         else:
             part, note = _as_stored(scene, record, name, faces, slot, libraries)
-        parts.append(_checked(part if part is not None else _from_faces(scene, index, name, slot, note, where),
-                              where))
+        parts.append(checked(part if part is not None else faces_part(scene, scene.parts == index, name, slot, note,
+                                                                      where), where))
     return parts, scene
 
 
@@ -167,15 +180,17 @@ def _normals_as_set(scene, stored: Mesh, faces) -> bool:
     return bool(np.abs(scene.drawn[corners] - expected).max(initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
 
 
-def _from_faces(scene, index, name, slot, note, where) -> Part:
-    """The part `index` made of the faces Blender holds: a vertex per point, UV and normal its
-    corners take (numbered by point, then by first use), the faces' triangles in order."""
-    triangles = scene.triangle_corners[scene.parts[scene.triangle_face] == index]
+def faces_part(scene, selected, name, slot, note, where, origin=None) -> Part:
+    """The part made of the `selected` faces ((faces,) bool) Blender holds, its points about
+    `origin` (SceneMesh.oni_points): a vertex per point, UV and normal its corners take
+    (numbered by point, then by first use), the faces' triangles in order."""
+    triangles = scene.triangle_corners[selected[scene.triangle_face]]
     corners = triangles.ravel()
     point = scene.corner_point[corners]
+    every = scene.points if origin is None else scene.oni_points(origin)
     uvs = scene.uvs[corners].astype(np.float32)
     normals = (scene.drawn[corners].astype(np.float64) @ scene.axes).astype(np.float32)
-    _check_finite(where, scene.points[point], point, "the point of vertex")
+    _check_finite(where, every[point], point, "the point of vertex")
     _check_finite(where, uvs, corners, "the texture coordinate of corner")
     _check_finite(where, normals, corners, "the normal of corner")
     keys = np.empty((len(corners), 6), np.uint32)
@@ -186,11 +201,19 @@ def _from_faces(scene, index, name, slot, note, where) -> Part:
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     chosen = first[order]
-    points = scene.points[point[chosen]]
+    points = every[point[chosen]]
     faces = rank[vertex.ravel()].reshape(-1, 3).astype(np.int32)
     strips, face_normals, face_normal_indices = triangle_strips(name, points, faces)
     return Part(name, points, normals[chosen], uvs[chosen], faces, strips, face_normals, face_normal_indices,
                 slot, note)
+
+
+def _turned_normals(normals, linear) -> np.ndarray:
+    """(k, 3) float32 normals carried by the linear map `linear` (3, 3): by its inverse
+    transpose, unit length again."""
+    turned = normals.astype(np.float64) @ np.linalg.inv(linear)     # rows: (L^-T n)^T = n^T L^-1
+    length = np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
+    return (turned / np.where(length == 0.0, 1.0, length)).astype(np.float32)
 
 
 def _check_finite(where, values, items, what):
@@ -199,10 +222,10 @@ def _check_finite(where, values, items, what):
         raise ObanError(where, f"{what} {items[bad[0]]} is not a finite number; nothing written for the object")
 
 
-def _checked(part: Part, where) -> Part:
-    """`part`, within what the engine holds of a mesh."""
+def checked(part: Part, where, remedy="split it into more objects") -> Part:
+    """`part`, within what the engine holds of a mesh; else ObanError saying `remedy`."""
     if len(part.points) > MAX_POINTS or len(part.face_normals) > MAX_TRIANGLES:
         raise ObanError(where, f"{len(part.points)} points and {len(part.face_normals)} triangles: the engine draws "
-                               f"at most {MAX_POINTS} and {MAX_TRIANGLES} of one mesh (BFW_Motoko.h); split it "
-                               f"into more objects; nothing written for the object")
+                               f"at most {MAX_POINTS} and {MAX_TRIANGLES} of one mesh (BFW_Motoko.h); {remedy}; "
+                               f"nothing written for the object")
     return part
