@@ -54,7 +54,8 @@ def objects_xml(objects: list) -> str:
 
 
 def _header(obj) -> str:
-    return (f"<Header><Flags>{flag_names(obj.flags, OBJECT_FLAGS)}</Flags><Position>{xml_floats(obj.position)}</Position>"
+    return (f"<Header><Flags>{flag_names(obj.flags, OBJECT_FLAGS)}</Flags>"
+            f"<Position>{xml_floats(obj.position)}</Position>"
             f"<Rotation>{xml_floats(obj.rotation)}</Rotation></Header>")
 
 

@@ -53,8 +53,8 @@ def oboa_xml(setups: list) -> str:
         physics = PHYSICS[setup.physics] if setup.physics < len(PHYSICS) else str(setup.physics)
         objects.append(
             f"<OBOAObject><Geometry>{geometry}</Geometry><Animation>{animation}</Animation><Particle></Particle>"
-            f"<Flags>{flag_names(setup.flags, SETUP_FLAGS) or 'None'}</Flags><DoorGunkId>{setup.door_gunk_id}</DoorGunkId>"
-            f"<DoorId>{setup.door_id}</DoorId><PhysicsType>{physics}</PhysicsType>"
+            f"<Flags>{flag_names(setup.flags, SETUP_FLAGS) or 'None'}</Flags>"
+            f"<DoorGunkId>{setup.door_gunk_id}</DoorGunkId><DoorId>{setup.door_id}</DoorId><PhysicsType>{physics}</PhysicsType>"
             f"<ScriptId>{setup.script_id}</ScriptId><Position>{xml_floats(setup.position)}</Position>"
             f"<Rotation>{xml_floats(setup.rotation)}</Rotation><Scale>{xml_floats(setup.scale)}</Scale>"
             f"<Transform>{xml_floats(setup.origin)}</Transform><Name>{escape(setup.name)}</Name></OBOAObject>")
