@@ -105,7 +105,7 @@ def _scene_setups(context, objects, stored, classes, frame):
         for obj in objects:
             label = f"object '{obj.name}'"
             try:
-                index = whole(obj, OBJECT_SETUP, label, (0, len(stored.setups) - 1), len(stored.setups) - 1)
+                index = whole(obj, OBJECT_SETUP, label, (0, len(stored.setups) - 1))
                 if stored.particles[index]:
                     raise ObanError(label, "its setup links particles (ENVP), which OniSplit's OBOA XML cannot carry")
                 setup, files, note, edits = _object(context, obj, label, classes, libraries, frame)
@@ -128,6 +128,8 @@ def _object(context, obj, label, classes, libraries, frame):
     name = text(obj, OBJECT_NAME, label, limit=NAME_BYTES)
     files, notes, edits, animation, geometries = {}, [], [], "", []
     if obj.type == "MESH":   # its mesh says how it was imported (a still object does not)
+        if obj.mode == "EDIT":
+            obj.update_from_editmode()
         frame = import_frame(obj.data, f"{label} mesh '{obj.data.name}'", *frame)
         geometries = _meshes(obj, label, classes, libraries, frame, files, notes, edits)
     if is_animated(obj):
