@@ -295,7 +295,8 @@ def _levels(context, args, candidates, missing):
     objects = environment_objects(candidates) if patch else level_objects(candidates)
     if not objects:
         print(f"{PROG} export: {args.blend} has no environment imported by this add-on"
-              + ("" if patch else " or made in Blender (docs/level.md 12)"), file=sys.stderr)
+              + ("" if patch else " or made in Blender (docs/level.md 12), nor a level's placed objects"),
+              file=sys.stderr)
         return 1
     if patch:
         report = export_level_patches(context, objects, args.output, LevelPatchSettings.from_options(args))

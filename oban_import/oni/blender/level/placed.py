@@ -1,12 +1,15 @@
 """A level's placed objects (docs/objects.md 6) as mesh objects: standing where the engine puts
 them, moved by their OBAN as Empties are (oban_motion.build), all of a level or nothing."""
 
+import os
+
 import bpy
 from mathutils import Matrix
 
 from ....core.report import Made, Report
 from ...engine import to_blender
 from ...engine.rotations import split_rotation_scale
+from ...io.level.properties import LEVEL_FILE
 from ...io.oban.record import LOCALIZED, matrix_from_columns
 from ...io.objects.model import Level, PlacedObject
 from ...io.objects.properties import object_properties
@@ -22,7 +25,8 @@ def import_level(context, level: Level, path: str, settings, collection=None, sh
     PlacedObject, object) in OBOA order, or (on any exception, re-raised) none: what was
     made (objects, meshes, materials, images, actions) is removed again. `shared`: the
     import's SharedBlocks (meshes, materials, images made once a batch). The scene's fps and
-    range, and the unused OBANs (level.unused()), are left to the caller. `doors`: {door id:
+    range, and the unused OBANs (level.unused()), are left to the caller. An object of the
+    file's OBOA keeps the file's path (LEVEL_FILE) and its setup's index (OBJECT_SETUP). `doors`: {door id:
     its Empty}, which holds the leaves of that door (keeping where they stand)."""
     report = progress or (lambda fraction: None)
     result = Report(warnings=[f"{path}: {w}" for w in level.warnings], last_frame=settings.frame_start)
@@ -37,6 +41,8 @@ def import_level(context, level: Level, path: str, settings, collection=None, sh
             obj = _new_object(collection, placed, shared, settings)
             built = _stand(context, placed, obj, settings, transforms.get(id(placed)), origin, collection)
             obj.id_properties_ensure().update(object_properties(placed))
+            if placed.setup >= 0:   # an object of the file's OBOA: a rebuild finds it by its file
+                obj[LEVEL_FILE] = os.path.abspath(path)
             if placed.leaf >= 0 and doors and placed.door_id in doors:
                 _hold(doors[placed.door_id], built.pivot or obj)
             result.made.append(Made(path, placed, obj, built.error, built.note))

@@ -28,6 +28,7 @@ from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MA
 from ...io.level_rebuild.object_xml import CLASS_TYPES
 from ..shared.materials import NOT_IN_A_NAME
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
+from .rebuild_placed import export_placed_level, not_carried, placed_objects
 from .rebuild_textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
                     settled, shown_images, write_outputs)
@@ -48,8 +49,9 @@ class LevelSource:
 
 def level_objects(objects) -> list:
     """The environment mesh objects among `objects`: imported by the add-on, or made in Blender
-    (carrying the level's name in ENVIRONMENT)."""
-    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT in obj]
+    (carrying the level's name in ENVIRONMENT); and the placed objects of a level's OBOA."""
+    placed = {id(obj) for found in placed_objects(objects, []).values() for obj in found}
+    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT in obj or id(obj) in placed]
 
 
 def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
@@ -61,8 +63,9 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
     report = Report(unit="levels")
     frame = (settings.global_scale, settings.axes) if settings is not None else (1.0, np.eye(3))
     despite = bool(getattr(settings, "despite_edits", False))
-    levels = levels_of(level_objects(objects), report.errors, made_here=True)
-    report.files = len(levels) + len(report.errors)
+    levels = levels_of([obj for obj in level_objects(objects) if ENVIRONMENT in obj], report.errors, made_here=True)
+    alone = {path: found for path, found in placed_objects(objects, report.errors).items() if (path, "") not in levels}
+    report.files = len(levels) + len(alone) + len(report.errors)
     sources = []
     for (path, name), found in levels.items():
         try:
@@ -72,6 +75,9 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
             report.errors.append(str(error))
     report.each(_one_folder_each(sources, directory, report.errors),
                 lambda source: _rebuild(context, *source, directory, report.warnings, frame, despite))
+    report.each(alone.items(), lambda level: export_placed_level(context, *level, directory, report.warnings, despite,
+                                                                  frame, LevelSource))
+    report.notes += [f"{m.path}: {m.note}" for m in report.made if m.note]
     report.counts = {"levels": len(report.made)}
     return report
 
@@ -154,7 +160,8 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     classes.update(painted)
     if refused:
         raise refusal(path, "rebuilt", refused)
-    settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried),
+    settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried)
+            + not_carried([obj for found in placed_objects(same, []).values() for obj in found]),
             despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes]
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]

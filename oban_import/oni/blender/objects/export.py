@@ -72,7 +72,7 @@ def _job(obj, settings, libraries, encoded, report):
         images = slot_textures(mesh)[1]
         slots = [(texture_name(material, image), image) for material, image in zip(list(mesh.materials) or [None],
                                                                                     images)]
-        dropped = _dropped_edits(obj, parts, scene, slots)
+        dropped = dropped_mesh_edits(obj, parts, scene, slots)
         if dropped and not settings.despite_edits:
             raise ObanError(label, "; ".join(dropped) + "; nothing written for it (or export with Despite Edits "
                                                         "(--despite-edits) to write it without them)")
@@ -97,7 +97,7 @@ def _job(obj, settings, libraries, encoded, report):
     return _Job(obj, label, files)
 
 
-def _dropped_edits(obj, parts, scene, slots) -> list:
+def dropped_mesh_edits(obj, parts, scene, slots) -> list:
     """What the object shows that its M3GMs cannot hold: modifiers, shape keys, colours, a
     part whose faces show several textures."""
     mesh, edits = obj.data, []

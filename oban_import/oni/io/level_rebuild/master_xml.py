@@ -54,14 +54,15 @@ def objects_xml(objects: list) -> str:
 
 
 def _header(obj) -> str:
-    return (f"<Header><Flags>{_names(obj.flags, OBJECT_FLAGS)}</Flags><Position>{xml_floats(obj.position)}</Position>"
+    return (f"<Header><Flags>{flag_names(obj.flags, OBJECT_FLAGS)}</Flags>"
+            f"<Position>{xml_floats(obj.position)}</Position>"
             f"<Rotation>{xml_floats(obj.rotation)}</Rotation></Header>")
 
 
 def _door(door: Door) -> str:
     events = "".join(_event(event) for event in door.events)
     return (f"<DOOR>{_header(door)}<OSD><Class>{escape(door.class_name)}</Class><DoorId>{door.door_id}</DoorId>"
-            f"<KeyId>{door.key_id}</KeyId><Flags>{_names(door.door_flags, DOOR_FLAGS)}</Flags>"
+            f"<KeyId>{door.key_id}</KeyId><Flags>{flag_names(door.door_flags, DOOR_FLAGS)}</Flags>"
             f"<Center>{xml_floats(door.frame_position)}</Center><SquaredActivationRadius>"
             f"{xml_floats(door.activation_radius_squared)}</SquaredActivationRadius>"
             f"<Texture1>{escape(door.texture_names[0])}</Texture1><Texture2>{escape(door.texture_names[1])}"
@@ -81,7 +82,7 @@ def _furniture(piece: Furniture) -> str:
             f"<Particle>{escape(piece.particle)}</Particle></OSD></FURN>")
 
 
-def _names(flags: int, table: dict) -> str:
+def flag_names(flags: int, table: dict) -> str:
     """The names of the set bits as OniSplit's enums read them ('' none); a decimal number
     where a bit has no name."""
     if flags & ~sum(table.values()):

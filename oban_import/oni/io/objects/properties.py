@@ -18,6 +18,7 @@ OBJECT_ROTATION = "oni_rotation"          # x y z w as stored
 OBJECT_SCALE = "oni_scale"
 OBJECT_ORIGIN = "oni_origin"              # 12 floats, 3x4 by columns
 OBJECT_DOOR_LEAF = "oni_door_leaf"        # a door's leaf 0 or 1 (oni_door_id then its door's id)
+OBJECT_SETUP = "oni_setup"                # its index in its OBOA (a level rebuild writes the setups in this order)
 TEXTURE_FLAGS = "oni_texture_flags"       # on the material
 TEXTURE_ADDITIVE = "oni_additive"         # 0x400 AdditiveBlend
 TEXTURE_ENVMAP = "oni_envmap"             # 0x200 HasEnvMap
@@ -49,7 +50,8 @@ def object_properties(placed) -> dict:
         OBJECT_ROTATION: np.asarray(placed.rotation, np.float64).tolist(),
         OBJECT_SCALE: float(placed.scale),
         OBJECT_ORIGIN: np.asarray(placed.origin, np.float64).tolist(),
-    } | ({OBJECT_DOOR_LEAF: placed.leaf} if placed.leaf >= 0 else {})
+    } | ({OBJECT_DOOR_LEAF: placed.leaf} if placed.leaf >= 0 else {}) | (
+        {OBJECT_SETUP: placed.setup} if placed.setup >= 0 else {})
 
 
 def texture_properties(texture, name: str) -> dict:

@@ -1,0 +1,207 @@
+"""A level's placed objects back to the game (docs/level.md 13). A level of placed objects
+alone (an OBOA and its classes, no environment, as examples/level9_Final.dat) is written as
+the OBOA XML OniSplit's plain `-create` makes its OBOA of (io/level_rebuild/oboa_xml.py) and
+its classes (M3GM, TXMP, OBAN) as `.oni` files, which `-import:nosep` packs: each object's
+setup as read where the object stands where it was imported, else from its world matrix; its
+meshes' M3GMs, its textures' TXMPs and its OBAN as read where unedited, else written from the
+scene (the mesh export's parts and textures, the OBAN export). In a level with an environment
+(-create:level, which makes its OBOA of the doors), such objects cannot go back: each is named."""
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ....core.errors import ObanError
+from ....core.id_properties import number, numbers, text, unsigned32, whole
+from ....core.report import Made
+from ...engine.rotations import matrix_quaternions, stored_from_hamilton
+from ...engine.to_blender import blender_matrices
+from ...io.container.library import Libraries, open_library
+from ...io.level.properties import INT32, LEVEL_FILE
+from ...io.level_rebuild.class_files import class_file_name, class_files
+from ...io.level_rebuild.oboa_xml import NAME_BYTES, OBOA_FILE, Setup, oboa_xml, stored_setups
+from ...io.oban.properties import import_frame
+from ...io.oban.record import matrix_from_columns, stored_columns
+from ...io.oban.write import oni_file_bytes
+from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJECT_DOOR_LEAF, OBJECT_FLAGS,
+                                      OBJECT_NAME, OBJECT_ORIGIN, OBJECT_PHYSICS, OBJECT_POSITION, OBJECT_ROTATION,
+                                      OBJECT_SCALE, OBJECT_SCRIPT_ID, OBJECT_SETUP)
+from ..oban.export import Motion, animation_of
+from ..oban.targets import is_animated
+from ..objects.export import dropped_mesh_edits
+from ..objects.parts import scene_parts
+from ..objects.textures import texture_file, texture_name
+from ..shared.fingerprints import image_edited
+from ..shared.materials import slot_textures
+from .rebuild_objects import LEAF_TOLERANCE, SAME
+from .scene import refusal, settled, write_outputs
+
+CLASSES_FOLDER = "classes"
+RIGID = 1e-4        # relative: a placement whose columns are this close to one length, at right angles, is rigid
+
+
+@dataclass(frozen=True)
+class _ObjectExport:
+    """What the OBAN export of a placed object takes (its scale and axes are its own)."""
+    tolerance: float = LEAF_TOLERANCE
+    global_scale: float = 1.0
+    axes: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+
+def placed_objects(objects, errors) -> dict:
+    """{level file: [placed objects an import made of its OBOA]} among `objects`, door leaves
+    aside (their door classes carry them); an object whose file property is not text into
+    `errors`."""
+    levels = {}
+    for obj in objects:
+        if OBJECT_NAME in obj and LEVEL_FILE in obj and OBJECT_DOOR_LEAF not in obj:
+            try:
+                levels.setdefault(text(obj, LEVEL_FILE, f"object '{obj.name}'"), []).append(obj)
+            except ObanError as error:
+                errors.append(str(error))
+    return levels
+
+
+def not_carried(objects) -> list:
+    """What refuses a level with an environment holding `objects` (placed_objects'): OniSplit's
+    -create:level makes its OBOA of the doors' leaves alone."""
+    return [f"object '{obj.name}': a placed object that is no door leaf; OniSplit's -create:level builds the "
+            "object setups of the doors alone (its <Physics> import changes every such setup: docs/level.md 13)"
+            for obj in objects]
+
+
+def export_placed_level(context, path, objects, directory, warnings, despite, frame, source) -> Made:
+    """The folder `directory`/<file name> of the level of placed objects alone at `path`:
+    OBOA<name>.xml and classes/; Made(XML, source(name, quads, rooms, objects), first object,
+    0, OniSplit's commands). `frame`: the (scale, axes) of objects that do not say. ObanError,
+    nothing written, where an object cannot be carried (or, unless `despite`, an edit would be
+    dropped)."""
+    with open_library(path) as library:
+        stored, classes = stored_setups(path, library), class_files(path, library=library)
+    setups, written, notes, refused, dropped = _scene_setups(context, objects, stored, classes, frame)
+    if refused:
+        raise refusal(path, "rebuilt", refused)
+    settled(path, dropped, despite, warnings, "rebuilt")
+    warnings += [f"{path}: {note}" for note in notes]
+    classes.update(written)
+    name = os.path.splitext(os.path.basename(path))[0]
+    files = {OBOA_FILE.format(stored.name): oboa_xml(setups), CLASSES_FOLDER: None}
+    files.update((os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items())
+    target = os.path.join(directory, name)
+    write_outputs(target, files, [path, os.path.splitext(path)[0] + ".raw"])
+    xml, folder = os.path.join(target, OBOA_FILE.format(stored.name)), os.path.join(target, CLASSES_FOLDER)
+    commands = (f"OniSplit -create {folder} {xml}, then -import:nosep {folder} "
+                f"{os.path.join('OUT', os.path.basename(path))}")
+    return Made(xml, source(name, 0, 0, sum(1 for setup in setups if setup.flags)), objects[0], 0.0, commands)
+
+
+def _scene_setups(context, objects, stored, classes, frame):
+    """([Setup] in the file's order: each unused setup as stored, each object at its setup's
+    place), {class file: bytes} written from the scene, notes, refusals, dropped edits."""
+    entries = [((n, ""), setup) for n, setup in enumerate(stored.setups) if not setup.flags and not setup.geometries]
+    written, notes, refused, dropped = {}, [], [], []
+    with Libraries() as libraries:
+        for obj in objects:
+            label = f"object '{obj.name}'"
+            try:
+                index = whole(obj, OBJECT_SETUP, label, (0, len(stored.setups) - 1))
+                if stored.particles[index]:
+                    raise ObanError(label, "its setup links particles (ENVP), which OniSplit's OBOA XML cannot carry")
+                setup, files, note, edits = _object(context, obj, label, classes, libraries, frame)
+            except ObanError as error:
+                refused.append(str(error))
+                continue
+            for file, data in files.items():
+                if written.setdefault(file, (data, label))[0] != data:
+                    refused.append(f"{label}: {written[file][1]} writes {file} otherwise: give each its own name")
+            entries.append(((index, obj.name), setup))
+            notes += note
+            dropped += edits
+    setups = [setup for _, setup in sorted(entries, key=lambda entry: entry[0])]
+    return setups, {file: data for file, (data, _) in written.items()}, notes, refused, dropped
+
+
+def _object(context, obj, label, classes, libraries, frame):
+    """(its Setup, {class file: bytes} of what it shows edited, notes, dropped edits)."""
+    flags = unsigned32(whole(obj, OBJECT_FLAGS, label, INT32))
+    name = text(obj, OBJECT_NAME, label, limit=NAME_BYTES)
+    files, notes, edits, animation, geometries = {}, [], [], "", []
+    if obj.type == "MESH":   # its mesh says how it was imported (a still object does not)
+        if obj.mode == "EDIT":
+            obj.update_from_editmode()
+        frame = import_frame(obj.data, f"{label} mesh '{obj.data.name}'", *frame)
+        geometries = _meshes(obj, label, classes, libraries, frame, files, notes, edits)
+    if is_animated(obj):
+        settings = _ObjectExport()
+        motion = animation_of(Motion(context, obj, settings), settings)
+        animation = motion[0].name
+        if not motion[1]:
+            files[class_file_name("OBAN" + animation)] = oni_file_bytes(motion[0])
+            notes.append(f"object '{obj.name}': animation '{animation}' written from its motion")
+    placement = _as_read(obj, label) if is_animated(obj) else _placement(obj, label, frame)
+    setup = Setup(name=name, flags=flags, door_gunk_id=whole(obj, OBJECT_DOOR_GUNK_ID, label, INT32, 0),
+                  door_id=whole(obj, OBJECT_DOOR_ID, label, INT32, 0),
+                  physics=unsigned32(whole(obj, OBJECT_PHYSICS, label, INT32, 0)),
+                  script_id=whole(obj, OBJECT_SCRIPT_ID, label, INT32, 0), geometries=geometries,
+                  animation=animation, **placement)
+    return setup, files, notes, edits
+
+
+def _meshes(obj, label, classes, libraries, frame, files, notes, edits) -> list:
+    """The M3GM names of a mesh object's parts; into `files` each part not as read and each
+    texture whose image was edited, or new (its TXMP written from the image)."""
+    parts, scene = scene_parts(obj, label, *frame, libraries)
+    slots = [(texture_name(material, image), image)
+             for material, image in zip(list(obj.data.materials) or [None], slot_textures(obj.data)[1])]
+    edits += [f"{label}: {edit}" for edit in dropped_mesh_edits(obj, parts, scene, slots)]
+    for part in parts:
+        texture, image = slots[part.slot]
+        txmp = class_file_name("TXMP" + texture)
+        if image is not None and texture and (txmp not in classes or image_edited(image)):
+            made = texture_file(texture, image, label, libraries)
+            files[txmp] = made.data
+            notes.append(f"{label}: texture '{texture}' written from image '{image.name}': {made.note}")
+        elif texture and txmp not in classes:
+            raise ObanError(label, f"part '{part.name}' shows texture '{texture}', which is not one of the level's "
+                                   "and no image shows it")
+        if not part.stored:
+            files[class_file_name("M3GM" + part.name)] = part.file_bytes(texture)
+            notes.append(f"{label}: mesh '{part.name}' written from the scene ({part.note})")
+    return [part.name for part in parts]
+
+
+def _as_read(obj, label) -> dict:
+    """The setup's placement as the import read it."""
+    return {"position": numbers(obj, OBJECT_POSITION, label, 3).astype(np.float32),
+            "rotation": numbers(obj, OBJECT_ROTATION, label, 4).astype(np.float32),
+            "scale": float(np.float32(number(obj, OBJECT_SCALE, label))),
+            "origin": numbers(obj, OBJECT_ORIGIN, label, 12).astype(np.float32)}
+
+
+def _placement(obj, label, frame) -> dict:
+    """A still object's placement: as read where it stands where the import put it, else its
+    world matrix in Oni's axes (the import's scale and axes undone) as the origin, its
+    translation, rotation (the stored quaternion) and scale; ObanError where that matrix is
+    not one scale of a rotation (sheared, mirrored, scaled unevenly) or not finite."""
+    read = _as_read(obj, label)
+    scale, axes = import_frame(obj, label, *frame)
+    world = np.asarray(obj.matrix_world, np.float64)
+    imported = blender_matrices(matrix_from_columns(read["origin"]), axes, scale)
+    if np.abs(imported - world).max() <= SAME * max(1.0, np.abs(world).max()):
+        return read
+    change = np.eye(4)
+    change[:3, :3] = scale * axes
+    origin = np.linalg.inv(change) @ world @ change
+    lengths = np.linalg.norm(origin[:3, :3], axis=0)
+    if not np.isfinite(origin).all() or not lengths.min() > 0:
+        raise ObanError(label, "its placement (world matrix) is not finite, or scaled to nothing")
+    size = float(lengths.mean())
+    rotation = origin[:3, :3] / size
+    if np.abs(rotation.T @ rotation - np.eye(3)).max() > RIGID or np.linalg.det(rotation) < 0:
+        raise ObanError(label, "its placement is sheared, mirrored or scaled unevenly: an object setup holds a "
+                               "rotation and one scale")
+    quaternion = stored_from_hamilton(matrix_quaternions(rotation[None]))[0].astype(np.float32)
+    return {"position": origin[:3, 3].astype(np.float32), "rotation": quaternion, "scale": size,
+            "origin": stored_columns(origin)}
+

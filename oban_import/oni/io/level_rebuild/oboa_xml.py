@@ -1,0 +1,103 @@
+"""A level of placed objects alone (an OBOA and the classes it links, no environment:
+docs/level.md 13) as the OniSplit XML its plain `-create` makes that OBOA of: every field of
+every object setup as it is to be stored (the quaternion and the origin matrix as their
+float32 values, which `-create` keeps bit for bit, unlike `-create:level`'s <Physics>), an
+unnamed M3GA per object linking its M3GMs by name, its OBAN by name. No bpy."""
+
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from ....core.errors import ObanError
+from ..container.container import ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG
+from ..container.library import Library, open_library
+from ..objects.meshes import parse_m3ga
+from ..objects.oboa import parse_oboa
+from .master_xml import flag_names
+from .object_xml import xml_floats
+
+OBOA_FILE = "OBOA{}.xml"          # `-create` names the instance after its file
+SETUP_FLAGS = {"InUse": 0x200, "NoCollision": 0x400, "NoGravity": 0x800, "FaceCollision": 0x1000}
+PHYSICS = ("None", "Static", "Linear", "Animated", "Newton")
+NAME_BYTES = 63                   # String64, NUL-ended
+
+
+@dataclass
+class Setup:
+    """One object setup as it is to be stored (docs/objects.md 3)."""
+    name: str
+    flags: int
+    door_gunk_id: int
+    door_id: int
+    physics: int
+    script_id: int
+    position: np.ndarray          # (3,) float32
+    rotation: np.ndarray          # (4,) float32, x y z w as stored
+    scale: float
+    origin: np.ndarray            # 12 float32, 3 x 4 by columns
+    geometries: list              # M3GM names without 'M3GM', in M3GA order ([]: no M3GA, an unused setup)
+    animation: str = ""           # the OBAN's name without 'OBAN' ('' none)
+
+
+def oboa_xml(setups: list) -> str:
+    """The OBOA XML of `setups` in order, each object's M3GA after it."""
+    objects, arrays = [], []
+    for setup in setups:
+        geometry = ""
+        if setup.geometries:
+            geometry = f"#{len(arrays) + 1}"
+            links = "".join(f"<Link>M3GM{escape(name)}</Link>" for name in setup.geometries)
+            arrays.append(f'<M3GA id="{len(arrays) + 1}"><Geometries>{links}</Geometries></M3GA>')
+        animation = f"OBAN{escape(setup.animation)}" if setup.animation else ""
+        physics = PHYSICS[setup.physics] if setup.physics < len(PHYSICS) else str(setup.physics)
+        objects.append(
+            f"<OBOAObject><Geometry>{geometry}</Geometry><Animation>{animation}</Animation><Particle></Particle>"
+            f"<Flags>{flag_names(setup.flags, SETUP_FLAGS) or 'None'}</Flags>"
+            f"<DoorGunkId>{setup.door_gunk_id}</DoorGunkId><DoorId>{setup.door_id}</DoorId><PhysicsType>{physics}</PhysicsType>"
+            f"<ScriptId>{setup.script_id}</ScriptId><Position>{xml_floats(setup.position)}</Position>"
+            f"<Rotation>{xml_floats(setup.rotation)}</Rotation><Scale>{xml_floats(setup.scale)}</Scale>"
+            f"<Transform>{xml_floats(setup.origin)}</Transform><Name>{escape(setup.name)}</Name></OBOAObject>")
+    return ('<?xml version="1.0" encoding="utf-8"?>\n<Oni><OBOA id="0"><Objects>' + "".join(objects)
+            + "</Objects></OBOA>" + "".join(arrays) + "</Oni>\n")
+
+
+@dataclass
+class StoredSetups:
+    """A file's one OBOA as stored: its name, each setup (Setup) and whether it links particles."""
+    name: str
+    setups: list
+    particles: list               # [bool] by setup: an ENVP linked, which the XML does not carry
+
+
+def stored_setups(path: str, library: Library | None = None) -> StoredSetups:
+    """The object setups of the named OBOA of a level .dat or an OBOA .oni, as stored, each
+    M3GA's M3GMs and the OBAN by name. ObanError where the file holds no named OBOA, or more
+    than one, or a link is wrong."""
+    with open_library(path, library) as library:
+        c = library.main
+        arrays = [i for i in c.with_data(OBOA_TAG) if not c.is_unnamed(i)]
+        if len(arrays) != 1:
+            raise ObanError(path, f"holds {len(arrays)} named object setup arrays (OBOA); a level of placed "
+                                  "objects alone holds one")
+        oboa = arrays[0]
+        setups, particles = [], []
+        for n, record in enumerate(parse_oboa(c.instance(oboa, OBOA_TAG)[0], path, c.label(oboa))):
+            array = c.link(int(record["geometry"]), M3GA_TAG, oboa, f"object {n} geometry")
+            meshes = [] if array is None else [
+                c.link(value, M3GM_TAG, array, "mesh") for value in
+                parse_m3ga(c.instance(array, M3GA_TAG)[0], path, c.label(array))]
+            if any(mesh is None or c.is_unnamed(mesh) for mesh in meshes):
+                raise ObanError(path, f"{c.label(oboa)} object {n}: its geometry holds a mesh of no name, which "
+                                      "the XML cannot link")
+            animation = c.link(int(record["animation"]), OBAN_TAG, oboa, f"object {n} animation")
+            particles.append(c.link(int(record["particles"]), ENVP_TAG, oboa, f"object {n} particles") is not None)
+            setups.append(Setup(
+                name=record["name"].split(b"\0", 1)[0].decode("latin-1"), flags=int(record["flags"]),
+                door_gunk_id=int(record["door_gunk_id"]), door_id=int(record["door_id"]),
+                physics=int(record["physics"]), script_id=int(record["script_id"]),
+                position=record["position"].copy(), rotation=record["rotation"].copy(),
+                scale=float(record["scale"]), origin=record["origin"].copy(),
+                geometries=[c.full_name(mesh)[4:] for mesh in meshes],
+                animation=c.full_name(animation)[4:] if animation is not None else ""))
+        return StoredSetups(c.full_name(oboa)[4:], setups, particles)
