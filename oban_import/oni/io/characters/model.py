@@ -21,6 +21,8 @@ class BodyPart:
 class Body:
     name: str                # the TRBS's name without 'TRBS'
     parts: list              # [BodyPart], in part order
+    source: str = ""         # the file holding the TRBS (absolute), "" for none
+    instance: int = -1       # its descriptor index there
 
     @property
     def parents(self) -> np.ndarray:
@@ -39,3 +41,5 @@ class Character:
     body: Body
     animations: list         # [tram.Tram]: its TRAC's and, recursively, its parents'
     warnings: list = field(default_factory=list)   # e.g. a texture placeholder not found
+    source: str = ""         # the file holding the ONCC (absolute), "" for a bare body
+    instance: int = -1       # its descriptor index there
