@@ -2,12 +2,11 @@
 read by the add-on's own readers, must give back what it was made of, bit for bit; each check
 returns what the readers gave (the report's item), or raises ObanError."""
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ....core.errors import ObanError
 from ...io.characters.body_write import ONCC_LINKS, class_as_read
+from ...io.characters.model import ClassLinks, TextureList
 from ...io.characters.read import counted_items, read_character
 from ...io.characters.stored import stored_levels
 from ...io.container.container import ONCC_TAG, TRMA_TAG, TXMP_TAG
@@ -15,18 +14,6 @@ from ...io.container.library import open_library
 from ...io.objects.read import main_instance, read_texture_file
 
 MESH_ARRAYS = ("points", "normals", "uvs", "strips", "face_normals", "face_normal_indices")
-
-
-class WrittenTextures(NamedTuple):
-    """A TRMA as read back: its name and each part's texture (None: none)."""
-    name: str
-    textures: list
-
-
-class WrittenClass(NamedTuple):
-    """An ONCC as read back: its name and the instances it links ({offset: full name})."""
-    name: str
-    links: dict
 
 
 def body_check(name, part_names, parents, translations, levels):
@@ -70,7 +57,7 @@ def textures_check(name, textures):
                                    for part, link in enumerate(links))]
             if c.short_name(index) != name or back != list(textures):
                 raise ObanError(path, f"TRMA{name}: read back, its textures are not what was written")
-            return WrittenTextures(name, back)
+            return TextureList(name, back)
     return check
 
 
@@ -89,7 +76,7 @@ def class_check(name, data, links):
             if c.short_name(index) != name or masked[0] != masked[1] or \
                     named != {at: target for at, target in links.items() if target}:
                 raise ObanError(path, f"ONCC{name}: read back, it is not what was written")
-            return WrittenClass(name, named)
+            return ClassLinks(name, named)
     return check
 
 

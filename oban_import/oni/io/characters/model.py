@@ -3,6 +3,7 @@ textures and its animations (TRAMs), as read.py reads them. The data classes her
 contract with the engine and Blender sides."""
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -43,3 +44,15 @@ class Character:
     warnings: list = field(default_factory=list)   # e.g. a texture placeholder not found
     source: str = ""         # the file holding the ONCC (absolute), "" for a bare body
     instance: int = -1       # its descriptor index there
+
+
+class TextureList(NamedTuple):
+    """A TRMA as read back by the body export: its name and each part's texture (None: none)."""
+    name: str
+    textures: list
+
+
+class ClassLinks(NamedTuple):
+    """An ONCC as read back by the body export: its name and the instances it links ({offset: full name})."""
+    name: str
+    links: dict
