@@ -21,7 +21,8 @@ from ..objects.textures import texture_name
 from ..shared.materials import slot_textures
 from .armature_body import ArmatureBody, armature_body
 
-PLACED = 1e-6      # relative: a part's placement on its bone this close to the import's is the import's
+PLACED = 1e-5      # relative: a part's placement on its bone this close to the import's is the import's (float32
+                   # bone matrices and parent inverses leave about 1e-6)
 MOVED = 1e-5       # relative to the body's reach: a bone head this close to where the import put it has not moved
 SINGULAR = 1e-9    # a placement whose linear part's determinant is this small flattens the mesh: refused
 
@@ -64,7 +65,9 @@ def _translations(armature, body: ArmatureBody, label):
     """((P, 3) float32 translations, [moved part names]): each part's from its parent's bone
     head to its own at rest, in Oni's axes and units; the stored one (TRTA as read) where the
     part's and its parent's heads are where the import put them."""
-    heads = body.rest[:, :3, 3]
+    every = np.empty(3 * len(armature.data.bones), np.float32)
+    armature.data.bones.foreach_get("head_local", every)
+    heads = every.reshape(-1, 3)[[armature.data.bones.find(name) for name in body.names]].astype(np.float64)
     parents = body.parents
     now = (heads - np.where(parents[:, None] >= 0, heads[parents], 0.0)) @ body.axes / body.scale
     if not np.isfinite(now).all() or np.abs(now).max(initial=0.0) > np.finfo(np.float32).max:
@@ -120,7 +123,7 @@ def _scene_part(obj, index, body: ArmatureBody, where, libraries):
     bone = body.names[index]
     placement = _placement(obj, body, index)
     scale, axes = import_frame(mesh, f"{where} mesh '{mesh.name}'", body.scale, body.axes)
-    as_imported = np.abs(placement - np.eye(4)).max() <= PLACED * max(1.0, np.abs(placement[:3, 3]).max()) \
+    as_imported = np.abs(placement - np.eye(4)).max() <= PLACED * max(1.0, np.abs(body.rest[index, :3, 3]).max()) \
         and scale == body.scale and np.array_equal(axes, body.axes)
     placed = ""
     if as_imported:
