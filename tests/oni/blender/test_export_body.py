@@ -224,7 +224,8 @@ def test_a_bare_body_is_written_as_onisplit_wrote_it_without_a_class(tmp_path):
     report = export(tmp_path, [bpy.data.objects["char0"]])
     assert not report.errors and [m.note for m in report.made] == ["unchanged import"]
     assert written(tmp_path) == {"TRBSchar0.oni": open(os.path.join(EXAMPLES, "TRBSchar0.oni"), "rb").read()}
-    assert not any("ONCC" in note for note in report.notes)
+    assert report.notes == ["armature 'char0': no ONCC written: it was not imported from a character class (ONCC); "
+                            "link TRBSchar0 from one (OniSplit's XML of an ONCC: BodySet, BodyTextures)"]
 
 
 # the .blend is saved by the Blender running the tests: the command must be as new
@@ -365,7 +366,7 @@ def test_onisplit_reads_the_kept_bodies_as_written(tmp_path, case):
     name = "char0" if case == "char0_remodelled" else "made"
     path = kept_file(case, f"TRBS{name}.oni", tmp_path)
     body = read_character(path).body
-    with lzma.open(os.path.join(KEPT, "dae", case, f"TRBS{name}.dae.xz")) as f:
+    with lzma.open(os.path.join(KEPT, "dae", case, f"TRBS{name}.dae.xz")) as f:   # OniSplit named it {name}.dae
         parts = collada_parts(f.read())
     assert [part.parent for part in parts] == list(BIPED_PARENTS)
     for part, ours in zip(parts, body.parts):

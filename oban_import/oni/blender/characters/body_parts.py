@@ -18,7 +18,7 @@ from ...io.oban.properties import import_frame
 from ..objects.export import dropped_mesh_edits
 from ..objects.parts import Part, recorded_parts, scene_parts
 from ..objects.textures import texture_name
-from ..shared.materials import slot_textures
+from ..shared.materials import UNTEXTURED, slot_textures
 from .armature_body import ArmatureBody, armature_body
 
 PLACED = 1e-5      # relative: a part's placement on its bone this close to the import's is the import's (float32
@@ -147,6 +147,8 @@ def _scene_part(obj, index, body: ArmatureBody, where, libraries):
     recorded = recorded_parts(mesh, f"{where} mesh '{mesh.name}'")
     source = (recorded[0].file, recorded[0].instance) if recorded else ("", -1)
     name, image = slots[parts[0].slot]
+    if image is None and name == UNTEXTURED:   # the import's material of parts that name no texture
+        name = ""
     return ScenePart(obj, parts[0], name, image, source, placed), dropped_mesh_edits(obj, parts, scene, slots)
 
 
