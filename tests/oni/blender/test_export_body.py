@@ -80,14 +80,27 @@ def mesh_corners(mesh):
     return np.concatenate([mesh.points, mesh.normals, mesh.uvs], axis=1)[mesh.triangles]
 
 
-def assert_same_triangles(ours, theirs, normals=True):
+def assert_same_triangles(ours, theirs, normal_tolerance=0.0):
     """The same triangles in order (each may start at another corner), every value bit for bit
-    (`normals` False: the points and texture coordinates)."""
-    columns = slice(None) if normals else [0, 1, 2, 6, 7]
-    ours, theirs = ours[..., columns], theirs[..., columns]
+    (the normals within `normal_tolerance` where it is not 0)."""
     assert ours.shape == theirs.shape
     turns = np.stack([np.roll(theirs, -r, axis=1) for r in range(3)])
-    assert (turns.view(np.uint32) == ours.view(np.uint32)).all(axis=(2, 3)).any(axis=0).all()
+    if not normal_tolerance:
+        assert (turns.view(np.uint32) == ours.view(np.uint32)).all(axis=(2, 3)).any(axis=0).all()
+        return
+    exact = [0, 1, 2, 6, 7]
+    same = (turns[..., exact].view(np.uint32) == ours[..., exact].view(np.uint32)).all(axis=(2, 3))
+    close = (np.abs(turns[..., 3:6] - ours[..., 3:6]) <= normal_tolerance).all(axis=(2, 3))
+    assert (same & close).any(axis=0).all()
+
+
+def assert_close_corners(ours, theirs):
+    """Imported again: points and texture coordinates within 1e-5, normals within 1e-5 from 4.5
+    (before, Blender encodes each custom normal in its corner's space: 6.6e-3 off measured on
+    4.2's smooth normals of the made body, set again as custom normals)."""
+    assert ours.shape == theirs.shape
+    assert np.abs(ours[..., [0, 1, 2, 6, 7]] - theirs[..., [0, 1, 2, 6, 7]]).max() <= 1e-5
+    assert np.abs(ours[..., 3:6] - theirs[..., 3:6]).max() <= (1e-5 if compat.HAS_FREE_NORMALS else 1e-2)
 
 
 def heads(armature):
@@ -283,8 +296,7 @@ def test_an_edited_body_imported_again_is_the_same(tmp_path):
     again = next(obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj is not armature)
     assert np.allclose(heads(again), heads(armature), atol=1e-6)
     for name in PART_NAMES:
-        theirs, ours = blender_corners(armature, name), blender_corners(again, name)
-        assert ours.shape == theirs.shape and np.allclose(ours, theirs, atol=1e-5), name
+        assert_close_corners(blender_corners(again, name), blender_corners(armature, name))
 
 
 def test_a_body_made_in_blender_reads_back_as_blender_holds_it(tmp_path):
@@ -306,7 +318,7 @@ def test_a_body_made_in_blender_reads_back_as_blender_holds_it(tmp_path):
     again = next(obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj is not armature)
     assert np.allclose(heads(again), heads(armature), atol=1e-6)
     for name in PART_NAMES:
-        assert np.allclose(blender_corners(again, name), blender_corners(armature, name), atol=1e-5), name
+        assert_close_corners(blender_corners(again, name), blender_corners(armature, name))
 
 
 def test_a_part_turned_and_scaled_on_its_bone_is_baked_and_said(tmp_path):
@@ -330,18 +342,18 @@ def test_a_part_turned_and_scaled_on_its_bone_is_baked_and_said(tmp_path):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_kept_cases_are_made_again(tmp_path, case):
     """What each Blender writes of a kept case holds the points, texture coordinates, triangles and
-    translations OniSplit read (tests/data/characters_written/blender/ours); the normals too from
-    4.5 (before, Blender draws a custom normal near the one set) and for the made body (Blender's
-    own, within float32 rounding)."""
+    translations OniSplit read (tests/data/characters_written/blender/ours), and the normals within
+    1e-6 from 4.5 (before, Blender turns the custom normals around a moved point, as the mesh
+    export's tests note, and computes smooth normals otherwise: not compared)."""
     write = tmp_path / "ours"
     export(write, [CASES[case]()])
     name = "char0" if case == "char0_remodelled" else "made"
     mine_path, kept_path = str(write / f"TRBS{name}.oni"), kept_file(case, f"TRBS{name}.oni", tmp_path)
     ours, kept = stored_levels(mine_path, 0, name), stored_levels(kept_path, 0, name)
+    tolerance = 1e-6 if compat.HAS_FREE_NORMALS else 2.0   # before 4.5 moved points turn the normals near them
     for mine, theirs in zip(ours, kept):
         for a, b in zip(mine, theirs):
-            assert_same_triangles(mesh_corners(a), mesh_corners(b), normals=compat.HAS_FREE_NORMALS)
-            assert np.allclose(a.normals, b.normals, atol=1e-6)
+            assert_same_triangles(mesh_corners(a), mesh_corners(b), normal_tolerance=tolerance)
     assert np.array_equal(read_character(mine_path).body.translations, read_character(kept_path).body.translations)
 
 
