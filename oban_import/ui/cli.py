@@ -26,12 +26,13 @@ from ..oni.io.objects.textures import FORMAT_NAMES
 from ..oni.plan import Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
-from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table, furniture_table,
-                      mesh_files_table, object_lists_table, objects_table, sprite_rows, table, trams_table)
-from .options import (CHARACTER_EXPORT_OPTIONS, CLI_DESPITE_EDITS, EXPORT_OPTIONS, IMPORT_OPTIONS, LEVEL_PATCH_FORMAT,
-                      LEVEL_REBUILD_FORMAT, MESH_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS, CharacterExportSettings,
-                      LevelPatchSettings, LevelRebuildSettings, MeshExportSettings, OniExportSettings,
-                      OniImportSettings, SpriteImportSettings, parse_ranges)
+from .listing import (SPRITE_HEADER, body_files_table, characters_table, doors_table, environment_table, format_table,
+                      furniture_table, mesh_files_table, object_lists_table, objects_table, sprite_rows, table,
+                      trams_table)
+from .options import (BODY_FORMAT, CHARACTER_EXPORT_OPTIONS, CLI_DESPITE_EDITS, EXPORT_OPTIONS, IMPORT_OPTIONS,
+                      LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT, MESH_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS,
+                      BodyExportSettings, CharacterExportSettings, LevelPatchSettings, LevelRebuildSettings,
+                      MeshExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, parse_ranges)
 
 PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
@@ -47,7 +48,9 @@ MODES = f"""modes:
                                 its imported levels' shading, flags and textures, in place;
                                 --format level: each imported level as the files OniSplit's
                                 -create:level rebuilds it from, a folder per level; --format mesh:
-                                its mesh objects as M3GM files with their textures' TXMP files
+                                its mesh objects as M3GM files with their textures' TXMP files;
+                                --format body: its character armatures' bodies (TRBS, TRMA, TXMPs,
+                                ONCC)
   IN... --list                  what any mix of files holds, importing nothing (no Blender needed)
 
 examples:
@@ -56,6 +59,7 @@ examples:
   {PROG} export level9.blend -o oban/ --format xml
   {PROG} export level9.blend -o rebuild/ --format level
   {PROG} export level9.blend -o meshes/ --format mesh --objects object03
+  {PROG} export char0.blend -o bodies/ --format body
   {PROG} examples/* --list
 
 `{PROG} IN.prt --help` and `{PROG} export --help` list their own options. A missing
@@ -220,13 +224,16 @@ def export_parser():
     p = _Parser(prog=f"{PROG} export", description="Write the animated objects of a .blend as OBAN files, one per "
                                                    "object, and the actions of its character armatures as TRAM "
                                                    "files, one per action (--format raw: TRAMs as .oni); --format "
-                                                   "mesh: its mesh objects as M3GM files with their textures' TXMPs.",
+                                                   "mesh: its mesh objects as M3GM files with their textures' TXMPs; "
+                                                   "--format body: its character armatures' bodies as TRBS, TRMA, "
+                                                   "TXMP and ONCC files.",
                 epilog=f"example: {PROG} export level9.blend -o oban/ --format xml --objects door")
     p.add_argument("blend", metavar="IN.blend")
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True, help="folder for the files (made if needed)")
     p.add_argument("--objects", nargs="+", metavar="NAME", help="these objects or armatures (default: every "
                                                                 "animated object and character armature; with "
-                                                                "--format mesh, every mesh object)")
+                                                                "--format mesh, every mesh object; with --format "
+                                                                "body, every character armature)")
     taken = {e.flag for e in EXPORT_OPTIONS}
     return add_options(add_options(p, EXPORT_OPTIONS), [o for o in CHARACTER_EXPORT_OPTIONS + (CLI_DESPITE_EDITS,)
                                                         if o.flag and o.flag not in taken])
@@ -263,6 +270,8 @@ def export_main(argv):
         return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
     if args.file_format == MESH_FORMAT:
         return _meshes(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
+    if args.file_format == BODY_FORMAT:
+        return _bodies(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
     armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
     objects = [obj for obj in chosen if obj not in armatures] if args.objects \
         else animated_objects(bpy.context.scene.objects)
@@ -324,6 +333,22 @@ def _meshes(context, args, candidates, missing):
     print_messages(report)
     if report.made:
         print(mesh_files_table(report.made))
+    return 1 if missing or report.errors else 0
+
+
+def _bodies(context, args, candidates, missing):
+    """`export --format body`: each character armature's body set, textures and class."""
+    from ..oni.blender.characters.body_export import export_bodies
+    from ..oni.blender.characters.tram_export import character_armatures
+    armatures = character_armatures(candidates)
+    if not armatures:
+        print(f"{PROG} export: {args.blend} has no character armature" + (" of those named" if args.objects else ""),
+              file=sys.stderr)
+        return 1
+    report = export_bodies(context, armatures, args.output, BodyExportSettings.from_options(args))
+    print_messages(report)
+    if report.made:
+        print(body_files_table(report.made))
     return 1 if missing or report.errors else 0
 
 

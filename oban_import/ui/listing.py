@@ -8,6 +8,8 @@ TRAM_EVENTS = ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "f
                "extents")
 
 from ..oni.engine.environment import quad_groups
+from ..oni.io.characters.body_write import ONCC_LINK_TAGS
+from ..oni.io.characters.model import Body, ClassLinks, TextureList
 from ..oni.io.characters.tram import tram_flag_text
 from ..oni.io.level.model import DOOR_FLAGS, QUAD_FLAGS
 from ..oni.io.level.properties import event_text, flag_counts, flag_names
@@ -40,6 +42,25 @@ def mesh_file_contents(item) -> str:
     if isinstance(item, Mesh):
         return f"{len(item.points)} points, {len(item.triangles)} triangles"
     return f"{item.width} x {item.height} {FORMAT_NAMES.get(item.format, item.format)}"
+
+
+def body_file_contents(item) -> str:
+    """What a file of the body export holds: a body's parts and triangles, a texture list's
+    textures, a class's body and textures, a texture's size and format."""
+    if isinstance(item, Body):
+        meshes = [part.mesh for part in item.parts if part.mesh is not None]
+        return f"{len(item.parts)} parts, {len(meshes)} meshes, {sum(len(m.triangles) for m in meshes)} triangles"
+    if isinstance(item, TextureList):
+        return f"{len(item.textures)} parts, {len(set(filter(None, item.textures)))} textures"
+    if isinstance(item, ClassLinks):
+        return "class of " + ", ".join(name for at, name in item.links.items() if ONCC_LINK_TAGS[at] in ("TRBS", "TRMA"))
+    return mesh_file_contents(item)
+
+
+def body_files_table(made) -> str:
+    """The body export's files (Made each): file, armature, what it holds, how it was made."""
+    return format_table(("file", "armature", "holds", "note"),
+                        [(os.path.basename(m.path), m.block.name, body_file_contents(m.item), m.note) for m in made])
 
 
 def mesh_files_table(made) -> str:

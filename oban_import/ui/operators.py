@@ -8,6 +8,7 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
+from ..oni.blender.characters.body_export import export_bodies
 from ..oni.blender.characters.tram_export import character_armatures, export_characters
 from ..oni.blender.importer import import_files
 from ..oni.blender.level.patch import environment_objects, export_level_patches
@@ -17,11 +18,11 @@ from ..oni.blender.objects.export import export_meshes, mesh_objects
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
-from .listing import mesh_file_contents
-from .options import (CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT, ONI_EXPORT, ONI_IMPORT, ORIENTATION,
-                      SPRITE_IMPORT, CharacterExportSettings, LevelPatchSettings, LevelRebuildSettings,
-                      MeshExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, groups,
-                      parse_ranges)
+from .listing import body_file_contents, mesh_file_contents
+from .options import (BODY_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT, ONI_EXPORT, ONI_IMPORT,
+                      ORIENTATION, SPRITE_IMPORT, BodyExportSettings, CharacterExportSettings, LevelPatchSettings,
+                      LevelRebuildSettings, MeshExportSettings, OniExportSettings, OniImportSettings,
+                      SpriteImportSettings, groups, parse_ranges)
 
 
 def _property(option):
@@ -235,6 +236,20 @@ class ExportMesh(bpy.types.Operator, _ExportDialog):
                            MeshExportSettings.from_options(self), mesh_file_contents, measured=False)
 
 
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+@with_options(BODY_EXPORT.options)
+class ExportBody(bpy.types.Operator, _ExportDialog):
+    """Write each character armature's body as Oni .oni files (TRBS with its five levels of detail,
+    TRMA, TXMPs, and the ONCC it was imported from, linking them): an unchanged import as it was
+    read, bit for bit, edited parts and moved bones as Blender holds them"""
+    bl_idname = BODY_EXPORT.idname
+    bl_label = BODY_EXPORT.button
+
+    def execute(self, context):
+        return self.export(context, character_armatures(self.candidates(context)), "character armature",
+                           export_bodies, BodyExportSettings.from_options(self), body_file_contents, measured=False)
+
+
 def _menu_entry(operator, dialog):
     """A File menu's entry for an operator (`dialog` on it, for the tests to find)."""
     def draw(self, context):
@@ -249,7 +264,8 @@ MENUS = (("TOPBAR_MT_file_import", _menu_entry(ImportOBAN, ONI_IMPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportTRAM, CHARACTER_EXPORT)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportLevelShading, LEVEL_PATCH)),
          ("TOPBAR_MT_file_export", _menu_entry(ExportLevel, LEVEL_REBUILD)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportMesh, MESH_EXPORT)))
+         ("TOPBAR_MT_file_export", _menu_entry(ExportMesh, MESH_EXPORT)),
+         ("TOPBAR_MT_file_export", _menu_entry(ExportBody, BODY_EXPORT)))
 
 
 def _file_handler(idname, label, operator, extensions):
@@ -259,7 +275,8 @@ def _file_handler(idname, label, operator, extensions):
         "bl_file_extensions": extensions, "poll_drop": classmethod(lambda cls, context: compat.poll_drop(context))})
 
 
-classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading, ExportLevel, ExportMesh]
+classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading, ExportLevel, ExportMesh,
+           ExportBody]
 if compat.HAS_FILE_HANDLER:
     classes += [_file_handler("OBAN_FH_import", "Oni files", ImportOBAN, ";".join(EXTENSIONS)),
                 _file_handler("OP2_FH_import", "Outpost 2 sprite animations", ImportOP2Sprites, ".prt")]

@@ -59,6 +59,7 @@ CHARACTER_ANIMATIONS = (
 LEVEL_PATCH_FORMAT = "level-patch"   # the command line's export of levels' shading in place
 LEVEL_REBUILD_FORMAT = "level"       # ... and of levels as OniSplit's rebuild source
 MESH_FORMAT = "mesh"                 # ... and of mesh objects as M3GM and TXMP files
+BODY_FORMAT = "body"                 # ... and of character armatures as their body's files
 EXPORT_FORMATS = (
     ("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
     ("xml", "OniSplit XML", "OBANName.xml"),
@@ -117,7 +118,8 @@ IMPORT_OPTIONS = (
 )
 EXPORT_OPTIONS = (
     Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS,
-           cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT, MESH_FORMAT)),
+           cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT, MESH_FORMAT,
+                      BODY_FORMAT)),
     Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
            "File"),
     Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", 1e-4, "Keys",
@@ -176,10 +178,20 @@ MESH_EXPORT_OPTIONS = (
            minimum=1e-6, maximum=1e6),
     FORWARD, UP,
 )
+BODY_EXPORT_OPTIONS = (
+    Option("use_selection", "Selected Only", "Write the bodies of the selected armatures (else of every character "
+                                             "armature)", True, "File"),
+    replace(DESPITE_EDITS, description="Write a body even where a part's mesh object holds an edit an M3GM cannot "
+                                       "carry, each named in the report (off: such a body is refused)"),
+    Option("global_scale", "Scale", "Blender units per Oni unit, where an armature does not say (one imported by "
+                                    "this add-on keeps its own)", 0.1, "Transform", flag="--scale",
+           minimum=1e-6, maximum=1e6),
+    FORWARD, UP,
+)
 # The command line's --despite-edits serves every export that has it.
-CLI_DESPITE_EDITS = replace(DESPITE_EDITS, description="Write a level (--format level, level-patch) or a mesh "
-                            "object (--format mesh) even where it holds an edit the export cannot carry, each named "
-                            "in the report (off: it is refused)")
+CLI_DESPITE_EDITS = replace(DESPITE_EDITS, description="Write a level (--format level, level-patch), a mesh "
+                            "object (--format mesh) or a body (--format body) even where it holds an edit the export "
+                            "cannot carry, each named in the report (off: it is refused)")
 
 
 SPRITE_OPTIONS = (
@@ -227,7 +239,9 @@ LEVEL_PATCH = Dialog("export_anim.oni_level_shading", "Oni Level Shading (.dat, 
 LEVEL_REBUILD = Dialog("export_anim.oni_level", "Oni Level for OniSplit (.dae, .xml)", "Export Level",
                        LEVEL_REBUILD_OPTIONS)
 MESH_EXPORT = Dialog("export_anim.oni_mesh", "Oni Mesh (.oni)", "Export Mesh", MESH_EXPORT_OPTIONS)
-DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT)
+BODY_EXPORT = Dialog("export_anim.oni_body", "Oni Character Body (.oni)", "Export Body", BODY_EXPORT_OPTIONS)
+DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT,
+           BODY_EXPORT)
 
 
 def parse_ranges(text: str) -> list[int] | None:
@@ -290,6 +304,7 @@ LevelPatchSettings = _settings("LevelPatchSettings", LEVEL_PATCH_OPTIONS, doc="W
 LevelRebuildSettings = _settings("LevelRebuildSettings", LEVEL_REBUILD_OPTIONS,
                                  doc="What an export of levels for OniSplit does.")
 MeshExportSettings = _settings("MeshExportSettings", MESH_EXPORT_OPTIONS, doc="What an export of mesh objects does.")
+BodyExportSettings = _settings("BodyExportSettings", BODY_EXPORT_OPTIONS, doc="What an export of character bodies does.")
 
 
 class SpriteImportSettings(_settings("_SpriteOptions", SPRITE_OPTIONS, SPRITE_FPS)):

@@ -8,11 +8,11 @@ import lzma
 import os
 import re
 import xml.etree.ElementTree as ET
-from typing import NamedTuple
 
 import numpy as np
 import pytest
 from characters_generate import BIPED_PARENTS
+from collada import ColladaPart, collada_parts
 from hashed import hashed
 from paths import DATA
 from test_body_write import opened, sample, stored_levels, texture_names
@@ -25,7 +25,6 @@ from oban_import.oni.io.objects import meshes
 
 HERE = os.path.join(DATA, "characters_written")
 SAMPLES = os.path.join(DATA, "characters", "oni")
-NS = {"c": "http://www.collada.org/2005/11/COLLADASchema"}
 NODE_NAMES = ("pelvis", "left_thigh", "left_calf", "left_foot", "right_thigh", "right_calf", "right_foot", "mid",
               "chest", "neck", "head", "left_shoulder", "left_biceps", "left_wrist", "left_handfist",
               "right_shoulder", "right_biceps", "right_wrist", "right_handfist")   # OniSplit's BodyNode.Names
@@ -111,47 +110,7 @@ def stored(*parts) -> bytes:
         return f.read()
 
 
-# --- OniSplit's Collada, read independently of the add-on ---------------------------------------
-
-class ColladaPart(NamedTuple):
-    name: str
-    parent: int
-    translation: str              # the text OniSplit wrote
-    positions: np.ndarray         # (k, 3) float32, its welded points
-    normals: np.ndarray           # (n, 3) float32, one per vertex
-    texcoords: np.ndarray         # (n, 2) float32
-    corners: np.ndarray           # (t, 3, 3) per triangle corner: position, normal, texcoord index
-    material: str | None
-
-
-def collada_parts(text: bytes) -> list:
-    """The nodes of OniSplit's body Collada depth first (part order), with their geometry."""
-    root = ET.fromstring(text)
-
-    def floats(element, width):
-        return np.array(element.find("c:float_array", NS).text.split(), F32).reshape(-1, width)
-
-    found = []
-
-    def walk(parent_element, parent):
-        for node in parent_element.findall("c:node", NS):
-            geometry = root.find(f"c:library_geometries/c:geometry[@id='{node.get('id')}_geometry']/c:mesh", NS)
-            sources = {s.get("id"): s for s in geometry.findall("c:source", NS)}
-            triangles = geometry.find("c:triangles", NS)
-            inputs = {i.get("semantic"): int(i.get("offset")) for i in triangles.findall("c:input", NS)}
-            assert inputs == {"VERTEX": 0, "NORMAL": 1, "TEXCOORD": 2}
-            material = node.find("c:instance_geometry//c:instance_material", NS)
-            found.append(ColladaPart(node.get("id"), parent, node.find("c:translate", NS).text,
-                                     floats(sources[f"{node.get('id')}_position"], 3),
-                                     floats(sources[f"{node.get('id')}_normal"], 3),
-                                     floats(sources[f"{node.get('id')}_texcoord"], 2),
-                                     np.array(triangles.find("c:p", NS).text.split(), np.int64).reshape(-1, 3, 3),
-                                     None if material is None else material.get("target")[1:]))
-            walk(node, len(found) - 1)
-
-    walk(root.find("c:library_visual_scenes/c:visual_scene", NS), -1)
-    return found
-
+# --- OniSplit's Collada (read by tests/fixtures/collada.py, independently of the add-on) -----------
 
 def f6(value) -> str:
     """A float as OniSplit's Collada writes a node's translation ("{0:f6}")."""
@@ -294,7 +253,8 @@ def test_onisplit_lays_a_body_out_as_we_do(name):
 
 def test_the_folder_holds_what_its_readme_says():
     found = sorted(os.path.relpath(os.path.join(folder, name), HERE)
-                   for folder, _, names in os.walk(HERE) for name in names)
+                   for folder, _, names in os.walk(HERE) for name in names
+                   if not os.path.relpath(folder, HERE).startswith("blender"))   # the Blender export's (its README)
     bodies = [f"TRBS{n}.oni.xz" for n in ("char0_edited", "made")]
     small = [f"{tag}{n}.oni" for tag in ("ONCC", "TRMA") for n in ("char0_edited", "made")]
     assert found == sorted(["README.md"] + [f"{folder}/{f}" for folder in ("ours", "created") for f in bodies + small]

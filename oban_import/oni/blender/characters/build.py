@@ -17,7 +17,8 @@ from ....core.report import Made, Report
 from ....core.runs import bounded_runs
 from ...engine import bones
 from ...io.characters.model import PART_NAMES
-from ...io.characters.properties import BODY, CHARACTER, PARENTS, PARTS, TRANSLATIONS
+from ...io.characters.properties import (BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE,
+                                        CHARACTER_INSTANCE, PARENTS, PARTS, TRANSLATIONS)
 from ...io.characters.read import also_listed, body_file, listers, read_character
 from ...io.characters.tram import OVERLAY
 from ...io.characters.tram_properties import tram_markers, tram_properties
@@ -153,7 +154,9 @@ def _armature(context, character, collection, settings, path):
     collection.objects.link(armature)
     armature.id_properties_ensure().update({
         CHARACTER: character.name, BODY: body.name, PARTS: [part.name for part in body.parts],
-        TRANSLATIONS: body.translations.ravel().tolist(), PARENTS: np.asarray(body.parents).tolist()}
+        TRANSLATIONS: body.translations.ravel().tolist(), PARENTS: np.asarray(body.parents).tolist(),
+        BODY_FILE: body.source, BODY_INSTANCE: body.instance, CHARACTER_FILE: character.source,
+        CHARACTER_INSTANCE: character.instance}
         | import_properties(settings.global_scale, settings.axes, settings.frame_start))
     view_layer = context.view_layer
     active = view_layer.objects.active

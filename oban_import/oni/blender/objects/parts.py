@@ -120,13 +120,16 @@ class SceneMesh:
         return np.flatnonzero(self.parts == part)
 
 
-def scene_parts(obj, label, scale, axes, libraries) -> tuple:
+def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="") -> tuple:
     """([Part] of a mesh object, in order, the SceneMesh they come from): an imported mesh's
     parts by PART_ATTRIBUTE, a mesh made in Blender one part named after the object (as is an
     unnamed part; with others, the object's name and its index, 'door_1_0').
+    `frame`: a (4, 4) map of the mesh's points (and normals) into another frame before the
+    scale and axes are undone (a part placed otherwise on a character's bone): its parts are then
+    made of the faces, an unedited import's noted `placed` (what the placement does).
     ObanError (naming the object and the part) for a part that cannot be written."""
     recorded = recorded_parts(obj.data, f"{label} mesh '{obj.data.name}'")
-    scene = SceneMesh(obj.data, scale, axes, max(len(recorded), 1))
+    scene = SceneMesh(obj.data, scale, axes, max(len(recorded), 1), frame)
     now = part_fingerprints(obj.data, len(recorded)) if recorded else []
     parts = []
     for index, record in enumerate(recorded or [None]):
@@ -142,6 +145,8 @@ def scene_parts(obj, label, scale, axes, libraries) -> tuple:
             note = "new"
         elif record.fingerprint != now[index]:
             note = "edited"
+        elif frame is not None:
+            note = placed
         else:
             part, note = _as_stored(scene, record, name, faces, slot, libraries)
         parts.append(checked(part if part is not None else faces_part(scene, scene.parts == index, name, slot, note,

@@ -3,6 +3,7 @@ textures and its animations (TRAMs), as read.py reads them. The data classes her
 contract with the engine and Blender sides."""
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,6 +22,8 @@ class BodyPart:
 class Body:
     name: str                # the TRBS's name without 'TRBS'
     parts: list              # [BodyPart], in part order
+    source: str = ""         # the file holding the TRBS (absolute), "" for none
+    instance: int = -1       # its descriptor index there
 
     @property
     def parents(self) -> np.ndarray:
@@ -39,3 +42,17 @@ class Character:
     body: Body
     animations: list         # [tram.Tram]: its TRAC's and, recursively, its parents'
     warnings: list = field(default_factory=list)   # e.g. a texture placeholder not found
+    source: str = ""         # the file holding the ONCC (absolute), "" for a bare body
+    instance: int = -1       # its descriptor index there
+
+
+class TextureList(NamedTuple):
+    """A TRMA as read back by the body export: its name and each part's texture (None: none)."""
+    name: str
+    textures: list
+
+
+class ClassLinks(NamedTuple):
+    """An ONCC as read back by the body export: its name and the instances it links ({offset: full name})."""
+    name: str
+    links: dict

@@ -60,7 +60,8 @@ def character_at(library: Library, c: Container, index: int) -> Character:
     body = body_at(library, *_required(library, c, body_link, TRBS_TAG, index, "body set"), textures)
     animations = collection(library, c, animations_link, index, len(body.parts))
     return Character(name=c.short_name(index), body=body, animations=animations,
-                     warnings=list(dict.fromkeys(library.events[before:])))
+                     warnings=list(dict.fromkeys(library.events[before:])), source=os.path.abspath(c.path),
+                     instance=index)
 
 
 def bare_body(library: Library, c: Container, index: int) -> Character:
@@ -96,7 +97,7 @@ def body_at(library: Library, c: Container, index: int, textures: Items | None =
     return Body(name=c.short_name(index), parts=[
         BodyPart(name=PART_NAMES[p] if p < len(PART_NAMES) else f"Part{p}", parent=int(parents[p]),
                  translation=translations.items[p], mesh=_part_mesh(library, geometry, p, textures))
-        for p in range(parts)])
+        for p in range(parts)], source=os.path.abspath(c.path), instance=index)
 
 
 def _part_items(library, c, owner, value, tag, what, parts) -> Items:
