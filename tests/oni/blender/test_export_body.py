@@ -19,8 +19,10 @@ from commands import IN_BPY_MODULE, blender_script, python_module, run
 from hashed import hashed
 from mathutils import Matrix
 from paths import DATA, EXAMPLES
+from test_skinned import joined_sample
 
 from oban_import.blender import compat
+from oban_import.oni.blender.characters.armature_body import armature_body
 from oban_import.oni.blender.characters.body_export import export_bodies
 from oban_import.oni.engine import bones
 from oban_import.oni.engine.to_blender import axes_matrix
@@ -402,6 +404,43 @@ def test_the_kept_folder_holds_what_its_readme_says():
                            + [f"ours/char0_remodelled/{f}" for f in char0] + [f"ours/made/{f}" for f in made])
 
 
+# --- a skinned body: split into its parts ------------------------------------------------------------
+
+def skinned_char0(keep_rigid=()):
+    """(the sample's armature, its parts joined into one skinned mesh (test_skinned), the joined
+    points): the part objects removed but those of `keep_rigid`."""
+    armature = import_char0()
+    obj, joined = joined_sample(armature_body(armature, BodyExportSettings()))
+    for bone in PART_NAMES:
+        if bone not in keep_rigid:
+            bpy.data.objects.remove(on_bone(armature, bone))
+    return armature, obj, joined
+
+
+def test_a_skinned_body_is_written_as_the_parts_it_splits_into(tmp_path):
+    """The sample's parts joined into one mesh the armature deforms (their rigid objects
+    removed): each part written at every level as the split gives it, its points those of the
+    imported part within float32 rounding of the join (test_skinned), the rest as imported."""
+    armature, obj, joined = skinned_char0()
+    body = armature_body(armature, BodyExportSettings())
+    report = export(tmp_path, [armature])
+    assert not report.errors and len(report.made) == 2, (report.errors, report.made)   # TRBS, ONCC: no texture shown
+    pelvis = len(read_character(os.path.join(EXAMPLES, "ONCCchar0.oni")).body.parts[0].mesh.triangles)
+    assert any(f"object 'skinned char0': split into the body's parts, faces per part: Pelvis {pelvis}," in note
+               for note in report.notes), report.notes
+    back = read_character(tmp_path / "ONCCchar0.oni").body
+    assert np.array_equal(back.translations, read_character(os.path.join(EXAMPLES, "ONCCchar0.oni")).body.translations)
+    reach = np.float32(np.abs(joined).max())
+    levels = stored_levels(str(tmp_path / "TRBSchar0.oni"), 0, "char0")
+    for index, name in enumerate(body.names):
+        mesh = back.parts[index].mesh
+        original = read_character(os.path.join(EXAMPLES, "ONCCchar0.oni")).body.parts[index].mesh
+        corners = mesh.points[mesh.triangles]
+        tolerance = np.spacing(reach) / 2 / body.scale + np.spacing(np.float32(np.abs(original.points).max()))
+        assert np.abs(corners - original.points[original.triangles]).max() <= tolerance, name
+        assert all(level[index] is not None and np.array_equal(level[index].points, mesh.points) for level in levels)
+
+
 # --- what a body cannot hold: refused, naming it ----------------------------------------------------
 
 def extra_bone():
@@ -441,13 +480,16 @@ def two_on_one_part():
     return armature, "are both on bone 'Neck': a part has one mesh"
 
 
-def skinned():
-    armature = import_char0()
-    obj = bpy.data.objects.new("skin", bpy.data.meshes.new("skin"))
-    bpy.context.scene.collection.objects.link(obj)
-    obj.parent = armature
-    obj.modifiers.new("Armature", "ARMATURE").object = armature
-    return armature, "armature 'char0': object 'skin': is deformed by the armature"
+def skinned_with_a_stray_group():
+    armature, obj, _ = skinned_char0()
+    obj.vertex_groups.new(name="Hat").add([0], 0.5, "REPLACE")
+    return armature, "armature 'char0' object 'skinned char0': vertex group 'Hat' holds weight but names no part"
+
+
+def skinned_beside_a_rigid_part():
+    armature, _, _ = skinned_char0(keep_rigid=["Pelvis"])
+    return armature, ("armature 'char0': object 'skinned char0': gives faces to part 'Pelvis', which object "
+                      "'char0 Pelvis' is too")
 
 
 def a_modifier():
@@ -457,7 +499,8 @@ def a_modifier():
 
 
 REFUSALS = {"extra_bone": extra_bone, "nan_point": nan_point, "too_many_points": too_many_points,
-            "two_on_one_part": two_on_one_part, "skinned": skinned, "a_modifier": a_modifier}
+            "two_on_one_part": two_on_one_part, "skinned_with_a_stray_group": skinned_with_a_stray_group,
+            "skinned_beside_a_rigid_part": skinned_beside_a_rigid_part, "a_modifier": a_modifier}
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))

@@ -221,15 +221,18 @@ def test_a_mesh_the_armature_does_not_deform_is_refused(body):
         skinned_parts(obj, body, "test")
 
 
-def test_modifiers_and_shape_keys_are_named_as_not_applied(body):
+def test_modifiers_shape_keys_and_colours_are_named_as_not_applied(body):
     obj, _ = placed_grid(body, "modifier")
     plain = skinned_parts(obj, body, "test")
     obj.modifiers.new("Smooth", "SUBSURF")
     obj.shape_key_add(name="Basis")
     obj.shape_key_add(name="Smile").data[0].co = (5.0, 5.0, 5.0)
+    obj.data.color_attributes.new("Paint", "BYTE_COLOR", "CORNER")
     split = skinned_parts(obj, body, "test")
-    assert "test object 'skinned grid': its modifiers 'Smooth' are not applied" in split.notes[0]
-    assert "its shape keys are not applied" in split.notes[1]
+    assert split.dropped == ["its modifiers 'Smooth' are not applied (its parts are the mesh's own faces)",
+                             "its shape keys 'Smile' are not applied (its parts are its rest shape)",
+                             "its colour attributes 'Paint' are not written (an M3GM holds no colours)"]
+    assert not plain.dropped
     for got, wanted in zip(split.parts, plain.parts):     # the rest shape, not the key's
         np.testing.assert_array_equal(got.points, wanted.points)
 

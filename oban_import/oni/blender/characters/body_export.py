@@ -104,7 +104,7 @@ def _job(armature, settings, libraries, encoded, report):
         report.errors.append(str(error))
         return None
     report.warnings += [f"{label}: {edit}; written without it" for edit in scene.dropped]
-    report.notes += notes + [f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): {part.placed}"
+    report.notes += scene.notes + notes + [f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): {part.placed}"
                              for index, part in scene.parts.items() if part.placed]
     return _Job(armature, label, files)
 

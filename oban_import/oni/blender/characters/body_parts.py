@@ -4,7 +4,8 @@ from the mesh object parented to its bone, its points at rest in the part's own 
 (objects/parts.py's Part): p = A^T (x_rest - head) / s, where x_rest is the point in armature
 space through the bone's rest matrix, its tail, the object's parent inverse and basis. An object
 placed on its bone as the import placed it is read as the mesh export reads it (an unedited
-one as stored); any other placement is baked into its points and normals, and said."""
+one as stored); any other placement is baked into its points and normals, and said. A mesh the
+armature deforms (skinned) is split into parts (skinned.py)."""
 
 from dataclasses import dataclass
 
@@ -12,6 +13,7 @@ import bpy
 import numpy as np
 
 from ....core.errors import ObanError
+from ....core.report import listed
 from ...engine import bones
 from ...io.characters.properties import TRANSLATIONS
 from ...io.oban.properties import import_frame
@@ -20,6 +22,7 @@ from ..objects.parts import Part, recorded_parts, scene_parts
 from ..objects.textures import texture_name
 from ..shared.materials import UNTEXTURED, slot_textures
 from .armature_body import ArmatureBody, armature_body
+from .skinned import skinned_parts
 
 PLACED = 1e-5      # relative: a part's placement on its bone this close to the import's is the import's (float32
                    # bone matrices and parent inverses leave about 1e-6)
@@ -46,6 +49,7 @@ class SceneBody:
     moved: list               # the parts whose translation is not the one stored
     parts: dict               # {part index: ScenePart}
     dropped: list             # what the part objects show that a body cannot hold
+    notes: list               # how skinned meshes were split
 
 
 def scene_body(armature, settings, libraries) -> SceneBody:
@@ -54,11 +58,26 @@ def scene_body(armature, settings, libraries) -> SceneBody:
     body = armature_body(armature, settings)
     label = f"armature '{armature.name}'"
     translations, moved = _translations(armature, body, label)
-    parts, dropped = {}, []
-    for index, obj in _part_objects(armature, body, label).items():
+    rigid, skinned = _part_objects(armature, body, label)
+    parts, dropped, notes = {}, [], []
+    for index, obj in rigid.items():
         parts[index], edits = _scene_part(obj, index, body, f"{label} object '{obj.name}'", libraries)
         dropped += [f"object '{obj.name}': {edit}" for edit in edits]
-    return SceneBody(body, label, translations, moved, parts, dropped)
+    for obj in skinned:
+        split = skinned_parts(obj, body, label)
+        slots = _slots(obj.data)
+        for index, part in enumerate(split.parts):
+            if part is not None and index in parts:
+                raise ObanError(f"{label}: object '{obj.name}'", f"gives faces to part '{body.names[index]}', which "
+                                                                 f"object '{parts[index].obj.name}' is too: a part has "
+                                                                 f"one mesh; join them (Object > Join)")
+            if part is not None:
+                name, image = slots[part.slot]
+                parts[index] = ScenePart(obj, part, name, image, ("", -1), "")
+                dropped += _textures_shown(obj, body.names[index], split, index, slots)
+        dropped += [f"object '{obj.name}': {edit}" for edit in split.dropped]
+        notes += split.notes
+    return SceneBody(body, label, translations, moved, dict(sorted(parts.items())), dropped, notes)
 
 
 def _translations(armature, body: ArmatureBody, label):
@@ -82,23 +101,21 @@ def _translations(armature, body: ArmatureBody, label):
     return chosen, [name for name, m in zip(body.names, moved.tolist()) if m]
 
 
-def _part_objects(armature, body: ArmatureBody, label) -> dict:
-    """{part index: the mesh object parented to its bone}. ObanError naming the object for one
-    on a bone that is not a part, on the armature itself, deformed by it (skinned), or sharing
-    a part with another."""
-    found = {}
+def _part_objects(armature, body: ArmatureBody, label) -> tuple:
+    """({part index: the mesh object parented to its bone}, [the mesh objects the armature
+    deforms]). ObanError naming the object for one on a bone that is not a part, on the armature
+    itself but neither on a bone nor deformed by it, or sharing a part with another."""
+    found, skinned = {}, []
     deformed = [obj for obj in bpy.data.objects if obj.type == "MESH" and obj.users_scene and obj.parent != armature
                 and _deformed_by(obj, armature)]
     for obj in [obj for obj in armature.children if obj.type == "MESH"] + deformed:
         where = f"{label}: object '{obj.name}'"
         if _deformed_by(obj, armature):
-            # the place for skinned.skinned_parts(obj, body, label) (docs/characters.md, issue 46 item 3)
-            raise ObanError(where, "is deformed by the armature (an Armature modifier, or parented to the armature "
-                                   "as a whole): skinned meshes are not split yet; parent each part's mesh to its "
-                                   "bone (Parent: Bone) instead")
+            skinned.append(obj)
+            continue
         if obj.parent_type != "BONE":
             raise ObanError(where, f"is parented to the armature but not to a bone (parent type {obj.parent_type}); "
-                                   f"parent it to its part's bone")
+                                   f"parent it to its part's bone, or deform it by the armature (skinned)")
         if obj.parent_bone not in body.names:
             raise ObanError(where, f"is parented to bone '{obj.parent_bone}', which is not one of the body's "
                                    f"parts; parent it to a part's bone, or unparent it")
@@ -107,7 +124,7 @@ def _part_objects(armature, body: ArmatureBody, label) -> dict:
             raise ObanError(where, f"and object '{found[index].name}' are both on bone '{obj.parent_bone}': a part "
                                    f"has one mesh; join them (Object > Join)")
         found[index] = obj
-    return dict(sorted(found.items()))
+    return dict(sorted(found.items())), skinned
 
 
 def _deformed_by(obj, armature) -> bool:
@@ -141,15 +158,31 @@ def _scene_part(obj, index, body: ArmatureBody, where, libraries):
     if len(parts) != 1:
         raise ObanError(where, f"holds {len(parts)} M3GM parts; a body part is one mesh (join them, or put each "
                                f"on its own bone)")
-    images = slot_textures(mesh)[1]
-    slots = [(texture_name(material, image), image) for material, image in zip(list(mesh.materials) or [None],
-                                                                                images)]
+    slots = _slots(mesh)
     recorded = recorded_parts(mesh, f"{where} mesh '{mesh.name}'")
     source = (recorded[0].file, recorded[0].instance) if recorded else ("", -1)
     name, image = slots[parts[0].slot]
-    if image is None and name == UNTEXTURED:   # the import's material of parts that name no texture
-        name = ""
     return ScenePart(obj, parts[0], name, image, source, placed), dropped_mesh_edits(obj, parts, scene, slots)
+
+
+def _textures_shown(obj, name, split, index, slots) -> list:
+    """The dropped edit of a skinned mesh's part whose faces show several textures, or []."""
+    shown = {(slots[s][0], slots[s][1].name if slots[s][1] else ""): None
+             for s in np.unique(split.face_slots[split.face_parts == index]).tolist()}
+    if len(shown) < 2:
+        return []
+    return [f"object '{obj.name}' part '{name}': its faces show {len(shown)} textures "
+            f"({listed([texture or 'none' for texture, _ in shown])}); an M3GM shows one (written with "
+            f"'{slots[split.parts[index].slot][0] or 'none'}', its most faces')"]
+
+
+def _slots(mesh) -> list:
+    """(texture name, image) per material slot of `mesh` ('' for the import's material of parts
+    that name no texture)."""
+    images = slot_textures(mesh)[1]
+    return [("" if image is None and name == UNTEXTURED else name, image)
+            for name, image in ((texture_name(material, image), image)
+                                for material, image in zip(list(mesh.materials) or [None], images))]
 
 
 def _placement(obj, body: ArmatureBody, index) -> np.ndarray:

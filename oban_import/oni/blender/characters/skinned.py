@@ -22,9 +22,11 @@ NO_PART = -1        # the part of a vertex or corner without weight, of a group 
 class SkinnedParts:
     parts: list                 # per part of the body, in order: its Part, None where no face goes to it
     face_parts: np.ndarray      # (faces,) int32: the part each face of the mesh goes to
+    face_slots: np.ndarray      # (faces,) the material slot each face shows
     faces: np.ndarray           # (parts,) int64: how many faces go to each part
     disagreeing: int            # faces whose corners' heaviest groups name more than one part
     notes: list                 # what the report says of the split
+    dropped: list               # what the object shows that its parts cannot hold (not applied)
 
 
 def skinned_parts(obj, body, label) -> SkinnedParts:
@@ -36,18 +38,18 @@ def skinned_parts(obj, body, label) -> SkinnedParts:
     space at rest. ObanError naming the object and the group, face or part: a vertex group with
     weight that names no part, a face without weight, a part larger than the engine draws."""
     where = f"{label} object '{obj.name}'"
-    notes = _unapplied(obj, body.armature, where)
+    dropped = _unapplied(obj, body.armature, where)
     if obj.mode != "EDIT":
-        return _split(obj, obj.data, body, where, notes)
+        return _split(obj, obj.data, body, where, dropped)
     obj.update_from_editmode()      # the mesh as the user sees it, read from a copy (an edit-mode
     mesh = obj.data.copy()          # mesh reads no UVs, and evaluates from its edit data)
     try:
-        return _split(obj, mesh, body, where, notes)
+        return _split(obj, mesh, body, where, dropped)
     finally:
         bpy.data.meshes.remove(mesh)
 
 
-def _split(obj, mesh, body, where, notes) -> SkinnedParts:
+def _split(obj, mesh, body, where, dropped) -> SkinnedParts:
     """skinned_parts of `obj` showing `mesh`."""
     weights = vertex_weights(mesh, [group.name for group in obj.vertex_groups], where)
     group_parts = _group_parts(obj, body.names, weights, where)
@@ -69,28 +71,31 @@ def _split(obj, mesh, body, where, notes) -> SkinnedParts:
     parts = [_part(scene, face_parts == index, obj, name, body.rest[index, :3, 3], where) if faces[index] else None
              for index, name in enumerate(body.names)]
     disagreeing = int((named > 1).sum())
-    notes += _split_notes(where, body.names, faces, disagreeing, partly)
-    return SkinnedParts(parts, face_parts, faces, disagreeing, notes)
+    return SkinnedParts(parts, face_parts, scene.slots, faces, disagreeing,
+                        _split_notes(where, body.names, faces, disagreeing, partly), dropped)
 
 
 def _unapplied(obj, armature, where) -> list:
-    """Notes of what deforms `obj` besides the armature at rest (not applied: its parts are its
-    mesh's own faces and points); ObanError where it is no mesh the armature deforms."""
+    """What deforms `obj` besides the armature at rest, not applied (its parts are its mesh's own
+    faces and points) nor held by an M3GM; ObanError where it is no mesh the armature deforms."""
     if obj.type != "MESH":
         raise ObanError(where, f"is a {obj.type.lower()}, not a mesh")
     deforming = [modifier for modifier in obj.modifiers if modifier.type == "ARMATURE" and modifier.object == armature]
     if not deforming and not (obj.parent == armature and obj.parent_type == "ARMATURE"):
         raise ObanError(where, f"is not deformed by armature '{armature.name}' (no Armature modifier of it, not "
                                f"parented to it with Armature Deform)")
-    notes = []
-    others = [modifier.name for modifier in obj.modifiers if modifier not in deforming]
+    dropped = []
+    others = [modifier.name for modifier in obj.modifiers if modifier not in deforming and modifier.show_viewport]
     if others:
-        notes.append(f"{where}: its modifiers {listed(others)} are not applied: its parts are the mesh's own faces")
+        dropped.append(f"its modifiers {listed(others)} are not applied (its parts are the mesh's own faces)")
     keys = obj.data.shape_keys
     if keys is not None and len(keys.key_blocks) > 1:
-        notes.append(f"{where}: its shape keys are not applied: its parts are the mesh's own points (its rest "
-                     f"shape)")
-    return notes
+        dropped.append(f"its shape keys {listed([key.name for key in keys.key_blocks[1:]])} are not applied (its "
+                       f"parts are its rest shape)")
+    colours = [attribute.name for attribute in obj.data.color_attributes]
+    if colours:
+        dropped.append(f"its colour attributes {listed(colours)} are not written (an M3GM holds no colours)")
+    return dropped
 
 
 def _group_parts(obj, names, weights, where) -> np.ndarray:
