@@ -98,8 +98,22 @@ def _job(obj, settings, libraries, encoded, report):
 
 
 def _dropped_edits(obj, parts, scene, slots) -> list:
-    """What the object shows that its M3GMs cannot hold: modifiers, shape keys, colours, a
-    part whose faces show several textures."""
+    """What the object shows that its M3GMs cannot hold: unheld_edits', a part whose faces
+    show several textures."""
+    edits = unheld_edits(obj)
+    for index, part in enumerate(parts):
+        shown = {(slots[s][0], slots[s][1].name if slots[s][1] else ""): None
+                 for s in np.unique(scene.slots[scene.faces_of(index)]).tolist()}
+        if len(shown) > 1:
+            edits.append(f"part '{part.name}': its faces show {len(shown)} textures "
+                         f"({listed([name or 'none' for name, _ in shown])}); an M3GM shows one (written with "
+                         f"'{slots[part.slot][0] or 'none'}', its most faces')")
+    return edits
+
+
+def unheld_edits(obj) -> list:
+    """What a mesh object shows that no M3GM holds: modifiers, shape keys, colours (the level
+    rebuild names them of a door leaf too)."""
     mesh, edits = obj.data, []
     modifiers = [m.name for m in obj.modifiers if m.show_viewport]
     if modifiers:
@@ -110,13 +124,6 @@ def _dropped_edits(obj, parts, scene, slots) -> list:
     colours = [attribute.name for attribute in mesh.color_attributes]
     if colours:
         edits.append(f"its colour attributes {listed(colours)} are not written (an M3GM holds no colours)")
-    for index, part in enumerate(parts):
-        shown = {(slots[s][0], slots[s][1].name if slots[s][1] else ""): None
-                 for s in np.unique(scene.slots[scene.faces_of(index)]).tolist()}
-        if len(shown) > 1:
-            edits.append(f"part '{part.name}': its faces show {len(shown)} textures "
-                         f"({listed([name or 'none' for name, _ in shown])}); an M3GM shows one (written with "
-                         f"'{slots[part.slot][0] or 'none'}', its most faces')")
     return edits
 
 

@@ -22,7 +22,9 @@ from ..shared.meshes import converted_normals
 
 MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a mesh (BFW_Motoko.h, M3cMaxObjVertices)
 MAX_TRIANGLES = 4095    # ... and fewer than 4096 face normals (M3cMaxObjTris)
+AS_READ = 1e-5          # relative: a point or texture coordinate this close to what was read is what was read
 UNCHANGED = "unchanged import"
+EDITED, NORMALS_EDITED = "edited", "edited (its normals)"
 
 
 @dataclass
@@ -43,6 +45,11 @@ class Part:
     @property
     def stored(self) -> bool:
         return self.note == UNCHANGED
+
+    @property
+    def edited(self) -> bool:
+        """Whether the user changed it since the import (not merely re-made of a source gone)."""
+        return self.note in (EDITED, NORMALS_EDITED)
 
     def file_bytes(self, texture_name: str) -> bytes:
         return mesh_file_bytes(self.name, self.points, self.normals, self.uvs, self.strips, self.face_normals,
@@ -93,6 +100,7 @@ class SceneMesh:
         self.uvs = corner_uvs(mesh).astype(np.float64)
         self.uvs[:, 1] = 1.0 - self.uvs[:, 1]                                           # Direct3D v
         self.drawn = compat.corner_normals(mesh)                                        # Blender's axes
+        self.normals = (self.drawn.astype(np.float64) @ self.axes).astype(np.float32)    # Oni's
         self.parts = face_parts(mesh, parts)
         self.slots = np.clip(face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(len(mesh.polygons), np.int32)), 0,
                              max(len(mesh.materials) - 1, 0))
@@ -106,14 +114,35 @@ class SceneMesh:
     def faces_of(self, part: int) -> np.ndarray:
         return np.flatnonzero(self.parts == part)
 
+    def keep_as_read(self, meshes) -> None:
+        """Each of the first points (the import numbered the `meshes`' points in order, a vertex
+        each) within AS_READ of its point as read takes that point; each corner of such a
+        vertex its texture coordinate where within AS_READ, its normal where drawn within
+        compat.CUSTOM_NORMAL_ERROR of the one set: what was not moved is written as read."""
+        points, normals, uvs = (np.concatenate([getattr(m, key) for m in meshes]) for key in ("points", "normals",
+                                                                                               "uvs"))
+        count = min(len(points), len(self.points))
+        close = _close(self.points[:count], points[:count])
+        self.points[:count][close] = points[:count][close]
+        known = self.corner_point < len(points)
+        vertex = np.where(known, self.corner_point, 0)
+        close = known & _close(self.uvs, uvs[vertex])
+        self.uvs[close] = uvs[vertex][close]
+        drawn = converted_normals(normals, self.axes)[vertex]
+        close = known & (np.abs(self.drawn - drawn).max(axis=1, initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
+        self.normals[close] = normals[vertex][close]
 
-def scene_parts(obj, label, scale, axes, libraries) -> tuple:
+
+def scene_parts(obj, label, scale, axes, libraries, as_read=None) -> tuple:
     """([Part] of a mesh object, in order, the SceneMesh they come from): an imported mesh's
     parts by PART_ATTRIBUTE, a mesh made in Blender one part named after the object (as is an
-    unnamed part; with others, the object's name and its index, 'door_1_0').
-    ObanError (naming the object and the part) for a part that cannot be written."""
+    unnamed part; with others, the object's name and its index, 'door_1_0'). `as_read`: the
+    [Mesh] the import's points were (SceneMesh.keep_as_read), for the level rebuild's door
+    leaves. ObanError (naming the object and the part) for a part that cannot be written."""
     recorded = recorded_parts(obj.data, f"{label} mesh '{obj.data.name}'")
     scene = SceneMesh(obj.data, scale, axes, max(len(recorded), 1))
+    if as_read:
+        scene.keep_as_read(as_read)
     now = part_fingerprints(obj.data, len(recorded)) if recorded else []
     parts = []
     for index, record in enumerate(recorded or [None]):
@@ -128,7 +157,7 @@ def scene_parts(obj, label, scale, axes, libraries) -> tuple:
         if record is None:
             note = "new"
         elif record.fingerprint != now[index]:
-            note = "edited"
+            note = EDITED
         else:
             part, note = _as_stored(scene, record, name, faces, slot, libraries)
         parts.append(_checked(part if part is not None else _from_faces(scene, index, name, slot, note, where),
@@ -147,7 +176,7 @@ def _as_stored(scene, record, name, faces, slot, libraries):
     if stored.stored_fingerprint() != record.stored:
         return None, f"as the scene holds it: {record.file} holds other arrays for it now"
     if not _normals_as_set(scene, stored, faces):
-        return None, "edited (its normals)"
+        return None, NORMALS_EDITED
     return Part(name, stored.points, stored.normals, stored.uvs, stored.triangles, stored.strips,
                 stored.face_normals, stored.face_normal_indices, slot, UNCHANGED), UNCHANGED
 
@@ -174,7 +203,7 @@ def _from_faces(scene, index, name, slot, note, where) -> Part:
     corners = triangles.ravel()
     point = scene.corner_point[corners]
     uvs = scene.uvs[corners].astype(np.float32)
-    normals = (scene.drawn[corners].astype(np.float64) @ scene.axes).astype(np.float32)
+    normals = scene.normals[corners]
     _check_finite(where, scene.points[point], point, "the point of vertex")
     _check_finite(where, uvs, corners, "the texture coordinate of corner")
     _check_finite(where, normals, corners, "the normal of corner")
@@ -191,6 +220,11 @@ def _from_faces(scene, index, name, slot, note, where) -> Part:
     strips, face_normals, face_normal_indices = triangle_strips(name, points, faces)
     return Part(name, points, normals[chosen], uvs[chosen], faces, strips, face_normals, face_normal_indices,
                 slot, note)
+
+
+def _close(values, read) -> np.ndarray:
+    """(n,) whether each row of `values` is within AS_READ of `read`'s (relative, at least 1)."""
+    return (np.abs(values - read) <= AS_READ * np.maximum(1.0, np.abs(read))).all(axis=1)
 
 
 def _check_finite(where, values, items, what):
