@@ -7,6 +7,7 @@ remodelled_door: OniSplit's rebuild of `remodel()`'s export, whose leaves have t
 
 import lzma
 import os
+import re
 
 import bpy
 import numpy as np
@@ -197,3 +198,33 @@ def test_onisplits_level_of_remodelled_leaves_holds_their_points(tmp_path, level
         for ours, theirs in zip(leaves[name].meshes, sample[name].meshes, strict=True):
             np.testing.assert_array_equal(ours.points, theirs.points)
     np.testing.assert_array_equal(class_meshes(built, "dr_offc")[0].points, office[0].points)
+
+
+def test_furnitures_gunk_edited_is_named(tmp_path, level):
+    """Furniture has no mesh of its own where the level has an environment: its gunk is faces of
+    the environment, which the rebuild does not write (OniSplit makes them again of the class,
+    shaded 207 grey). Crate 13's first gunk face moved up and another's deleted: both named,
+    the level refused; with Despite Edits written, each a warning."""
+    import bmesh   # after bpy, which brings it
+    mesh = bpy.data.objects["level5 environment"].data
+    tags = np.empty(len(mesh.polygons), np.int32)
+    mesh.attributes["oni_object_tag"].data.foreach_get("value", tags)
+    crate = np.flatnonzero(tags == (5 << 24 | 13))
+    assert len(crate) > 2
+    bm = bmesh.new()
+    bm.from_mesh(mesh)
+    bm.faces.ensure_lookup_table()
+    bmesh.ops.translate(bm, vec=(0, 0, 0.5), verts=list(bm.faces[int(crate[0])].verts))
+    bmesh.ops.delete(bm, geom=[bm.faces[int(crate[-1])]], context="FACES_ONLY")
+    bm.to_mesh(mesh)
+    bm.free()
+    report = rebuild(tmp_path)
+    assert not report.made and len(report.errors) == 1, report.errors
+    said = report.errors[0]
+    assert f"the gunk of furniture 13 was edited (object 'level5 environment' faces {crate[0]}, " in said, said
+    assert re.search(r"\) moved or re-shaped; quads \d+ deleted\): the rebuild makes", said), said
+    assert "furniture's re-modelling is not carried" in said and "furniture 14" not in said, said
+    report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "despite"),
+                                   LevelRebuildSettings(use_selection=False, despite_edits=True))
+    assert not report.errors and report.made
+    assert sum("left out" in w and "the gunk of furniture 13" in w for w in report.warnings) == 1, report.warnings

@@ -27,6 +27,7 @@ from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MA
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
 from ..shared.materials import NOT_IN_A_NAME
+from .rebuild_gunk import edited_gunk
 from .rebuild_leaves import remodelled_classes
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
 from .rebuild_textures import MAX_NAME, new_textures, onisplit_size, painted_textures
@@ -163,7 +164,8 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     if refused:
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
-                                remodelled_leaves), despite, warnings, "rebuilt")
+                                remodelled_leaves) + edited_gunk(faces, source.environment, SAME),
+            despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes + remodel_notes]
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
     renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
