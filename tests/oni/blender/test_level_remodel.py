@@ -228,3 +228,23 @@ def test_furnitures_gunk_edited_is_named(tmp_path, level):
                                    LevelRebuildSettings(use_selection=False, despite_edits=True))
     assert not report.errors and report.made
     assert sum("left out" in w and "the gunk of furniture 13" in w for w in report.warnings) == 1, report.warnings
+
+
+def test_a_leaf_given_another_texture_is_named(tmp_path, level):
+    """A leaf shows its door's Texture1 or Texture2 (the object list's), else its class M3GM's:
+    a re-modelled leaf's faces given another material are named, refused unless Despite Edits
+    (then the class M3GM is written with the class's texture)."""
+    mesh = bpy.data.objects[OFFICE].data
+    material = bpy.data.materials.new("other")
+    material["oni_texture_name"] = "DOORTEX_A"
+    mesh.materials.append(material)
+    mesh.polygons.foreach_set("material_index", np.full(len(mesh.polygons), 1, np.int32))
+    mesh.update()
+    report = rebuild(tmp_path)
+    assert not report.made and "object 'door_8': part 0 shows texture 'DOORTEX_A', not 'dr_offc_tex' as imported" \
+        in report.errors[0], report.errors
+    report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "despite"),
+                                   LevelRebuildSettings(use_selection=False, despite_edits=True))
+    assert not report.errors and any("left out" in w and "DOORTEX_A" in w for w in report.warnings)
+    office = read_mesh_file(str(tmp_path / "despite" / "level5" / "classes" / "M3GMdr_offc_panel.oni"))
+    assert office.texture_name == "dr_offc_tex"

@@ -153,7 +153,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     animations, wrong = door_animations(context, doors, frame)
     refused += wrong
     classes.update(animations)
-    remodelled, remodel_notes, wrong, remodelled_leaves = remodelled_classes(
+    remodelled, remodel_notes, wrong, remodelled_leaves, retextured = remodelled_classes(
         doors, source.door_classes, source.furniture_classes, classes, frame)
     refused += wrong
     classes.update(remodelled)
@@ -164,7 +164,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     if refused:
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
-                                remodelled_leaves) + edited_gunk(faces, source.environment, SAME),
+                                remodelled_leaves) + retextured + edited_gunk(faces, source.environment, SAME),
             despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes + remodel_notes]
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]

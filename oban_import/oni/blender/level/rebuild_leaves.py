@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 
 from ....core.errors import ObanError
+from ....core.report import listed
 from ...io.container.library import Libraries
 from ...io.level.properties import door_fields
 from ...io.level_rebuild.class_files import class_file_name
@@ -18,6 +19,7 @@ from ...io.oban.properties import import_frame
 from ...io.objects.read import stored_mesh
 from ..objects.parts import recorded_parts, scene_parts
 from ..shared.fingerprints import mesh_edited
+from ..shared.materials import slot_textures
 from .scene import leaves_of
 
 
@@ -33,12 +35,12 @@ class _Shown:
 def remodelled_classes(doors, door_classes, furniture_classes, classes, frame):
     """({class file: bytes} of each M3GM of a door class's first geometry whose leaves show it
     edited, [notes: what was written from which leaf], [refusals], {names of the leaves whose
-    edits these carry}). `doors`: the level's door Empties (their leaves their children);
+    edits these carry}, [edits dropped: a re-modelled leaf's part showing another texture]). `doors`: the level's door Empties (their leaves their children);
     `door_classes`, `furniture_classes`: the level's, by name (io/level/model.py); `classes`:
     the class files the rebuild writes; `frame`: (scale, axes) where a mesh does not say.
     A door whose fields are wrong, or whose class is not the level's, is refused elsewhere
     (rebuild_objects.scene_objects)."""
-    shown, refused = {}, []
+    shown, refused, dropped = {}, [], []
     with Libraries() as libraries:
         for door in doors:
             try:
@@ -47,8 +49,10 @@ def remodelled_classes(doors, door_classes, furniture_classes, classes, frame):
                 continue
             for leaf in leaves_of([door]) if door_class is not None else []:
                 try:
-                    for shown_mesh in _leaf_meshes(leaf, door_class, classes, frame, libraries):
+                    meshes, retextured = _leaf_meshes(leaf, door_class, classes, frame, libraries)
+                    for shown_mesh in meshes:
                         shown.setdefault(class_file_name("M3GM" + shown_mesh.mesh), []).append(shown_mesh)
+                    dropped += retextured
                 except ObanError as error:
                     refused.append(str(error))
     furniture = {element.mesh_name: name for name, geometry in furniture_classes.items()
@@ -71,17 +75,19 @@ def remodelled_classes(doors, door_classes, furniture_classes, classes, frame):
             files[file] = edited.data
             carried.update(one.leaf for one in seen)
             notes.append(f"{where} written from object '{edited.leaf}' (re-modelled)")
-    return files, notes, refused, carried
+    return files, notes, refused, carried, dropped
 
 
 def _leaf_meshes(leaf, door_class, classes, frame, libraries) -> list:
-    """[_Shown] of each named M3GM of the class's first geometry as `leaf` shows it; ObanError
-    where it was edited and what it shows cannot be written as that geometry."""
+    """([_Shown] of each named M3GM of the class's first geometry as `leaf` shows it, [its parts
+    showing a texture other than the one imported: the door's Texture1 or Texture2, or the
+    class M3GM's, which the rebuild keeps]); ObanError where it was edited and what it shows
+    cannot be written as that geometry."""
     label = f"object '{leaf.name}'"
     geometry = door_class.geometries[0]
     elements = geometry.elements if geometry is not None else []
     if not mesh_edited(leaf.data):
-        return [_Shown(leaf.name, door_class.name, e.mesh_name, None) for e in elements if e.mesh_name]
+        return [_Shown(leaf.name, door_class.name, e.mesh_name, None) for e in elements if e.mesh_name], []
     mesh = leaf.data
     recorded = recorded_parts(mesh, f"{label} mesh '{mesh.name}'")
 
@@ -91,6 +97,7 @@ def _leaf_meshes(leaf, door_class, classes, frame, libraries) -> list:
 
     if not elements or len(recorded) != len(elements):
         raise cannot(f"the class has {len(elements)} meshes there, the leaf {len(recorded)} parts")
+    textures = []
     for k, (record, element) in enumerate(zip(recorded, elements)):
         if element.mesh is None or not element.mesh_name or class_file_name("M3GM" + element.mesh_name) not in classes:
             raise cannot(f"its mesh {k} is {'unnamed' if not element.mesh_name else 'not found'} (the rebuild writes "
@@ -102,9 +109,17 @@ def _leaf_meshes(leaf, door_class, classes, frame, libraries) -> list:
         if not np.array_equal(stored.points, element.mesh.points):
             raise cannot(f"the leaf's part {k} was not its M3GM '{element.mesh_name}' (other points), which "
                          f"OniSplit makes every leaf of")
+        textures.append(stored.texture_name)
     scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", *frame)
-    parts, _ = scene_parts(leaf, label, scale, axes, libraries, [element.mesh for element in elements])
+    parts, scene = scene_parts(leaf, label, scale, axes, libraries, [element.mesh for element in elements])
+    names = slot_textures(mesh)[0]
+    retextured = []
+    for k, texture in enumerate(textures):
+        shown = sorted({names[slot] for slot in np.unique(scene.slots[scene.faces_of(k)]).tolist()} - {texture})
+        if shown:
+            retextured.append(f"{label}: part {k} shows texture {listed(shown)}, not '{texture}' as imported; a leaf "
+                              f"shows its door's Texture1 or Texture2 (oni_texture1, oni_texture2), else its class's")
     return [_Shown(leaf.name, door_class.name, element.mesh_name,
                    dataclasses.replace(part, name=element.mesh_name).file_bytes(element.mesh.texture_name)
                    if part.edited else None)
-            for part, element in zip(parts, elements)]
+            for part, element in zip(parts, elements)], retextured
