@@ -15,6 +15,7 @@ from paths import DATA
 from oban_import.oni.blender.level.patch import export_level_patches
 from oban_import.oni.blender.level.rebuild import export_level_rebuilds
 from oban_import.oni.io.level.read import read_level
+from oban_import.ui.options import LevelRebuildSettings
 
 pytestmark = pytest.mark.usefixtures("addon")
 REBUILD = os.path.join(DATA, "environment", "rebuild")
@@ -123,11 +124,18 @@ def test_shades_are_read_by_name_and_kept_as_read_without_them(tmp_path, level):
 
 
 def test_a_moved_environment_is_carried_by_the_rebuild_and_refused_in_place(tmp_path, level):
+    """The rebuild carries the environment's own quads moved; the furniture's gunk it holds,
+    which OniSplit makes again where the furniture's Empties stand, it names (written with
+    Despite Edits); the in-place patch refuses the move."""
     environment().location.z += 1.0
     bpy.context.view_layer.update()
     rebuild, patch = both(tmp_path)
-    assert not rebuild.errors
+    assert_refused(rebuild, tmp_path / "rebuild", "the gunk of furniture 13 was edited (object 'level5 environment' "
+                                                  "faces", "moved or re-shaped")
     assert_refused(patch, tmp_path / "patch", "its corners moved")
+    despite = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "despite"),
+                                    LevelRebuildSettings(use_selection=False, despite_edits=True))
+    assert not despite.errors and despite.made
 
 
 def test_a_face_made_from_nothing_belongs_to_the_environment(tmp_path, level):

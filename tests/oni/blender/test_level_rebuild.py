@@ -91,13 +91,21 @@ def test_a_generated_level_of_every_flag_writes_what_onisplit_rebuilt_it_from(tm
 
 def edit(rng):
     """The edits of tests/data/environment/edited: new shades on every corner of the drawn
-    environment, flags changed on two of its faces, one deleted, its first face copied 5 units
-    up (it follows the quad it was copied from), door 5 moved 5 units along x and turned, a crate
-    added (a copy of crate 13, 2 units higher). Returns {quad: (flags, (4,) shades)} as the
-    edited faces now hold them, the deleted quad and the copied one."""
+    environment's own faces (furniture's gunk keeps its own: OniSplit makes it again, and the
+    rebuild refuses it re-shaded), flags changed on two of its faces, one deleted, its first
+    face copied 5 units up (it follows the quad it was copied from), door 5 moved 5 units along
+    x and turned, a crate added (a copy of crate 13, 2 units higher). Returns {quad: (flags,
+    (4,) shades)} as the edited faces now hold them, the deleted quad and the copied one."""
     mesh = environment().data
-    colours = rng.integers(0, 256, (len(mesh.loops), 4)).astype(np.float32) / 255
-    mesh.color_attributes["oni_shade"].data.foreach_set("color_srgb", colours.ravel())
+    shades = mesh.color_attributes["oni_shade"].data
+    colours, read = rng.integers(0, 256, (len(mesh.loops), 4)).astype(np.float32) / 255, np.empty(4 * len(shades))
+    shades.foreach_get("color_srgb", read)
+    tags, sizes = np.empty(len(mesh.polygons), np.int32), np.empty(len(mesh.polygons), np.int32)
+    mesh.attributes["oni_object_tag"].data.foreach_get("value", tags)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    gunk = np.flatnonzero(np.repeat(tags != -1, sizes))   # an import's corners are face after face
+    colours[gunk] = read.reshape(-1, 4)[gunk]
+    shades.foreach_set("color_srgb", colours.ravel())
     flags = np.empty(len(mesh.polygons), np.int32)
     mesh.attributes["oni_flags"].data.foreach_get("value", flags)
     flags[0] |= 0x8000 | 0x800000          # NoCharacterCollision, NoDecals

@@ -229,8 +229,8 @@ def test_modifiers_shape_keys_and_colours_are_named_as_not_applied(body):
     obj.shape_key_add(name="Smile").data[0].co = (5.0, 5.0, 5.0)
     obj.data.color_attributes.new("Paint", "BYTE_COLOR", "CORNER")
     split = skinned_parts(obj, body, "test")
-    assert split.dropped == ["its modifiers 'Smooth' are not applied (its parts are the mesh's own faces)",
-                             "its shape keys 'Smile' are not applied (its parts are its rest shape)",
+    assert split.dropped == ["its modifiers 'Smooth' are not applied (an M3GM holds the mesh itself)",
+                             "its shape keys 'Smile' are not written (an M3GM holds one shape, the basis)",
                              "its colour attributes 'Paint' are not written (an M3GM holds no colours)"]
     assert not plain.dropped
     for got, wanted in zip(split.parts, plain.parts):     # the rest shape, not the key's

@@ -12,6 +12,7 @@ import numpy as np
 from ....blender.vertex_weights import vertex_weights
 from ....core.errors import ObanError
 from ....core.report import listed
+from ..objects.export import unheld_edits
 from ..objects.parts import SceneMesh, checked, faces_part
 from ..shared.fingerprints import face_corners
 
@@ -84,18 +85,7 @@ def _unapplied(obj, armature, where) -> list:
     if not deforming and not (obj.parent == armature and obj.parent_type == "ARMATURE"):
         raise ObanError(where, f"is not deformed by armature '{armature.name}' (no Armature modifier of it, not "
                                f"parented to it with Armature Deform)")
-    dropped = []
-    others = [modifier.name for modifier in obj.modifiers if modifier not in deforming and modifier.show_viewport]
-    if others:
-        dropped.append(f"its modifiers {listed(others)} are not applied (its parts are the mesh's own faces)")
-    keys = obj.data.shape_keys
-    if keys is not None and len(keys.key_blocks) > 1:
-        dropped.append(f"its shape keys {listed([key.name for key in keys.key_blocks[1:]])} are not applied (its "
-                       f"parts are its rest shape)")
-    colours = [attribute.name for attribute in obj.data.color_attributes]
-    if colours:
-        dropped.append(f"its colour attributes {listed(colours)} are not written (an M3GM holds no colours)")
-    return dropped
+    return unheld_edits(obj, deforming)
 
 
 def _group_parts(obj, names, weights, where) -> np.ndarray:

@@ -27,6 +27,8 @@ from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MA
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
 from ..shared.materials import NOT_IN_A_NAME
+from .rebuild_gunk import edited_gunk
+from .rebuild_leaves import remodelled_classes
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
 from .rebuild_placed import export_placed_level, not_carried, placed_objects
 from .rebuild_textures import MAX_NAME, new_textures, onisplit_size, painted_textures
@@ -106,6 +108,8 @@ class _Source:
     classes: dict               # {class file name: bytes}
     same: list                  # the scene's other objects of the level (rooms, Empties)
     sources: list               # the files it was read from, which the rebuild never writes over
+    door_classes: dict          # {name: DoorClass} of the level read ({} for a level made in Blender)
+    furniture_classes: dict     # {name: FurnitureGeometry}, likewise
 
 
 def _imported(context, path, environment) -> _Source:
@@ -114,7 +118,8 @@ def _imported(context, path, environment) -> _Source:
     check_imported(path, level.environment, environment)
     same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
     sources = [path, *([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])]
-    return _Source(path, level.name, level.environment, level.sky, classes, same, sources)
+    return _Source(path, level.name, level.environment, level.sky, classes, same, sources, level.door_classes,
+                   level.furniture_classes)
 
 
 def _made_here(context, name, warnings) -> _Source:
@@ -135,7 +140,7 @@ def _made_here(context, name, warnings) -> _Source:
                     classes.setdefault(file, data)
             except ObanError as error:
                 warnings.append(f"{where}: the classes of a level imported into the scene are left out: {error}")
-    return _Source(where, name, None, "", classes, same, [])
+    return _Source(where, name, None, "", classes, same, [], {}, {})
 
 
 def _rebuild(context, source: _Source, environment, directory, warnings, frame, despite):
@@ -154,16 +159,21 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     animations, wrong = door_animations(context, doors, frame)
     refused += wrong
     classes.update(animations)
+    remodelled, remodel_notes, wrong, remodelled_leaves, retextured = remodelled_classes(
+        doors, source.door_classes, source.furniture_classes, classes, frame)
+    refused += wrong
+    classes.update(remodelled)
     edited = edited_images(shown_images(faces, doors))
     painted, notes, wrong, carried = painted_textures(edited, classes)
     refused += wrong
     classes.update(painted)
     if refused:
         raise refusal(path, "rebuilt", refused)
-    settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried)
+    settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
+                                remodelled_leaves) + retextured + edited_gunk(faces, source.environment, SAME)
             + not_carried([obj for found in placed_objects(same, []).values() for obj in found]),
             despite, warnings, "rebuilt")
-    warnings += [f"{path}: {note}" for note in notes]
+    warnings += [f"{path}: {note}" for note in notes + remodel_notes]
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
     renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
     if renumbered:

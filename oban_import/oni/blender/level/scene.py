@@ -23,6 +23,7 @@ from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, I
                                     SHADE_ATTRIBUTE, TAG_ATTRIBUTE)
 from ...io.oban.properties import import_frame
 from ...io.objects.properties import OBJECT_DOOR_LEAF, PIXELS_FINGERPRINT
+from ..objects.export import unheld_edits
 from ..shared.fingerprints import image_edited, mesh_edited
 from ..shared.materials import slot_textures
 from ..shared.mesh_data import corner_uvs, face_ints
@@ -161,7 +162,7 @@ def shown_images(faces, doors) -> list:
     """(who shows it: '' for the environment, "object 'LEAF': " for a door leaf; the texture's
     name; the image) of each material slot of the environment's faces and the doors' leaves."""
     shown = [("", name, image) for found in faces for name, image in zip(found.slot_names, found.slot_images)]
-    for leaf in _leaves(doors):
+    for leaf in leaves_of(doors):
         names, images = slot_textures(leaf.data)
         shown += [(f"object '{leaf.name}': ", name, image) for name, image in zip(names, images)]
     return shown
@@ -182,10 +183,12 @@ def edited_images(shown) -> dict:
     return edited
 
 
-def dropped_edits(edited, doors, what, carried=()) -> list:
+def dropped_edits(edited, doors, what, carried=(), remodelled=()) -> list:
     """The edits to a level an export cannot carry (each saying `what` it writes instead): each
     of the `edited` images (edited_images') but those `carried` (by name); a door leaf's mesh
-    edited (docs/level.md 11, "Edits")."""
+    edited, but for the leaves `remodelled` (by name: the rebuild wrote their class's geometry
+    from them); what a leaf shows that no M3GM holds (modifiers, shape keys, colours)
+    (docs/level.md 11, "Edits")."""
     dropped, seen = [], set(carried)
     for name, images in edited.items():
         for image_name, (who, _) in images.items():
@@ -193,12 +196,15 @@ def dropped_edits(edited, doors, what, carried=()) -> list:
                 seen.add(image_name)
                 dropped.append(f"{who}texture '{name}' (image '{image_name}'): its pixels were edited (painted, "
                                f"replaced or resized); {what}")
-    dropped += [f"object '{leaf.name}': its mesh was edited (a leaf of door '{leaf.parent.name}'); {what}"
-                for leaf in _leaves(doors) if mesh_edited(leaf.data)]
+    for leaf in leaves_of(doors):
+        if leaf.name not in remodelled and mesh_edited(leaf.data):
+            dropped.append(f"object '{leaf.name}': its mesh was edited (a leaf of door '{leaf.parent.name}'); {what}")
+        dropped += [f"object '{leaf.name}': {edit}" for edit in unheld_edits(leaf)]
     return dropped
 
 
-def _leaves(doors) -> list:
+def leaves_of(doors) -> list:
+    """The door leaves (mesh objects) the door Empties `doors` hold."""
     return [leaf for door in doors for leaf in door.children if OBJECT_DOOR_LEAF in leaf and leaf.type == "MESH"]
 
 

@@ -22,7 +22,9 @@ from ..shared.meshes import converted_normals
 
 MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a mesh (BFW_Motoko.h, M3cMaxObjVertices)
 MAX_TRIANGLES = 4095    # ... and fewer than 4096 face normals (M3cMaxObjTris)
+AS_READ = 1e-5          # relative: a point or texture coordinate this close to what was read is what was read
 UNCHANGED = "unchanged import"
+EDITED, NORMALS_EDITED = "edited", "edited (its normals)"
 
 
 @dataclass
@@ -43,6 +45,11 @@ class Part:
     @property
     def stored(self) -> bool:
         return self.note == UNCHANGED
+
+    @property
+    def edited(self) -> bool:
+        """Whether the user changed it since the import (not merely re-made of a source gone)."""
+        return self.note in (EDITED, NORMALS_EDITED)
 
     def file_bytes(self, texture_name: str) -> bytes:
         return mesh_file_bytes(self.name, self.points, self.normals, self.uvs, self.strips, self.face_normals,
@@ -99,6 +106,7 @@ class SceneMesh:
         self.drawn = compat.corner_normals(mesh)                                        # Blender's axes
         if matrix is not None and not np.array_equal(matrix[:3, :3], np.eye(3)):
             self.drawn = _turned_normals(self.drawn, matrix[:3, :3])
+        self.normals = (self.drawn.astype(np.float64) @ self.axes).astype(np.float32)    # Oni's
         self.parts = face_parts(mesh, parts)
         self.slots = np.clip(face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(len(mesh.polygons), np.int32)), 0,
                              max(len(mesh.materials) - 1, 0))
@@ -119,17 +127,37 @@ class SceneMesh:
     def faces_of(self, part: int) -> np.ndarray:
         return np.flatnonzero(self.parts == part)
 
+    def keep_as_read(self, meshes) -> None:
+        """Each of the first points (the import numbered the `meshes`' points in order, a vertex
+        each) within AS_READ of its point as read takes that point; each corner of such a
+        vertex its texture coordinate where within AS_READ, its normal where drawn within
+        compat.CUSTOM_NORMAL_ERROR of the one set: what was not moved is written as read."""
+        points, normals, uvs = (np.concatenate([getattr(m, key) for m in meshes]) for key in ("points", "normals",
+                                                                                               "uvs"))
+        count = min(len(points), len(self.points))
+        close = _close(self.points[:count], points[:count])
+        self.points[:count][close] = points[:count][close]
+        known = self.corner_point < len(points)
+        vertex = np.where(known, self.corner_point, 0)
+        close = known & _close(self.uvs, uvs[vertex])
+        self.uvs[close] = uvs[vertex][close]
+        drawn = converted_normals(normals, self.axes)[vertex]
+        close = known & (np.abs(self.drawn - drawn).max(axis=1, initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
+        self.normals[close] = normals[vertex][close]
 
-def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="") -> tuple:
+def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_read=None) -> tuple:
     """([Part] of a mesh object, in order, the SceneMesh they come from): an imported mesh's
     parts by PART_ATTRIBUTE, a mesh made in Blender one part named after the object (as is an
     unnamed part; with others, the object's name and its index, 'door_1_0').
     `frame`: a (4, 4) map of the mesh's points (and normals) into another frame before the
     scale and axes are undone (a part placed otherwise on a character's bone): its parts are then
-    made of the faces, an unedited import's noted `placed` (what the placement does).
-    ObanError (naming the object and the part) for a part that cannot be written."""
+    made of the faces, an unedited import's noted `placed` (what the placement does). `as_read`:
+    the [Mesh] the import's points were (SceneMesh.keep_as_read), for the level rebuild's door
+    leaves. ObanError (naming the object and the part) for a part that cannot be written."""
     recorded = recorded_parts(obj.data, f"{label} mesh '{obj.data.name}'")
     scene = SceneMesh(obj.data, scale, axes, max(len(recorded), 1), frame)
+    if as_read:
+        scene.keep_as_read(as_read)
     now = part_fingerprints(obj.data, len(recorded)) if recorded else []
     parts = []
     for index, record in enumerate(recorded or [None]):
@@ -144,7 +172,7 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="") -> tu
         if record is None:
             note = "new"
         elif record.fingerprint != now[index]:
-            note = "edited"
+            note = EDITED
         elif frame is not None:
             note = placed
         else:
@@ -165,7 +193,7 @@ def _as_stored(scene, record, name, faces, slot, libraries):
     if stored.stored_fingerprint() != record.stored:
         return None, f"as the scene holds it: {record.file} holds other arrays for it now"
     if not _normals_as_set(scene, stored, faces):
-        return None, "edited (its normals)"
+        return None, NORMALS_EDITED
     return Part(name, stored.points, stored.normals, stored.uvs, stored.triangles, stored.strips,
                 stored.face_normals, stored.face_normal_indices, slot, UNCHANGED), UNCHANGED
 
@@ -194,7 +222,7 @@ def faces_part(scene, selected, name, slot, note, where, origin=None) -> Part:
     point = scene.corner_point[corners]
     every = scene.points if origin is None else scene.oni_points(origin)
     uvs = scene.uvs[corners].astype(np.float32)
-    normals = (scene.drawn[corners].astype(np.float64) @ scene.axes).astype(np.float32)
+    normals = scene.normals[corners]
     _check_finite(where, every[point], point, "the point of vertex")
     _check_finite(where, uvs, corners, "the texture coordinate of corner")
     _check_finite(where, normals, corners, "the normal of corner")
@@ -219,6 +247,11 @@ def _turned_normals(normals, linear) -> np.ndarray:
     turned = normals.astype(np.float64) @ np.linalg.inv(linear)     # rows: (L^-T n)^T = n^T L^-1
     length = np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
     return (turned / np.where(length == 0.0, 1.0, length)).astype(np.float32)
+
+
+def _close(values, read) -> np.ndarray:
+    """(n,) whether each row of `values` is within AS_READ of `read`'s (relative, at least 1)."""
+    return (np.abs(values - read) <= AS_READ * np.maximum(1.0, np.abs(read))).all(axis=1)
 
 
 def _check_finite(where, values, items, what):
