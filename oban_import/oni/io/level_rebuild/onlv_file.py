@@ -18,9 +18,12 @@ from ..container.container import (AKEV_TAG, CRSA_TAG, ENVP_TAG, IDXA_TAG, LINK_
                                    OBOA_TAG, ONCC_TAG, ONLV_TAG, ONOA_TAG, ONSK_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG,
                                    VCRA_TAG, Container, counted)
 from ..container.instance_file import instance_file_bytes
+from ..level.model import QUAD_FLAGS, Door, Environment, Furniture, LevelContents, Quads
 from ..level.onlv import ONLV_SIZE, ONOA_DTYPE
 from ..objects.meshes import M3GM_LINKS_OFFSET, parse_m3ga
 from ..objects.oboa import OBJECT_DTYPE, OBOA_OBJECTS_OFFSET, parse_oboa
+from .master_xml import OtherObject, objects_xml
+from .object_xml import level_given, level_osd_xml
 
 AISA_TAG = b"ASIA"
 ONLV_FIELDS = ((0x40, AKEV_TAG), (0x44, OBOA_TAG), (0x54, ONSK_TAG), (0x5C, AISA_TAG), (0x6C, ONOA_TAG),
@@ -29,6 +32,9 @@ M3GM_FIELDS = (PNTA_TAG, VCRA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG, IDXA_TAG, TXMP_
 M3GA_COUNT_AT, ONOA_COUNT_AT = 20, 20
 CRSA_COUNT_AT, CORPSE_BYTES, CORPSE_CLASS_AT = 20, 1100, 160   # a corpse: 160 bytes, ONCC, 19 matrices, a box
 UNUSED = 32                                                      # setups -create:level adds after its own
+GUNK_TYPES = ("DOOR", "FURN", "CONS", "TURR", "TRIG")   # the objects whose gunk -create:level adds to the environment
+GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]
+DOOR_FRAME = "_marker_door"     # a quad of this texture is a door frame, which -create:level puts after the gunk
 
 
 @dataclass
@@ -54,6 +60,44 @@ def stored_level(c: Container) -> StoredLevel:
         raise ObanError(c.path, f"{c.label(onlv)}: its object setups (OBOA) are not in the file")
     records = parse_oboa(c.instance(oboa, OBOA_TAG)[0], c.path, c.label(oboa)).copy()
     return StoredLevel(c, onlv, oboa, records)
+
+
+def own_quad_count(environment: Environment) -> int:
+    """The environment's own quads as -create:level numbers them before the gunk's (the ONOA's
+    quads): no object's, no ghost, no door frame (those it puts after the gunk)."""
+    frames = np.array(environment.texture_names + [""])[environment.quad_textures] == DOOR_FRAME
+    return int(np.count_nonzero((environment.object_tags == -1) & (environment.flags & GHOSTS == 0) & ~frames))
+
+
+def written_quad_count(quads: Quads) -> int:
+    """own_quad_count of the environment Collada's quads (collada.py's)."""
+    return int(np.count_nonzero(np.array(quads.texture_names + [""])[quads.textures] != DOOR_FRAME))
+
+
+def gunk_objects(objects: list) -> list:
+    """[(the id -create:level gives it, its XML)] of the objects of `objects` (an object list
+    in the order written: Door, Furniture, OtherObject) whose gunk it adds to the environment:
+    what its doors' setups and its object quad map (ONOA) are made of."""
+    return [(k, objects_xml([obj])) for k, obj in enumerate(objects, 1) if _kind(obj) in GUNK_TYPES]
+
+
+def stored_gunk_objects(level: LevelContents) -> list:
+    """gunk_objects() of a level as read: [(object id, XML)] in id order."""
+    found = []
+    for objects in level.object_lists:
+        found += [(door.id, door) for door in objects.doors] + [(piece.id, piece) for piece in objects.furniture]
+        for k, kind in enumerate(objects.types.tolist()):
+            if kind in GUNK_TYPES[2:]:
+                given = level_given(kind, objects.payloads[k])[0]
+                osd = level_osd_xml(kind, given, objects.name, f"{kind} {int(objects.ids[k])}")
+                found.append((int(objects.ids[k]), OtherObject(kind, int(objects.ids[k]), int(objects.flags[k]),
+                                                               objects.positions[k], objects.rotations[k], osd,
+                                                               objects.payloads[k])))
+    return [(object_id, objects_xml([obj])) for object_id, obj in sorted(found, key=lambda pair: pair[0])]
+
+
+def _kind(obj) -> str:
+    return "DOOR" if isinstance(obj, Door) else "FURN" if isinstance(obj, Furniture) else obj.kind
 
 
 def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
