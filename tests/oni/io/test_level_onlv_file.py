@@ -10,6 +10,7 @@ import shutil
 
 import numpy as np
 import pytest
+from onlv_bytes import names_zeroed
 from paths import DATA
 
 from oban_import.core.errors import ObanError
@@ -18,7 +19,6 @@ from oban_import.oni.io.level.read import read_level
 from oban_import.oni.io.level_rebuild.oboa_xml import Setup
 from oban_import.oni.io.level_rebuild.onlv_file import (UNUSED, gunk_objects, onlv_file_bytes, own_quad_count,
                                                         stored_gunk_objects, stored_level)
-from oban_import.oni.io.objects.oboa import OBJECT_DTYPE, OBOA_OBJECTS_OFFSET
 from oban_import.oni.io.objects.read import empty_setup, read_objects
 
 ENVIRONMENT = os.path.join(DATA, "environment")
@@ -46,18 +46,6 @@ def test_the_sample_levels_setups_give_back_onisplits_onlv(path):
         assert len(level.records) == 16 + UNUSED
         written = onlv_file_bytes(level, used(level))
     assert written == open(ONISPLITS, "rb").read()
-
-
-def names_zeroed(path):
-    """The bytes of the ONLV .oni at `path` with the 64 bytes after each setup's name 0."""
-    out = bytearray(open(path, "rb").read())
-    with open_library(path) as library:
-        level = stored_level(library.main)
-        _, at = library.main.record(level.oboa)
-    first = at + 8 + OBOA_OBJECTS_OFFSET + OBJECT_DTYPE.fields["padding"][1]
-    for k in range(len(level.records)):
-        out[first + OBJECT_DTYPE.itemsize * k:first + OBJECT_DTYPE.itemsize * k + 64] = bytes(64)
-    return bytes(out)
 
 
 def test_a_level_with_placed_objects_gives_back_create_levels_onlv(placed_level, tmp_path):
