@@ -14,20 +14,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....core.errors import ObanError
-from ..container.container import (AKEV_TAG, CRSA_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GA_TAG, M3GM_TAG, OBAN_TAG,
-                                   OBOA_TAG, ONCC_TAG, ONLV_TAG, ONOA_TAG, ONSK_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG,
-                                   VCRA_TAG, Container, counted)
+from ..container.container import (CRSA_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG,
+                                   ONCC_TAG, ONLV_TAG, ONOA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG, Container,
+                                   counted)
 from ..container.instance_file import instance_file_bytes
 from ..level.model import QUAD_FLAGS, Door, Environment, Furniture, LevelContents, Quads
-from ..level.onlv import ONLV_SIZE, ONOA_DTYPE
+from ..level.onlv import ONLV_LINKS, ONLV_SIZE, ONOA_DTYPE
 from ..objects.meshes import M3GM_LINKS_OFFSET, parse_m3ga
 from ..objects.oboa import OBJECT_DTYPE, OBOA_OBJECTS_OFFSET, parse_oboa
 from .master_xml import OtherObject, objects_xml
 from .object_xml import level_given, level_osd_xml
 
 AISA_TAG = b"ASIA"
-ONLV_FIELDS = ((0x40, AKEV_TAG), (0x44, OBOA_TAG), (0x54, ONSK_TAG), (0x5C, AISA_TAG), (0x6C, ONOA_TAG),
-               (0x70, ENVP_TAG), (0x2F8, CRSA_TAG))           # the ONLV's links, as LevelDatWriter creates them
+ONLV_FIELDS = tuple(sorted([*ONLV_LINKS.values(), (0x5C, AISA_TAG)]))   # its links, in the order LevelDatWriter makes them
+MAX_SETUPS = 0xFFFF                                                      # an OBOA counts them in 16 bits
 M3GM_FIELDS = (PNTA_TAG, VCRA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG, IDXA_TAG, TXMP_TAG)
 M3GA_COUNT_AT, ONOA_COUNT_AT = 20, 20
 CRSA_COUNT_AT, CORPSE_BYTES, CORPSE_CLASS_AT = 20, 1100, 160   # a corpse: 160 bytes, ONCC, 19 matrices, a box
@@ -46,6 +46,40 @@ class StoredLevel:
     records: np.ndarray           # OBJECT_DTYPE, as stored
 
 
+class _Layout:
+    """The new file's instances in the order they are created (LevelDatWriter's)."""
+
+    def __init__(self, c: Container):
+        self.c, self.tags, self.names, self.data, self.index, self.named = c, [], [], [], {}, {}
+
+    def add(self, tag: bytes, name: str, data) -> int:
+        self.tags.append(tag)
+        self.names.append(name)
+        self.data.append(data)
+        return len(self.tags) - 1
+
+    def copy(self, source: int, once: bool = False) -> int:
+        """Instance `source` of the level file, new for each link as LevelDatWriter writes
+        them (a .dat keeps one of instances alike): a named one as a placeholder (`once`: one
+        for all links to it), an unnamed one with its data (its own links set by link())."""
+        c = self.c
+        if not c.is_unnamed(source):
+            name = c.full_name(source)
+            if once and name in self.named:
+                return self.named[name]
+            self.named[name] = self.add(c.tag_of(source), name, None)
+            return self.named[name]
+        self.index[source] = self.add(c.tag_of(source), "", bytearray(c.instance(source, c.tag_of(source))[0]))
+        return self.index[source]
+
+    def link(self, owner: int, at: int, target: int) -> None:
+        self.data[owner][at:at + 4] = (target << 8 | LINK_FLAG).to_bytes(4, "little")
+
+    def file_bytes(self) -> bytes:
+        return instance_file_bytes([(tag, name, None if data is None else bytes(data))
+                                    for tag, name, data in zip(self.tags, self.names, self.data)])
+
+
 def stored_level(c: Container) -> StoredLevel:
     """The one ONLV with data of `c` and its OBOA (in the same file); ObanError otherwise."""
     found = c.with_data(ONLV_TAG)
@@ -55,7 +89,7 @@ def stored_level(c: Container) -> StoredLevel:
     data, _ = c.instance(onlv, ONLV_TAG)
     if len(data) < ONLV_SIZE:
         raise ObanError(c.path, f"{c.label(onlv)}: {len(data)} bytes, too short for an ONLV (0x{ONLV_SIZE:x})")
-    oboa = c.link(_u32(data, 0x44), OBOA_TAG, onlv, "objects")
+    oboa = c.link(_u32(data, ONLV_LINKS["objects"][0]), OBOA_TAG, onlv, "objects")
     if oboa is None or c.is_placeholder(oboa):
         raise ObanError(c.path, f"{c.label(onlv)}: its object setups (OBOA) are not in the file")
     records = parse_oboa(c.instance(oboa, OBOA_TAG)[0], c.path, c.label(oboa)).copy()
@@ -105,6 +139,8 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
     (Setup, stored index or None) (a placed object; the 64 bytes after its name, which
     -create:level fills with its mesh's file name, from that stored setup, else 0)."""
     c = level.container
+    if len(setups) + UNUSED > MAX_SETUPS:
+        raise ObanError(c.path, f"{len(setups)} object setups and {UNUSED} unused: more than an OBOA counts")
     out = _Layout(c)
     onlv_data, _ = c.instance(level.onlv, ONLV_TAG)
     onlv, oboa, linked = out.add(ONLV_TAG, c.full_name(level.onlv), bytearray(onlv_data)), None, {}
@@ -130,40 +166,6 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
             if target is not None:
                 out.link(out.index[source], at, out.copy(target, once=target_tag == ONCC_TAG))
     return out.file_bytes()
-
-
-class _Layout:
-    """The new file's instances in the order they are created (LevelDatWriter's)."""
-
-    def __init__(self, c: Container):
-        self.c, self.tags, self.names, self.data, self.index, self.named = c, [], [], [], {}, {}
-
-    def add(self, tag: bytes, name: str, data) -> int:
-        self.tags.append(tag)
-        self.names.append(name)
-        self.data.append(data)
-        return len(self.tags) - 1
-
-    def copy(self, source: int, once: bool = False) -> int:
-        """Instance `source` of the level file, new for each link as LevelDatWriter writes
-        them (a .dat keeps one of instances alike): a named one as a placeholder (`once`: one
-        for all links to it), an unnamed one with its data (its own links set by link())."""
-        c = self.c
-        if not c.is_unnamed(source):
-            name = c.full_name(source)
-            if once and name in self.named:
-                return self.named[name]
-            self.named[name] = self.add(c.tag_of(source), name, None)
-            return self.named[name]
-        self.index[source] = self.add(c.tag_of(source), "", bytearray(c.instance(source, c.tag_of(source))[0]))
-        return self.index[source]
-
-    def link(self, owner: int, at: int, target: int) -> None:
-        self.data[owner][at:at + 4] = (target << 8 | LINK_FLAG).to_bytes(4, "little")
-
-    def file_bytes(self) -> bytes:
-        return instance_file_bytes([(tag, name, None if data is None else bytes(data))
-                                    for tag, name, data in zip(self.tags, self.names, self.data)])
 
 
 def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
