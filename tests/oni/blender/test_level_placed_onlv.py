@@ -28,6 +28,7 @@ pytestmark = pytest.mark.usefixtures("addon")
 ENVIRONMENT = os.path.join(DATA, "environment")
 PLACED = os.path.join(ENVIRONMENT, "placed")
 REBUILD_FILES = ("level5.xml", "level5_env.dae", "level5_rooms.dae", "level5_objects.xml")
+NORMALS = 1e-3   # Blender before 4.1 keeps a custom normal as two 16-bit numbers (this mesh: up to 6e-4 off 5.0's)
 EDITED = ("ONLVlevel5.oni", "M3GMobj03_part0.oni", "OBANobj01_anim.oni", "TXMPtex04_bgr.oni")
 
 
@@ -57,7 +58,7 @@ def assert_wrote(folder, level, edited=()):
     """`folder` holds the rebuild's files of tests/data/environment/rebuild and, in classes/, the
     level's classes and its ONLV: as the unedited export wrote them (the level's class files;
     the ONLV of its setups as OniSplit's but the 64 bytes after each name), `edited` as in
-    placed/edited/classes (an edited mesh's normals within 1e-4: each Blender keeps its own)."""
+    placed/edited/classes (an edited mesh's normals within NORMALS of Blender 5.0's)."""
     for name in REBUILD_FILES:
         assert (folder / name).read_bytes() == open(os.path.join(ENVIRONMENT, "rebuild", name), "rb").read(), name
     kept = class_files(str(level))
@@ -69,7 +70,7 @@ def assert_wrote(folder, level, edited=()):
         if name.startswith("M3GM"):
             ours, theirs = read_mesh_file(str(folder / "classes" / name)), read_mesh_file(theirs)
             assert np.array_equal(ours.points, theirs.points) and np.array_equal(ours.uvs, theirs.uvs), name
-            assert np.abs(ours.normals - theirs.normals).max() < 1e-4, name
+            assert np.abs(ours.normals - theirs.normals).max() < NORMALS, name
         elif name.startswith("ONLV"):
             with lzma.open(theirs + ".xz") as f:
                 assert (folder / "classes" / name).read_bytes() == f.read()
