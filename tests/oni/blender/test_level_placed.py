@@ -150,17 +150,6 @@ def test_an_edit_an_m3gm_cannot_hold_refuses_it_unless_asked(tmp_path, level9):
     assert (tmp_path / "despite" / "level9_Final" / XML).exists()
 
 
-def test_a_placed_object_in_a_level_with_an_environment_refuses_it_unless_asked(tmp_path, sample_level):
-    leaf = next(obj for obj in bpy.data.objects if "oni_door_leaf" in obj and obj.type == "MESH")
-    del leaf["oni_door_leaf"]
-    said = f"object '{leaf.name}': a placed object that is no door leaf"
-    with pytest.raises(RuntimeError, match=said):
-        export(tmp_path / "refused")
-    assert not (tmp_path / "refused" / "level5").exists()
-    assert export(tmp_path / "despite", despite=True) == {"FINISHED"}
-    assert (tmp_path / "despite" / "level5" / "level5.xml").exists()
-
-
 # the .blend is saved by the Blender running the tests: the command must be as new
 @pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
 def test_the_command_line_writes_a_level_of_placed_objects(tmp_path, level9, command):

@@ -30,7 +30,7 @@ from ..shared.materials import NOT_IN_A_NAME
 from .rebuild_gunk import edited_gunk
 from .rebuild_leaves import remodelled_classes
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
-from .rebuild_placed import export_placed_level, not_carried, placed_objects
+from .rebuild_placed import export_placed_level, placed_in_level, placed_objects
 from .rebuild_textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
                     settled, shown_images, write_outputs)
@@ -167,13 +167,18 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     painted, notes, wrong, carried = painted_textures(edited, classes)
     refused += wrong
     classes.update(painted)
+    placed = [obj for found in placed_objects(same, []).values() for obj in found]
+    placed_files, placed_notes, wrong, placed_dropped = (
+        placed_in_level(context, path, placed, listed, quads, classes, source.classes, frame)
+        if placed and not refused else ({}, [], [], []))
+    refused += wrong
+    classes.update(placed_files)
     if refused:
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
                                 remodelled_leaves) + retextured + edited_gunk(faces, source.environment, SAME)
-            + not_carried([obj for found in placed_objects(same, []).values() for obj in found]),
-            despite, warnings, "rebuilt")
-    warnings += [f"{path}: {note}" for note in notes + remodel_notes]
+            + placed_dropped, despite, warnings, "rebuilt")
+    warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
     renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
     if renumbered:

@@ -5,7 +5,9 @@ its classes (M3GM, TXMP, OBAN) as `.oni` files, which `-import:nosep` packs: eac
 setup as read where the object stands where it was imported, else from its world matrix; its
 meshes' M3GMs, its textures' TXMPs and its OBAN as read where unedited, else written from the
 scene (the mesh export's parts and textures, the OBAN export). In a level with an environment
-(-create:level, which makes its OBOA of the doors), such objects cannot go back: each is named."""
+(-create:level, which makes its OBOA of the doors alone), they go back in the level's ONLV
+(io/level_rebuild/onlv_file.py), which replaces -create:level's, where that ONLV's other parts
+are known: the level read's."""
 
 import os
 from dataclasses import dataclass, field
@@ -19,8 +21,11 @@ from ...engine.rotations import matrix_quaternions, stored_from_hamilton
 from ...engine.to_blender import blender_matrices
 from ...io.container.library import Libraries, open_library
 from ...io.level.properties import INT32, LEVEL_FILE
+from ...io.level.read import read_level
 from ...io.level_rebuild.class_files import class_file_name, class_files
 from ...io.level_rebuild.oboa_xml import NAME_BYTES, OBOA_FILE, Setup, oboa_xml, stored_setups
+from ...io.level_rebuild.onlv_file import (gunk_objects, onlv_file_bytes, own_quad_count, stored_gunk_objects,
+                                           stored_level, written_quad_count)
 from ...io.oban.properties import import_frame
 from ...io.oban.record import matrix_from_columns, stored_columns
 from ...io.oban.write import oni_file_bytes
@@ -63,12 +68,50 @@ def placed_objects(objects, errors) -> dict:
     return levels
 
 
-def not_carried(objects) -> list:
-    """What refuses a level with an environment holding `objects` (placed_objects'): OniSplit's
-    -create:level makes its OBOA of the doors' leaves alone."""
-    return [f"object '{obj.name}': a placed object that is no door leaf; OniSplit's -create:level builds the "
-            "object setups of the doors alone (its <Physics> import changes every such setup: docs/level.md 13)"
-            for obj in objects]
+def placed_in_level(context, path, objects, listed, quads, classes, source_classes, frame):
+    """The placed objects `objects` of the level at `path` with an environment (rebuilt by
+    -create:level, docs/level.md 13): ({class file: bytes}: ONLV<name>.oni with every setup,
+    the doors' leaves' as stored, the objects' from the scene, and what the objects show
+    edited), notes, refusals, dropped edits. `listed`, `quads`: the object list and the
+    environment's quads the rebuild writes; `classes`: its class files so far, `source_classes`
+    as read. Where -create:level would make the ONLV's other parts (the leaves' setups and
+    meshes, the object quad map) otherwise than the level read (a door, furniture, console,
+    turret or trigger changed, added or deleted; environment quads added or deleted; a door
+    class written from the scene), the objects are dropped edits, each named why."""
+    with open_library(path) as library:
+        stored, level = stored_level(library.main), read_level(path, library)
+        changed = _made_otherwise(level, listed, quads, classes, source_classes)
+        if changed:
+            return {}, [], [], [f"object '{obj.name}': a placed object, which the level's ONLV carries; {changed}, "
+                                "so -create:level makes that ONLV otherwise than the level read (docs/level.md 13)"
+                                for obj in objects]
+        leaves = {n for door in level.doors for n in door.setups if n is not None}
+        entries, written, notes, refused, dropped = _scene_setups(context, objects, len(stored.records),
+                                                                  stored.records["particles"] != 0, classes, frame)
+        refused += [f"object '{name}': its setup ({index}) is a door's leaf, which -create:level makes of the door"
+                    for (index, name), _ in entries if index in leaves]
+        order = sorted([((n, ""), n) for n in leaves] + [(key, (setup, key[0])) for key, setup in entries],
+                       key=lambda entry: entry[0])
+        written[class_file_name(f"ONLV{level.name}")] = onlv_file_bytes(stored, [setup for _, setup in order])
+    return written, notes, refused, dropped
+
+
+def _made_otherwise(level, listed, quads, classes, source_classes) -> str:
+    """What makes -create:level's ONLV of the rebuild differ from the level read but its
+    object setups ('' nothing)."""
+    door_files = [name for name, data in classes.items()
+                  if name.startswith(("DOOR", "OFGA", "M3GM", "OBAN")) and data != source_classes.get(name)]
+    if door_files:
+        return f"the rebuild writes {door_files[0]} from the scene (its door leaves change)"
+    if written_quad_count(quads) != own_quad_count(level.environment):
+        return (f"the environment has {written_quad_count(quads)} quads of its own where the level read has "
+                f"{own_quad_count(level.environment)} (the object quad map's numbers change)")
+    scene, read = gunk_objects(listed), stored_gunk_objects(level)
+    if scene != read:
+        ids = sorted({k for k, _ in set(scene) ^ set(read)})
+        return (f"the object{'s' if len(ids) > 1 else ''} of id {', '.join(map(str, ids[:5]))} with gunk (a door, "
+                "furniture, console, turret or trigger) changed, or came or went (its gunk changes)")
+    return ""
 
 
 def export_placed_level(context, path, objects, directory, warnings, despite, frame, source) -> Made:
@@ -79,7 +122,10 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
     dropped)."""
     with open_library(path) as library:
         stored, classes = stored_setups(path, library), class_files(path, library=library)
-    setups, written, notes, refused, dropped = _scene_setups(context, objects, stored, classes, frame)
+    entries, written, notes, refused, dropped = _scene_setups(context, objects, len(stored.setups), stored.particles,
+                                                             classes, frame)
+    entries += [((n, ""), setup) for n, setup in enumerate(stored.setups) if not setup.flags and not setup.geometries]
+    setups = [setup for _, setup in sorted(entries, key=lambda entry: entry[0])]
     if refused:
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped, despite, warnings, "rebuilt")
@@ -96,18 +142,18 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
     return Made(xml, source(name, 0, 0, sum(1 for setup in setups if setup.flags)), objects[0], 0.0, commands)
 
 
-def _scene_setups(context, objects, stored, classes, frame):
-    """([Setup] in the file's order: each unused setup as stored, each object at its setup's
-    place), {class file: bytes} written from the scene, notes, refusals, dropped edits."""
-    entries = [((n, ""), setup) for n, setup in enumerate(stored.setups) if not setup.flags and not setup.geometries]
-    written, notes, refused, dropped = {}, [], [], []
+def _scene_setups(context, objects, count, particles, classes, frame):
+    """([((setup index, object name), Setup)] of each object, at its setup's place), {class
+    file: bytes} written from the scene, notes, refusals, dropped edits. `count` setups were
+    read, `particles[n]`: setup n links particles."""
+    entries, written, notes, refused, dropped = [], {}, [], [], []
     with Libraries() as libraries:
         for obj in objects:
             label = f"object '{obj.name}'"
             try:
-                index = whole(obj, OBJECT_SETUP, label, (0, len(stored.setups) - 1))
-                if stored.particles[index]:
-                    raise ObanError(label, "its setup links particles (ENVP), which OniSplit's OBOA XML cannot carry")
+                index = whole(obj, OBJECT_SETUP, label, (0, count - 1))
+                if particles[index]:
+                    raise ObanError(label, "its setup links particles (ENVP), which the export does not carry")
                 setup, files, note, edits = _object(context, obj, label, classes, libraries, frame)
             except ObanError as error:
                 refused.append(str(error))
@@ -118,8 +164,7 @@ def _scene_setups(context, objects, stored, classes, frame):
             entries.append(((index, obj.name), setup))
             notes += note
             dropped += edits
-    setups = [setup for _, setup in sorted(entries, key=lambda entry: entry[0])]
-    return setups, {file: data for file, (data, _) in written.items()}, notes, refused, dropped
+    return entries, {file: data for file, (data, _) in written.items()}, notes, refused, dropped
 
 
 def _object(context, obj, label, classes, libraries, frame):

@@ -1,0 +1,156 @@
+"""Placed objects of a level with an environment back through OniSplit's -create:level (docs/level.md
+13), through the operator and the command line, on OniSplit's level of the sample with level9's
+objects placed (tests/data/environment/placed): unedited, the export writes what OniSplit rebuilt
+that level from byte for byte (the rebuild's files, and the level's ONLV with every setup in
+classes/); moved, re-meshed, re-textured and re-animated objects write what OniSplit built
+edited/level of, which holds each edit; where -create:level would make the ONLV's other parts
+otherwise (a door moved), the objects are named, nothing written unless Despite Edits."""
+
+import lzma
+import os
+import shutil
+
+import bpy
+import numpy as np
+import pytest
+from commands import IN_BPY_MODULE, blender_script, python_module, run
+from mathutils import Matrix
+from onlv_bytes import names_zeroed
+from paths import DATA
+from placed_edits import LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, edit_placed, placed_in_level
+from test_level_placed import SCALE, oni_matrix, quaternion_matrix
+
+from oban_import.oni.io.level_rebuild.class_files import class_files
+from oban_import.oni.io.objects.read import read_mesh_file, read_objects
+
+pytestmark = pytest.mark.usefixtures("addon")
+
+ENVIRONMENT = os.path.join(DATA, "environment")
+PLACED = os.path.join(ENVIRONMENT, "placed")
+REBUILD_FILES = ("level5.xml", "level5_env.dae", "level5_rooms.dae", "level5_objects.xml")
+NORMALS = 1e-3   # Blender before 4.1 keeps a custom normal as two 16-bit numbers (this mesh: up to 6e-4 off 5.0's)
+EDITED = ("ONLVlevel5.oni", "M3GMobj03_part0.oni", "OBANobj01_anim.oni", "TXMPtex04_bgr.oni")
+
+
+def unpacked(folder, source):
+    """`source`'s level5_Final.dat and .raw (xz) into `folder`; the .dat's path."""
+    folder.mkdir(parents=True)
+    for name in ("level5_Final.dat", "level5_Final.raw"):
+        with lzma.open(os.path.join(source, name + ".xz")) as f:
+            (folder / name).write_bytes(f.read())
+    return folder / "level5_Final.dat"
+
+
+@pytest.fixture
+def placed_level(tmp_path):
+    """OniSplit's level with placed objects in tmp_path/in, imported with the defaults."""
+    path = unpacked(tmp_path / "in", os.path.join(PLACED, "level"))
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_anim.oban(filepath=str(path))
+    return path
+
+
+def export(out, despite=False):
+    return bpy.ops.export_anim.oni_level(directory=str(out), use_selection=False, despite_edits=despite)
+
+
+def assert_wrote(folder, level, edited=()):
+    """`folder` holds the rebuild's files of tests/data/environment/rebuild and, in classes/, the
+    level's classes and its ONLV: as the unedited export wrote them (the level's class files;
+    the ONLV of its setups as OniSplit's but the 64 bytes after each name), `edited` as in
+    placed/edited/classes (an edited mesh's normals within NORMALS of Blender 5.0's)."""
+    for name in REBUILD_FILES:
+        assert (folder / name).read_bytes() == open(os.path.join(ENVIRONMENT, "rebuild", name), "rb").read(), name
+    kept = class_files(str(level))
+    assert set(os.listdir(folder / "classes")) == set(kept) | {"ONLVlevel5.oni"}
+    for name in set(kept) - set(edited):
+        assert (folder / "classes" / name).read_bytes() == kept[name], name
+    for name in edited:
+        theirs = os.path.join(PLACED, "edited", "classes", name)
+        if name.startswith("M3GM"):
+            ours, theirs = read_mesh_file(str(folder / "classes" / name)), read_mesh_file(theirs)
+            assert np.array_equal(ours.points, theirs.points) and np.array_equal(ours.uvs, theirs.uvs), name
+            assert np.abs(ours.normals - theirs.normals).max() < NORMALS, name
+        elif name.startswith("ONLV"):
+            with lzma.open(theirs + ".xz") as f:
+                assert (folder / "classes" / name).read_bytes() == f.read()
+        else:
+            assert (folder / "classes" / name).read_bytes() == open(theirs, "rb").read(), name
+
+
+def test_an_unedited_level_writes_what_onisplit_rebuilt_it_from(tmp_path, placed_level):
+    assert export(tmp_path / "out") == {"FINISHED"}
+    folder = tmp_path / "out" / "level5"
+    assert_wrote(folder, placed_level)
+    onisplits = tmp_path / "ONLVlevel5.oni"
+    with lzma.open(os.path.join(PLACED, "onisplit", "ONLVlevel5.oni.xz")) as f:
+        onisplits.write_bytes(f.read())
+    assert (folder / "classes" / "ONLVlevel5.oni").read_bytes() == names_zeroed(str(onisplits))
+    assert "Physics" not in (folder / "level5.xml").read_text(encoding="utf-8")
+
+
+def test_edits_arrive_as_made(tmp_path, placed_level):
+    from oban_import.oni.engine.frames import frame_matrices
+    from oban_import.oni.io.oban.record import matrix_from_columns
+    before = {obj.name: obj for obj in read_objects(str(placed_level)).objects}
+    moved = Matrix.Rotation(TURN, 4, "Z") @ Matrix.Translation(MOVE) @ placed_in_level(MOVED).matrix_world
+    edit_placed(placed_in_level)
+    assert export(tmp_path / "out") == {"FINISHED"}
+    assert_wrote(tmp_path / "out" / "level5", placed_level, EDITED)
+    level = unpacked(tmp_path / "onisplit", os.path.join(PLACED, "edited", "level"))
+    after = {obj.name: obj for obj in read_objects(str(level)).objects}
+    assert list(after) == list(before)
+    names = {name: placed_in_level(name)["oni_object_name"] for name in (MOVED, REMESHED, RETEXTURED, REANIMATED)}
+    origin = oni_matrix(moved)
+    o, b = after[names[MOVED]], before[names[MOVED]]
+    assert np.abs(matrix_from_columns(o.origin) - origin).max() < 1e-5 * np.abs(origin).max()
+    assert np.abs(o.position - origin[:3, 3]).max() < 1e-4 and o.scale == b.scale
+    assert np.abs(quaternion_matrix(o.rotation) * o.scale - origin[:3, :3]).max() < 1e-5
+    lifted = before[names[REMESHED]].meshes[0].points + [0, LIFT / SCALE, 0]
+    assert np.abs(after[names[REMESHED]].meshes[0].points - lifted).max() < 1e-4
+    texture = before[names[RETEXTURED]].meshes[0].texture
+    painted = texture.rgba8.copy()
+    painted[texture.height // 2:] = 255   # Blender's first half of the rows: the bottom ones
+    assert np.array_equal(after[names[RETEXTURED]].meshes[0].texture.rgba8, painted)
+    raised = np.eye(4)
+    raised[1, 3] = RAISE / SCALE
+    expected = raised @ frame_matrices(before[names[REANIMATED]].animation)
+    tolerance = 1e-4 * np.abs(expected).max()
+    assert np.abs(frame_matrices(after[names[REANIMATED]].animation) - expected).max() < tolerance
+    for name in set(before) - set(names.values()):   # the others, the door leaves among them, as they were
+        b, a = before[name], after[name]
+        assert np.array_equal(b.origin, a.origin) and np.array_equal(b.rotation, a.rotation), name
+        assert all(np.array_equal(m.points, n.points) for m, n in zip(b.meshes, a.meshes)), name
+
+
+def test_a_moved_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
+    door = next(obj for obj in bpy.data.objects if obj.get("oni_type") == "DOOR")
+    door.location.x += 1.0
+    said = ("object 'obj00_part0': a placed object, which the level's ONLV carries; the object of id 1 with gunk "
+            "(a door, furniture, console, turret or trigger) changed")
+    with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):
+        export(tmp_path / "refused")
+    assert not (tmp_path / "refused" / "level5").exists()
+    assert export(tmp_path / "despite", despite=True) == {"FINISHED"}
+    assert not (tmp_path / "despite" / "level5" / "classes" / "ONLVlevel5.oni").exists()
+
+
+def test_an_object_given_a_leafs_setup_is_refused(tmp_path, placed_level):
+    leaf = next(obj for obj in bpy.data.objects if "oni_door_leaf" in obj and obj.type == "MESH")
+    del leaf["oni_door_leaf"]
+    said = f"object '{leaf.name}': its setup ({leaf['oni_setup']}) is a door's leaf"
+    with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):
+        export(tmp_path / "refused")
+    assert not (tmp_path / "refused" / "level5").exists()
+
+
+# the .blend is saved by the Blender running the tests: the command must be as new
+@pytest.mark.parametrize("command", [python_module] if IN_BPY_MODULE else [blender_script])
+def test_the_command_line_writes_the_levels_onlv(tmp_path, placed_level, command):
+    blend = tmp_path / "placed.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    out = tmp_path / "cli"
+    done = run(command, "export", blend, "-o", out, "--format", "level")
+    assert done.returncode == 0, done.stderr
+    assert_wrote(out / "level5", placed_level)
+    shutil.rmtree(out)

@@ -1,0 +1,100 @@
+"""onlv_file: a level's ONLV .oni as OniSplit's -create:level writes it, with the object setups
+given (docs/level.md 13). The setups as read give back OniSplit's own file: the sample level's
+(tests/data/environment/oni/ONLVlevel5.oni), from the loose file and from the .dat (which keeps
+one of instances alike), and that of a level with placed objects (tests/data/environment/placed:
+-create:level's ONLV but the 64 bytes after each name, which -import writes 0)."""
+
+import lzma
+import os
+import shutil
+
+import numpy as np
+import pytest
+from onlv_bytes import names_zeroed
+from paths import DATA
+
+from oban_import.core.errors import ObanError
+from oban_import.oni.io.container.library import open_library
+from oban_import.oni.io.level.read import read_level
+from oban_import.oni.io.level_rebuild.oboa_xml import Setup
+from oban_import.oni.io.level_rebuild.onlv_file import (UNUSED, gunk_objects, onlv_file_bytes, own_quad_count,
+                                                        stored_gunk_objects, stored_level)
+from oban_import.oni.io.objects.read import empty_setup, read_objects
+
+ENVIRONMENT = os.path.join(DATA, "environment")
+PLACED = os.path.join(ENVIRONMENT, "placed")
+ONISPLITS = os.path.join(ENVIRONMENT, "oni", "ONLVlevel5.oni")
+
+
+def used(level):
+    return [n for n, record in enumerate(level.records) if not empty_setup(record)]
+
+
+@pytest.fixture
+def placed_level(tmp_path):
+    """tests/data/environment/placed/level unpacked into tmp_path."""
+    for name in ("level5_Final.dat", "level5_Final.raw"):
+        with lzma.open(os.path.join(PLACED, "level", name + ".xz")) as f:
+            (tmp_path / name).write_bytes(f.read())
+    return str(tmp_path / "level5_Final.dat")
+
+
+@pytest.mark.parametrize("path", [ONISPLITS, os.path.join(ENVIRONMENT, "level", "level5_Final.dat")])
+def test_the_sample_levels_setups_give_back_onisplits_onlv(path):
+    with open_library(path) as library:
+        level = stored_level(library.main)
+        assert len(level.records) == 16 + UNUSED
+        written = onlv_file_bytes(level, used(level))
+    assert written == open(ONISPLITS, "rb").read()
+
+
+def test_a_level_with_placed_objects_gives_back_create_levels_onlv(placed_level, tmp_path):
+    onisplits = tmp_path / "ONLVlevel5.oni"
+    with lzma.open(os.path.join(PLACED, "onisplit", "ONLVlevel5.oni.xz")) as f:
+        onisplits.write_bytes(f.read())
+    with open_library(placed_level) as library:
+        level = stored_level(library.main)
+        assert [record["name"].decode() for record in level.records[:9]] == [f"obj0{k}_part{int(k == 2)}"
+                                                                             for k in range(9)]
+        assert not any(record["padding"].tobytes().strip(b"\0") for record in level.records)   # -import wrote 0
+        written = onlv_file_bytes(level, used(level))
+    assert written != onisplits.read_bytes() and written == names_zeroed(str(onisplits))
+
+
+def test_a_setup_from_the_scene_is_stored_as_given(placed_level, tmp_path):
+    with open_library(placed_level) as library:
+        level = stored_level(library.main)
+        moved = Setup(name="moved", flags=0x1200, door_gunk_id=0, door_id=0, physics=1, script_id=7,
+                      position=np.float32([1, 2, 3]), rotation=np.float32([0, 0, 0.6, 0.8]), scale=2.0,
+                      origin=np.arange(12, dtype=np.float32), geometries=["obj05_part0", "obj05_part1"],
+                      animation="obj05_anim")
+        written = onlv_file_bytes(level, [(moved, 0)] + used(level)[1:])
+    folder = tmp_path / "written"
+    folder.mkdir()
+    (folder / "ONLVlevel5.oni").write_bytes(written)
+    for name in ("M3GMobj05_part0", "M3GMobj05_part1", "OBANobj05_anim", "TXMPtex05_dxt1", "TXMPtex00_bgra4444"):
+        shutil.copy(os.path.join(DATA, "objects", "oni", name + ".oni"), folder)
+    objects = read_objects(str(folder / "ONLVlevel5.oni")).objects
+    first = objects[0]
+    assert first.name == "moved" and first.flags == 0x1200 and first.physics == 1 and first.script_id == 7
+    assert np.array_equal(first.position, [1, 2, 3]) and np.array_equal(first.rotation, np.float32([0, 0, 0.6, 0.8]))
+    assert first.scale == 2.0 and np.array_equal(first.origin, np.arange(12))
+    assert len(first.meshes) == 2 and first.animation is not None
+    with open_library(placed_level) as library:
+        as_read = read_objects(placed_level, library).objects
+    assert [o.name for o in objects[1:]] == [o.name for o in as_read[1:]]
+
+
+def test_the_gunk_objects_as_read_are_those_an_unedited_rebuild_lists():
+    level = read_level(os.path.join(ENVIRONMENT, "level", "level5_Final.dat"))
+    read = stored_gunk_objects(level)
+    assert [k for k, _ in read] == list(range(1, 17))
+    assert gunk_objects(sorted(level.doors + level.furniture, key=lambda obj: obj.id)) == read
+    first_gunk = min(int(quads.min()) for quads in level.object_quads.values())
+    assert own_quad_count(level.environment) == first_gunk == 33
+
+
+def test_a_file_without_one_level_instance_is_refused():
+    path = os.path.join(ENVIRONMENT, "oni", "AKEVlevel5.oni")
+    with open_library(path) as library, pytest.raises(ObanError, match="holds 0 level instances"):
+        stored_level(library.main)
