@@ -7,15 +7,18 @@
                                 the door's texture repainted in Blender (right, tests/data/environment/painted_door)
   docs/images/motion_path.png   an animated object's path, and where (and how turned) it stands on six frames
   docs/images/character.png     the sample character mid-walk, textured, with its root's path
+  docs/images/body.png          the sample character as imported (left) and re-modelled in Blender (right: a round
+                                head, bigger fists, the head raised), exported as a body and imported again
   docs/images/sprites.png       the Outpost 2 example's two animations, every frame of each
 
     .venvs/bpy-5.0/bin/python tools/render_pictures.py [NAME...]   (or blender -b -P tools/render_pictures.py)
 
-NAME (level, environment, relit, door, motion, character, sprites) renders those alone.
+NAME (level, environment, relit, door, motion, character, body, sprites) renders those alone.
 """
 
 import os
 import sys
+import tempfile
 
 import bpy
 import numpy as np
@@ -25,9 +28,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import oban_import  # noqa: E402
-from oban_import.oni.io.oban.properties import FRAMES, NAME
+from oban_import.oni.blender.characters.body_export import export_bodies  # noqa: E402
+from oban_import.oni.io.oban.properties import FRAMES, NAME  # noqa: E402
 from oban_import.oni.io.objects.properties import OBJECT_NAME  # noqa: E402
 from oban_import.outpost2.io.op2_properties import FRAME_COUNT, INDEX  # noqa: E402
+from oban_import.ui.options import BodyExportSettings  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "examples")
 PAINTED_DOOR = os.path.join(ROOT, "tests", "data", "environment", "painted_door", "level5_Final.dat")
@@ -58,7 +63,7 @@ def look_at(scene, target, direction, distance, ortho_scale=None):
     scene.collection.objects.link(camera)
     direction = Vector(direction).normalized()
     camera.location = Vector(target) + distance * direction
-    camera.rotation_euler = (-direction).to_track_quat("-Z", "Z").to_euler()
+    camera.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
     if ortho_scale:
         camera.data.type = "ORTHO"
         camera.data.ortho_scale = ortho_scale
@@ -342,6 +347,74 @@ def character_picture():
     save(rendered(scene), "character.png")
 
 
+def imported_character(path):
+    """The character class at `path` imported without animations: its armature."""
+    before = set(bpy.data.objects)
+    assert bpy.ops.import_anim.oban(filepath=path, character_animations="NONE") == {"FINISHED"}
+    return next(obj for obj in bpy.data.objects if obj not in before and obj.type == "ARMATURE")
+
+
+def on_bone(armature, bone):
+    return next(obj for obj in armature.children if obj.parent_bone == bone)
+
+
+def remodel(armature):
+    """What a modder might do: the head a ball (a new mesh, its material kept) raised on a longer
+    neck (the Head bone moved up), the fists 2.5 times their size (their points scaled)."""
+    import bmesh
+    head = on_bone(armature, "Head")
+    points = world_points([head]) - np.array(head.matrix_world.translation)   # the old head, in its own axes
+    ball = bmesh.new()
+    ball.loops.layers.uv.verify()
+    bmesh.ops.create_uvsphere(ball, u_segments=16, v_segments=10, radius=0.16, calc_uvs=True)
+    centre = np.array(head.matrix_world.to_3x3().inverted()) @ ((points.min(0) + points.max(0)) / 2)
+    bmesh.ops.translate(ball, verts=ball.verts, vec=centre.tolist())
+    mesh = bpy.data.meshes.new("round head")
+    ball.to_mesh(mesh)
+    ball.free()
+    mesh.polygons.foreach_set("use_smooth", np.ones(len(mesh.polygons), bool))
+    mesh.materials.append(head.data.materials[0])
+    head.data = mesh
+    for fist in ("LeftFist", "RightFist"):
+        mesh = on_bone(armature, fist).data
+        points = np.empty(3 * len(mesh.vertices), np.float32)
+        mesh.vertices.foreach_get("co", points)
+        points = points.reshape(-1, 3)
+        centre = points.mean(axis=0)
+        mesh.vertices.foreach_set("co", (centre + 2.5 * (points - centre)).ravel())
+        mesh.update()
+    bpy.context.view_layer.objects.active = armature
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = armature.data.edit_bones["Head"]
+    bone.head.z += 0.12
+    bone.tail.z += 0.12
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def body_picture():
+    """The sample character as imported (left) and, right, what the body export wrote of it
+    re-modelled in Blender (remodel), imported again from the written files: what the game's
+    files hold, not the scene that made them. At rest, lit the same, side by side."""
+    scene = new_scene(engine_samples=16)
+    sample = os.path.join(EXAMPLES, "ONCCchar0.oni")
+    before = imported_character(sample)
+    edited = imported_character(sample)
+    remodel(edited)
+    with tempfile.TemporaryDirectory() as folder:
+        report = export_bodies(bpy.context, [edited], folder, BodyExportSettings())
+        assert report.made and not report.errors and not report.warnings, report.errors + report.warnings
+        for made in report.made:
+            print(f"  {os.path.basename(made.path)}: {made.note}")
+        bpy.data.batch_remove([edited, *edited.children])
+        after = imported_character(os.path.join(folder, "ONCCchar0.oni"))
+        view = Vector((-0.25, 1.0, -0.2))
+        after.location = 1.3 * before.dimensions.x * view.cross(Vector((0, 0, 1))).normalized()   # beside it, level
+        scene.view_layers[0].update()
+        sun(scene, rotation=(0.8, 0.1, 0.4), strength=3.0)
+        frame(scene, [obj for obj in scene.objects if obj.parent in (before, after)], view, margin=1.1)
+        save(rendered(scene), "body.png")
+
+
 def sprite_picture():
     """The Outpost 2 example: each animation's frames side by side, as Blender shows them."""
     scene = new_scene(8)
@@ -359,7 +432,8 @@ def sprite_picture():
 
 
 PICTURES = {"level": level_picture, "environment": environment_picture, "relit": relit_picture,
-            "door": door_picture, "motion": motion_picture, "character": character_picture, "sprites": sprite_picture}
+            "door": door_picture, "motion": motion_picture, "character": character_picture, "body": body_picture,
+            "sprites": sprite_picture}
 
 
 def main():
