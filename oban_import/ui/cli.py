@@ -324,31 +324,28 @@ def _levels(context, args, candidates, missing):
 def _meshes(context, args, candidates, missing):
     """`export --format mesh`: each mesh object's M3GM parts and their textures' TXMPs."""
     from ..oni.blender.objects.export import export_meshes, mesh_objects
-    objects = mesh_objects(candidates)
-    if not objects:
-        print(f"{PROG} export: {args.blend} has no mesh object" + (" of those named" if args.objects else ""),
-              file=sys.stderr)
-        return 1
-    report = export_meshes(context, objects, args.output, MeshExportSettings.from_options(args))
-    print_messages(report)
-    if report.made:
-        print(mesh_files_table(report.made))
-    return 1 if missing or report.errors else 0
+    return _files_of(context, args, mesh_objects(candidates), "mesh object", missing, export_meshes,
+                     MeshExportSettings, mesh_files_table)
 
 
 def _bodies(context, args, candidates, missing):
     """`export --format body`: each character armature's body set, textures and class."""
     from ..oni.blender.characters.body_export import export_bodies
     from ..oni.blender.characters.tram_export import character_armatures
-    armatures = character_armatures(candidates)
-    if not armatures:
-        print(f"{PROG} export: {args.blend} has no character armature" + (" of those named" if args.objects else ""),
+    return _files_of(context, args, character_armatures(candidates), "character armature", missing, export_bodies,
+                     BodyExportSettings, body_files_table)
+
+
+def _files_of(context, args, chosen, kind, missing, export, settings, files_table):
+    """An export of `chosen` (`kind`s) into files: its messages, then its files as a table."""
+    if not chosen:
+        print(f"{PROG} export: {args.blend} has no {kind}" + (" of those named" if args.objects else ""),
               file=sys.stderr)
         return 1
-    report = export_bodies(context, armatures, args.output, BodyExportSettings.from_options(args))
+    report = export(context, chosen, args.output, settings.from_options(args))
     print_messages(report)
     if report.made:
-        print(body_files_table(report.made))
+        print(files_table(report.made))
     return 1 if missing or report.errors else 0
 
 

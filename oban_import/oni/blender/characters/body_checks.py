@@ -11,7 +11,7 @@ from ...io.characters.read import counted_items, read_character
 from ...io.characters.stored import stored_levels
 from ...io.container.container import ONCC_TAG, TRMA_TAG, TXMP_TAG
 from ...io.container.library import open_library
-from ...io.objects.read import main_instance, read_texture_file
+from ...io.objects.read import main_instance
 
 MESH_ARRAYS = ("points", "normals", "uvs", "strips", "face_normals", "face_normal_indices")
 
@@ -77,15 +77,4 @@ def class_check(name, data, links):
                     named != {at: target for at, target in links.items() if target}:
                 raise ObanError(path, f"ONCC{name}: read back, it is not what was written")
             return ClassLinks(name, named)
-    return check
-
-
-def texture_check(texture, label):
-    """check(path) of a TextureFile: it reads back as its pixels, format and flags."""
-    def check(path):
-        back = read_texture_file(path)
-        if (back.format, back.flags) != (texture.format, texture.flags) or \
-                not np.array_equal(back.rgba8, texture.pixels):
-            raise ObanError(path, f"{label} texture '{texture.name}': read back, it is not what was written")
-        return back
     return check

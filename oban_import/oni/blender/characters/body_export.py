@@ -13,10 +13,9 @@ together: an armature whose files fail writes nothing."""
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
-
 from ....core.errors import ObanError
 from ....core.files import output_path
+from ....core.output_files import FileJob, OutputFile, one_content_per_file
 from ....core.report import Made, Report, listed
 from ...io.characters.body_write import PartMesh, body_file_bytes, character_file_bytes, textures_file_bytes
 from ...io.characters.properties import BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE, CHARACTER_INSTANCE
@@ -25,26 +24,11 @@ from ...io.characters.stored import stored_class, stored_levels
 from ...io.container.library import Libraries
 from ...io.objects.properties import TEXTURE_NAME
 from ..objects.parts import UNCHANGED
-from ..objects.textures import texture_file
-from .body_checks import body_check, class_check, texture_check, textures_check
+from ..objects.textures import texture_file, texture_output
+from .body_checks import body_check, class_check, textures_check
 from .body_parts import SceneBody, scene_body
 
 NEW = "new"
-
-
-@dataclass
-class _File:
-    name: str             # its file name
-    data: bytes
-    check: object         # check(path) -> what the readers give back of it, or ObanError
-    note: str
-
-
-@dataclass
-class _Job:
-    armature: object
-    label: str
-    files: list           # [_File] in the order they are checked: textures, TRMA, TRBS, ONCC
 
 
 def export_bodies(context, armatures, directory, settings) -> Report:
@@ -56,7 +40,8 @@ def export_bodies(context, armatures, directory, settings) -> Report:
     with Libraries() as libraries:
         jobs = [job for job in (_job(armature, settings, libraries, encoded, report) for armature in armatures)
                 if job]
-    jobs = _one_content_per_file(jobs, report.errors)
+    jobs = one_content_per_file(jobs, report.errors, f"give each body its own name ('{BODY}', '{CHARACTER}', the "
+                                                     f"textures' '{TEXTURE_NAME}')")
     if jobs:
         report.each([directory], lambda folder: _write_all(jobs, folder, report.errors))
     report.counts = {"files": len(report.made)}
@@ -80,22 +65,20 @@ def _job(armature, settings, libraries, encoded, report):
         files = _texture_files(scene, label, libraries, encoded, notes)
         trma = names["TRMA"] if any(textures) else None
         if trma:
-            files.append(_File(f"TRMA{trma}.oni", textures_file_bytes(trma, textures), textures_check(trma, textures),
-                               UNCHANGED if character and textures == character[2] else (NEW if stored is None
-                                                                                           else "edited")))
-        part_names = scene.body.names
-        files.append(_File(f"TRBS{names['TRBS']}.oni",
-                           body_file_bytes(names["TRBS"], part_names, scene.body.parents, scene.translations, levels),
-                           body_check(names["TRBS"], part_names, scene.body.parents, scene.translations, levels),
-                           _body_note(scene, stored, replaced, levels_note)))
+            note = UNCHANGED if character and textures == character[2] else (NEW if stored is None else "edited")
+            files.append(OutputFile(f"TRMA{trma}.oni", textures_file_bytes(trma, textures),
+                                    textures_check(trma, textures), note))
+        body = (names["TRBS"], scene.body.names, scene.body.parents, scene.translations, levels)
+        files.append(OutputFile(f"TRBS{names['TRBS']}.oni", body_file_bytes(*body), body_check(*body),
+                                _body_note(scene, stored, replaced, levels_note)))
         if character:
             data, links, _ = character
             now = {ONCC_BODY_AT: f"TRBS{names['TRBS']}", ONCC_TEXTURES_AT: trma and f"TRMA{trma}"}
             same = all(links.get(at) == (name or None) for at, name in now.items())
-            files.append(_File(f"ONCC{names['ONCC']}.oni",
-                               character_file_bytes(names["ONCC"], data, links, names["TRBS"], trma),
-                               class_check(names["ONCC"], data, {**links, **now}),
-                               UNCHANGED if same else "its body and texture links set to the new files"))
+            files.append(OutputFile(f"ONCC{names['ONCC']}.oni",
+                                    character_file_bytes(names["ONCC"], data, links, names["TRBS"], trma),
+                                    class_check(names["ONCC"], data, {**links, **now}),
+                                    UNCHANGED if same else "its body and texture links set to the new files"))
         elif not armature.get(CHARACTER_FILE):
             notes.append(f"{label}: no ONCC written: it was not imported from a character class (ONCC); link "
                          f"TRBS{names['TRBS']}" + (f" and TRMA{trma}" if trma else "") + " from one (OniSplit's XML of "
@@ -104,9 +87,10 @@ def _job(armature, settings, libraries, encoded, report):
         report.errors.append(str(error))
         return None
     report.warnings += [f"{label}: {edit}; written without it" for edit in scene.dropped]
-    report.notes += scene.notes + notes + [f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): {part.placed}"
-                             for index, part in scene.parts.items() if part.placed]
-    return _Job(armature, label, files)
+    report.notes += scene.notes + notes + [
+        f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): {part.placed}"
+        for index, part in scene.parts.items() if part.placed]
+    return FileJob(armature, label, files)
 
 
 def _names(armature) -> dict:
@@ -236,29 +220,8 @@ def _texture_files(scene: SceneBody, label, libraries, encoded, notes) -> list:
                                    f"give each its own name (the image's or material's '{TEXTURE_NAME}')")
         if other is None:
             made[part.texture.casefold()] = key
-            files.append(_File(f"TXMP{part.texture}.oni", encoded[key].data, texture_check(encoded[key], label),
-                               encoded[key].note))
+            files.append(texture_output(encoded[key], label))
     return files
-
-
-def _one_content_per_file(jobs, errors) -> list:
-    """The jobs none of whose files another job's file of other contents would overwrite; the
-    others refused, each naming the others."""
-    claims = {}
-    for job in jobs:
-        for file in job.files:   # one file a name, whatever the case
-            claims.setdefault(file.name.casefold(), []).append((job, file))
-    refused = {}
-    for found in claims.values():
-        if len({file.data for _, file in found}) > 1:
-            involved = list({id(job): job for job, _ in found}.values())
-            for job in involved:
-                others = " and ".join(other.label for other in involved if other is not job)
-                refused.setdefault(id(job), f"{job.label}: {others} would write {found[0][1].name} too, otherwise; "
-                                            f"nothing written for them: give each body its own name ('{BODY}', "
-                                            f"'{CHARACTER}', the textures' '{TEXTURE_NAME}')")
-    errors += [refused[id(job)] for job in jobs if id(job) in refused]
-    return [job for job in jobs if id(job) not in refused]
 
 
 def _write_all(jobs, directory, errors) -> list:
@@ -304,5 +267,5 @@ def _write(job, directory, staging, written) -> list:
             if os.path.exists(leftover):
                 os.remove(leftover)
     written.update(file.name.casefold() for file in files)
-    return [Made(output_path(directory, file.name), item, job.armature, 0.0, file.note)
+    return [Made(output_path(directory, file.name), item, job.source, 0.0, file.note)
             for file, item in zip(files, checked)]

@@ -7,21 +7,20 @@ writes nothing; two objects that would write one file otherwise are both refused
 is written under a temporary name, read back by the add-on's readers, checked against what
 it should hold, then put in place."""
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ....core.errors import ObanError
 from ....core.files import output_path, write_checked
+from ....core.output_files import FileJob, OutputFile, one_content_per_file
 from ....core.report import Made, Report, listed
 from ...io.container.library import Libraries
 from ...io.level.properties import ENVIRONMENT, ROOMS
 from ...io.oban.properties import import_frame
 from ...io.objects.properties import PARTS, TEXTURE_NAME
-from ...io.objects.read import read_mesh_file, read_texture_file
+from ...io.objects.read import read_mesh_file
 from ..shared.materials import slot_textures
 from .parts import scene_parts
-from .textures import texture_file, texture_name
+from .textures import texture_file, texture_name, texture_output
 
 
 
@@ -40,24 +39,10 @@ def export_meshes(context, objects, directory, settings) -> Report:
     with Libraries() as libraries:
         jobs = [job for job in (_job(obj, settings, libraries, encoded, report) for obj in objects) if job]
     written = set()
-    report.each(_one_content_per_file(jobs, report.errors), lambda job: _write(job, directory, written))
+    remedy = f"give each its own name (the mesh's '{PARTS}', the material's or image's '{TEXTURE_NAME}')"
+    report.each(one_content_per_file(jobs, report.errors, remedy), lambda job: _write(job, directory, written))
     report.counts = {"files": len(report.made)}
     return report
-
-
-@dataclass
-class _File:
-    name: str             # its file name
-    data: bytes
-    check: object         # check(path) -> what the readers give back of it, or ObanError
-    note: str
-
-
-@dataclass
-class _Job:
-    obj: object
-    label: str
-    files: list           # [_File], the textures first (a mesh's read-back finds its texture)
 
 
 def _job(obj, settings, libraries, encoded, report):
@@ -87,14 +72,14 @@ def _job(obj, settings, libraries, encoded, report):
             key = (name, image.name)
             if key not in encoded:
                 encoded[key] = texture_file(name, image, label, libraries)
-            textures[key] = _texture(encoded[key], label)
+            textures[key] = texture_output(encoded[key], label)
         files = list(textures.values()) + [_mesh(part, slots[part.slot][0], label) for part in parts]
     except ObanError as error:
         report.errors.append(str(error))
         return None
     report.warnings += [f"{label}: {edit}; written without it" for edit in dropped]
     report.notes += notes
-    return _Job(obj, label, files)
+    return FileJob(obj, label, files)
 
 
 def dropped_mesh_edits(obj, parts, scene, slots) -> list:
@@ -128,7 +113,7 @@ def unheld_edits(obj, besides=()) -> list:
     return edits
 
 
-def _mesh(part, texture: str, label) -> _File:
+def _mesh(part, texture: str, label) -> OutputFile:
     """The M3GM file of a Part, checked to read back as its points, normals, texture
     coordinates (float32, bit for bit) and triangles (each wound as given)."""
     try:
@@ -146,42 +131,7 @@ def _mesh(part, texture: str, label) -> _File:
             raise ObanError(path, f"{label} part '{part.name}': read back, it is not what was written; not written")
         return back
 
-    return _File(f"M3GM{part.name}.oni", data, check, part.note)
-
-
-def _texture(texture, label) -> _File:
-    """The TXMP file of a TextureFile, checked to read back as its pixels, format and flags."""
-    def check(path):
-        back = read_texture_file(path)
-        if (back.format, back.flags) != (texture.format, texture.flags) or \
-                not np.array_equal(back.rgba8, texture.pixels):
-            raise ObanError(path, f"{label} texture '{texture.name}': read back, it is not what was written; "
-                                  f"not written")
-        return back
-
-    return _File(f"TXMP{texture.name}.oni", texture.data, check, texture.note)
-
-
-def _one_content_per_file(jobs, errors) -> list:
-    """The jobs none of whose files another file of other contents would overwrite (two
-    objects, or two parts or textures of one); the others refused, each naming the others."""
-    claims = {}
-    for job in jobs:
-        for file in job.files:   # one file a name, whatever the case (not every file system tells them apart)
-            claims.setdefault(file.name.casefold(), []).append((job, file))
-    refused = {}
-    for found in claims.values():
-        if len({file.data for _, file in found}) < 2:
-            continue
-        involved = list({id(job): job for job, _ in found}.values())
-        for job in involved:
-            others = " and ".join(other.label for other in involved if other is not job)
-            refused.setdefault(id(job), f"{job.label}: {others or 'another of its parts or textures'} would write "
-                                        f"{found[0][1].name} too, otherwise; nothing written for "
-                                        f"{'them' if others else 'it'}: give each its own name (the mesh's "
-                                        f"'{PARTS}', the material's or image's '{TEXTURE_NAME}')")
-    errors += [refused[id(job)] for job in jobs if id(job) in refused]
-    return [job for job in jobs if id(job) not in refused]
+    return OutputFile(f"M3GM{part.name}.oni", data, check, part.note)
 
 
 def _write(job, directory, written) -> list:
@@ -191,6 +141,6 @@ def _write(job, directory, written) -> list:
         if file.name.casefold() in written:
             continue
         path = output_path(directory, file.name)
-        made.append(Made(path, write_checked(path, file.data, file.check), job.obj, 0.0, file.note))
+        made.append(Made(path, write_checked(path, file.data, file.check), job.source, 0.0, file.note))
         written.add(file.name.casefold())
     return made

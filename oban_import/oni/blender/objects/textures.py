@@ -10,9 +10,10 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import text, unsigned32, whole
+from ....core.output_files import OutputFile
 from ...io.objects.properties import (PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_FLAGS, TEXTURE_FORMAT, TEXTURE_INSTANCE,
                                       TEXTURE_NAME)
-from ...io.objects.read import stored_texture
+from ...io.objects.read import read_texture_file, stored_texture
 from ...io.objects.texture_write import fits, lossless, onisplit_flags, texture_file_bytes, txmp_file_bytes
 from ...io.objects.textures import BGR, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA
 from ..shared.fingerprints import image_edited, image_pixels, pixels_fingerprint
@@ -98,3 +99,16 @@ def _format(pixels, original, flags) -> tuple:
     if original is None:
         return fmt, f"written as {FORMAT_NAMES[fmt]}"
     return fmt, f"written as {FORMAT_NAMES[fmt]}: {FORMAT_NAMES[original]} cannot hold its pixels"
+
+
+def texture_output(texture: TextureFile, label) -> OutputFile:
+    """The TXMP file of a TextureFile, checked to read back as its pixels, format and flags."""
+    def check(path):
+        back = read_texture_file(path)
+        if (back.format, back.flags) != (texture.format, texture.flags) or \
+                not np.array_equal(back.rgba8, texture.pixels):
+            raise ObanError(path, f"{label} texture '{texture.name}': read back, it is not what was written; "
+                                  f"not written")
+        return back
+
+    return OutputFile(f"TXMP{texture.name}.oni", texture.data, check, texture.note)
