@@ -11,6 +11,7 @@ import lzma
 import os
 
 import bpy
+import characters_generate as cgen
 import numpy as np
 import pytest
 from characters_generate import BIPED_PARENTS
@@ -402,6 +403,33 @@ def test_the_kept_folder_holds_what_its_readme_says():
              "TXMPchar0_skin.oni"]
     assert found == sorted(["README.md", "dae/char0_remodelled/TRBSchar0.dae.xz", "dae/made/TRBSmade.dae.xz"]
                            + [f"ours/char0_remodelled/{f}" for f in char0] + [f"ours/made/{f}" for f in made])
+
+
+# --- two characters in one scene ------------------------------------------------------------------
+
+def test_two_characters_each_write_their_own_body(tmp_path):
+    """Two generated characters (bodies apart) imported together, char1's head re-modelled:
+    each armature writes its own files; char2's as imported (its ONCC byte for byte, its body
+    as the generator's reads), char1's with its new head and every other part as read."""
+    scene = cgen.two_characters(np.random.default_rng(5), 1)
+    folder = cgen.write_loose(scene, str(tmp_path / "in"))
+    assert bpy.ops.import_anim.oban(directory=folder, files=[{"name": "ONCCchar1.oni"}, {"name": "ONCCchar2.oni"}],
+                                    character_animations="NONE") == {"FINISHED"}
+    char1, char2 = bpy.data.objects["char1"], bpy.data.objects["char2"]
+    on_bone(char1, "Head").data.vertices[0].co.z += 0.5
+    report = export(tmp_path / "out", [char1, char2])
+    assert not report.errors, report.errors
+    assert sorted(os.listdir(tmp_path / "out")) == ["ONCCchar1.oni", "ONCCchar2.oni", "TRBSchar1.oni", "TRBSchar2.oni"]
+    assert {(os.path.basename(m.path), m.block.name) for m in report.made} == {
+        ("ONCCchar1.oni", "char1"), ("TRBSchar1.oni", "char1"), ("ONCCchar2.oni", "char2"), ("TRBSchar2.oni", "char2")}
+    assert written(tmp_path / "out")["ONCCchar2.oni"] == written(folder)["ONCCchar2.oni"]
+    for name, edited in (("char1", {"Head"}), ("char2", set())):
+        theirs = read_character(os.path.join(folder, f"ONCC{name}.oni")).body
+        ours = read_character(tmp_path / "out" / f"ONCC{name}.oni").body
+        assert np.array_equal(ours.translations, theirs.translations) and np.array_equal(ours.parents, theirs.parents)
+        for mine, read in zip(ours.parts, theirs.parts):
+            same = np.array_equal(mine.mesh.points, read.mesh.points)
+            assert same != (mine.name in edited), (name, mine.name)
 
 
 # --- a skinned body: split into its parts ------------------------------------------------------------

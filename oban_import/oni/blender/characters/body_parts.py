@@ -24,8 +24,9 @@ from ..shared.materials import UNTEXTURED, slot_textures
 from .armature_body import ArmatureBody, armature_body
 from .skinned import skinned_parts
 
-PLACED = 1e-5      # relative: a part's placement on its bone this close to the import's is the import's (float32
-                   # bone matrices and parent inverses leave about 1e-6)
+PLACED = 1e-4      # relative: a part's placement on its bone this close to the import's is the import's (Blender
+                   # makes a bone's rest matrix in float32 from its head, tail and roll, some directions 1e-5 off
+                   # orthonormal, and the import's parent inverse is its transpose: 1.5e-5 seen)
 MOVED = 1e-5       # relative to the body's reach: a bone head this close to where the import put it has not moved
 SINGULAR = 1e-9    # a placement whose linear part's determinant is this small flattens the mesh: refused
 
