@@ -195,3 +195,38 @@ def test_placed_objects_deleted_are_named_and_left_out(tmp_path, placed_level):
     written = read_objects(str(tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni")).objects
     names = [obj.name for obj in written if not obj.name.startswith("door_")]
     assert names == [f"obj0{k}_part{int(k == 2)}" for k in range(9) if k not in (2, 7)]
+
+
+def quad_lists(path):
+    """The object quad map (ONOA) of the ONLV .oni at `path`: each gunk object's IDXA of quads."""
+    from oban_import.oni.io.container.container import IDXA_TAG, ONOA_TAG
+    from oban_import.oni.io.container.library import open_library
+    from oban_import.oni.io.level.onlv import ONOA_DTYPE
+    with open_library(str(path)) as library:
+        c = library.main
+        onoa = c.with_data(ONOA_TAG)[0]
+        data = c.instance(onoa, ONOA_TAG)[0]
+        entries = np.frombuffer(data, ONOA_DTYPE, offset=24, count=int.from_bytes(data[20:24], "little"))
+        return [c.instance(c.link(int(value), IDXA_TAG, onoa, "quads"), IDXA_TAG)[0] for value in entries["quads"]]
+
+
+def test_a_remodelled_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
+    """placed/remodelled: -create:level's ONLV of this export with the <Physics> file: door_8's
+    added triangle is a gunk quad more, which renumbers the quad lists of every later gunk
+    object, so the level read's ONLV cannot carry its placed objects."""
+    from test_level_remodel import remodel
+    remodel()
+    said = ("object 'obj00_part0': a placed object, which the level's ONLV carries; the rebuild writes "
+            "M3GMdr_double_panel.oni from the scene (its door leaves re-modelled or re-animated")
+    with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):
+        export(tmp_path / "refused")
+    assert not (tmp_path / "refused" / "level5").exists()
+    assert export(tmp_path / "despite", despite=True) == {"FINISHED"}
+    classes = tmp_path / "despite" / "level5" / "classes"
+    assert (classes / "M3GMdr_offc_panel.oni").is_file() and not (classes / "ONLVlevel5.oni").exists()
+    for name, folder in (("read", "onisplit"), ("remodelled", "remodelled")):
+        with lzma.open(os.path.join(PLACED, folder, "ONLVlevel5.oni.xz")) as f:
+            (tmp_path / name).write_bytes(f.read())
+    read, remodelled = quad_lists(tmp_path / "read"), quad_lists(tmp_path / "remodelled")
+    assert len(read) == len(remodelled) == 16 and read[:7] == remodelled[:7]
+    assert all(len(a) < len(b) if k == 7 else a != b for k, (a, b) in enumerate(zip(read[7:], remodelled[7:]), 7))

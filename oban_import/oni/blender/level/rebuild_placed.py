@@ -135,7 +135,9 @@ def _made_otherwise(level, listed, quads, classes, source_classes) -> str:
     door_files = [name for name, data in classes.items()
                   if name.startswith(("DOOR", "OFGA", "M3GM", "OBAN")) and data != source_classes.get(name)]
     if door_files:
-        return f"the rebuild writes {door_files[0]} from the scene (its door leaves change)"
+        return (f"the rebuild writes {door_files[0]} from the scene (its door leaves re-modelled or re-animated: "
+                "-create:level strips the leaves' meshes and makes the doors' gunk, which the object quad map numbers, "
+                "of it anew)")
     if written_quad_count(quads) != own_quad_count(level.environment):
         return (f"the environment has {written_quad_count(quads)} quads of its own where the level read has "
                 f"{own_quad_count(level.environment)} (the object quad map's numbers change)")
