@@ -17,7 +17,8 @@ from commands import IN_BPY_MODULE, blender_script, python_module, run
 from mathutils import Matrix
 from onlv_bytes import names_zeroed
 from paths import DATA
-from placed_edits import LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, edit_placed, placed_in_level
+from placed_edits import (LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, edit_placed, placed,
+                          placed_in_level)
 from test_level_placed import SCALE, oni_matrix, quaternion_matrix
 
 from oban_import.oni.io.level_rebuild.class_files import class_files
@@ -154,3 +155,78 @@ def test_the_command_line_writes_the_levels_onlv(tmp_path, placed_level, command
     assert done.returncode == 0, done.stderr
     assert_wrote(out / "level5", placed_level)
     shutil.rmtree(out)
+
+
+def left_out_warning(path, which, named, them="them"):
+    return (f"{path}: {which} ({named}): the rebuilt level leaves {them} out (imported without Placed Objects, or "
+            "deleted); import the level with Placed Objects to keep them")
+
+
+def test_a_level_imported_without_its_placed_objects_says_its_rebuild_has_none(tmp_path):
+    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.ui.options import LevelRebuildSettings
+    path = unpacked(tmp_path / "in", os.path.join(PLACED, "level"))
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_anim.oban(filepath=str(path), objects=False)
+    assert not any("oni_object_name" in obj and "oni_door_leaf" not in obj for obj in bpy.data.objects)
+    report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "out"),
+                                   LevelRebuildSettings(use_selection=False, despite_edits=False))
+    said = left_out_warning(path, "none of its 9 placed objects is in the scene",
+                            "'obj00_part0', 'obj01_part0', 'obj02_part1', 'obj03_part0', 'obj04_part0' (and 4 more)")
+    assert not report.errors and said in report.warnings, report.warnings
+    assert not (tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni").exists()   # -create:level's: leaves alone
+    assert export(tmp_path / "operator") == {"FINISHED"}
+    blend = tmp_path / "without.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    command = python_module if IN_BPY_MODULE else blender_script
+    done = run(command, "export", blend, "-o", tmp_path / "cli", "--format", "level")
+    assert done.returncode == 0 and said in done.stderr + done.stdout, done.stderr
+
+
+def test_placed_objects_deleted_are_named_and_left_out(tmp_path, placed_level):
+    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.ui.options import LevelRebuildSettings
+    for name in ("obj02_part1", "obj07_part0"):
+        bpy.data.objects.remove(placed(name))
+    report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "out"),
+                                   LevelRebuildSettings(use_selection=False, despite_edits=False))
+    assert not report.errors and report.warnings == [
+        left_out_warning(placed_level, "2 of its 9 placed objects are not in the scene", "'obj02_part1', 'obj07_part0'")]
+    written = read_objects(str(tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni")).objects
+    names = [obj.name for obj in written if not obj.name.startswith("door_")]
+    assert names == [f"obj0{k}_part{int(k == 2)}" for k in range(9) if k not in (2, 7)]
+
+
+def quad_lists(path):
+    """The object quad map (ONOA) of the ONLV .oni at `path`: each gunk object's IDXA of quads."""
+    from oban_import.oni.io.container.container import IDXA_TAG, ONOA_TAG
+    from oban_import.oni.io.container.library import open_library
+    from oban_import.oni.io.level.onlv import ONOA_DTYPE
+    with open_library(str(path)) as library:
+        c = library.main
+        onoa = c.with_data(ONOA_TAG)[0]
+        data = c.instance(onoa, ONOA_TAG)[0]
+        entries = np.frombuffer(data, ONOA_DTYPE, offset=24, count=int.from_bytes(data[20:24], "little"))
+        return [c.instance(c.link(int(value), IDXA_TAG, onoa, "quads"), IDXA_TAG)[0] for value in entries["quads"]]
+
+
+def test_a_remodelled_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
+    """placed/remodelled: -create:level's ONLV of this export with the <Physics> file: door_8's
+    added triangle is a gunk quad more, which renumbers the quad lists of every later gunk
+    object, so the level read's ONLV cannot carry its placed objects."""
+    from test_level_remodel import remodel
+    remodel()
+    said = ("object 'obj00_part0': a placed object, which the level's ONLV carries; the rebuild writes "
+            "M3GMdr_double_panel.oni from the scene (its door leaves re-modelled or re-animated")
+    with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):
+        export(tmp_path / "refused")
+    assert not (tmp_path / "refused" / "level5").exists()
+    assert export(tmp_path / "despite", despite=True) == {"FINISHED"}
+    classes = tmp_path / "despite" / "level5" / "classes"
+    assert (classes / "M3GMdr_offc_panel.oni").is_file() and not (classes / "ONLVlevel5.oni").exists()
+    for name, folder in (("read", "onisplit"), ("remodelled", "remodelled")):
+        with lzma.open(os.path.join(PLACED, folder, "ONLVlevel5.oni.xz")) as f:
+            (tmp_path / name).write_bytes(f.read())
+    read, remodelled = quad_lists(tmp_path / "read"), quad_lists(tmp_path / "remodelled")
+    assert len(read) == len(remodelled) == 16 and read[:7] == remodelled[:7]
+    assert all(len(a) < len(b) if k == 7 else a != b for k, (a, b) in enumerate(zip(read[7:], remodelled[7:]), 7))

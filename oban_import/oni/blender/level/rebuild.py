@@ -30,7 +30,7 @@ from ..shared.materials import NOT_IN_A_NAME
 from .rebuild_gunk import edited_gunk
 from .rebuild_leaves import remodelled_classes
 from .rebuild_objects import SAME, door_animations, has_class, scene_objects, whole_lists
-from .rebuild_placed import export_placed_level, placed_in_level, placed_objects
+from .rebuild_placed import export_placed_level, placed_in_level, placed_left_out, placed_objects, placed_setups
 from .rebuild_textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
                     settled, shown_images, write_outputs)
@@ -110,16 +110,18 @@ class _Source:
     sources: list               # the files it was read from, which the rebuild never writes over
     door_classes: dict          # {name: DoorClass} of the level read ({} for a level made in Blender)
     furniture_classes: dict     # {name: FurnitureGeometry}, likewise
+    placed: dict                # {setup index: name} of the level read's placed objects (rebuild_placed.placed_setups)
 
 
 def _imported(context, path, environment) -> _Source:
     with open_library(path) as library:   # read once for both
         level, classes = read_level(path, library), class_files(path, library=library)
+        placed = placed_setups(library.main, level.doors)
     check_imported(path, level.environment, environment)
     same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
     sources = [path, *([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])]
     return _Source(path, level.name, level.environment, level.sky, classes, same, sources, level.door_classes,
-                   level.furniture_classes)
+                   level.furniture_classes, placed)
 
 
 def _made_here(context, name, warnings) -> _Source:
@@ -140,7 +142,7 @@ def _made_here(context, name, warnings) -> _Source:
                     classes.setdefault(file, data)
             except ObanError as error:
                 warnings.append(f"{where}: the classes of a level imported into the scene are left out: {error}")
-    return _Source(where, name, None, "", classes, same, [], {}, {})
+    return _Source(where, name, None, "", classes, same, [], {}, {}, {})
 
 
 def _rebuild(context, source: _Source, environment, directory, warnings, frame, despite):
@@ -179,6 +181,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
                                 remodelled_leaves) + retextured + edited_gunk(faces, source.environment, SAME)
             + placed_dropped, despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
+    warnings += placed_left_out(path, source.placed, placed)
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
     renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
     if renumbered:

@@ -19,6 +19,7 @@ from ....core.id_properties import number, numbers, text, unsigned32, whole
 from ....core.report import Made
 from ...engine.rotations import matrix_quaternions, stored_from_hamilton
 from ...engine.to_blender import blender_matrices
+from ...io.container.container import OBOA_TAG
 from ...io.container.library import Libraries, open_library
 from ...io.level.properties import INT32, LEVEL_FILE
 from ...io.level.read import read_level
@@ -32,6 +33,7 @@ from ...io.oban.write import oni_file_bytes
 from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJECT_DOOR_LEAF, OBJECT_FLAGS,
                                       OBJECT_NAME, OBJECT_ORIGIN, OBJECT_PHYSICS, OBJECT_POSITION, OBJECT_ROTATION,
                                       OBJECT_SCALE, OBJECT_SCRIPT_ID, OBJECT_SETUP)
+from ...io.objects.read import empty_setup
 from ..oban.export import Motion, animation_of
 from ..oban.targets import is_animated
 from ..objects.export import dropped_mesh_edits
@@ -44,6 +46,7 @@ from .scene import refusal, settled, write_outputs
 
 CLASSES_FOLDER = "classes"
 RIGID = 1e-4        # relative: a placement whose columns are this close to one length, at right angles, is rigid
+NAMED = 5           # placed objects named in a message, at most
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,36 @@ def placed_objects(objects, errors) -> dict:
             except ObanError as error:
                 errors.append(str(error))
     return levels
+
+
+def placed_setups(c, doors) -> dict:
+    """{setup index: name} of the placed objects of the level file `c` (a Container) holds: its
+    OBOA's setups in use, the leaves of `doors` (its Door records) aside; {} where the file
+    holds no OBOA (a loose level's ONLV, whose placed objects the import cannot read)."""
+    if not c.with_data(OBOA_TAG):
+        return {}
+    leaves = {n for door in doors for n in door.setups if n is not None}
+    return {n: record["name"].split(b"\0", 1)[0].decode("latin-1")
+            for n, record in enumerate(stored_level(c).records)
+            if n not in leaves and not empty_setup(record)}
+
+
+def placed_left_out(path, setups, objects) -> list:
+    """The warning, if any, that placed objects of the level at `path` ({setup index: name},
+    placed_setups') are not among `objects` (the scene's, by OBJECT_SETUP), so its rebuild
+    leaves them out: all of them where the level was imported without Placed Objects, some
+    where they were deleted (which the export cannot tell from an object forgotten)."""
+    present = {obj.get(OBJECT_SETUP) for obj in objects}
+    missing = [name or f"setup {n}" for n, name in setups.items() if n not in present]
+    if not missing:
+        return []
+    named = ", ".join(f"'{name}'" for name in missing[:NAMED]) + (
+        f" (and {len(missing) - NAMED} more)" if len(missing) > NAMED else "")
+    which = (f"none of its {len(setups)} placed objects is in the scene" if len(missing) == len(setups) else
+             f"{len(missing)} of its {len(setups)} placed objects {'is' if len(missing) == 1 else 'are'} not in the "
+             "scene")
+    return [f"{path}: {which} ({named}): the rebuilt level leaves {'it' if len(missing) == 1 else 'them'} out "
+            "(imported without Placed Objects, or deleted); import the level with Placed Objects to keep them"]
 
 
 def placed_in_level(context, path, objects, listed, quads, classes, source_classes, frame):
@@ -102,7 +135,9 @@ def _made_otherwise(level, listed, quads, classes, source_classes) -> str:
     door_files = [name for name, data in classes.items()
                   if name.startswith(("DOOR", "OFGA", "M3GM", "OBAN")) and data != source_classes.get(name)]
     if door_files:
-        return f"the rebuild writes {door_files[0]} from the scene (its door leaves change)"
+        return (f"the rebuild writes {door_files[0]} from the scene (its door leaves re-modelled or re-animated: "
+                "-create:level strips the leaves' meshes and makes the doors' gunk, which the object quad map numbers, "
+                "of it anew)")
     if written_quad_count(quads) != own_quad_count(level.environment):
         return (f"the environment has {written_quad_count(quads)} quads of its own where the level read has "
                 f"{own_quad_count(level.environment)} (the object quad map's numbers change)")
@@ -124,12 +159,15 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
         stored, classes = stored_setups(path, library), class_files(path, library=library)
     entries, written, notes, refused, dropped = _scene_setups(context, objects, len(stored.setups), stored.particles,
                                                              classes, frame)
-    entries += [((n, ""), setup) for n, setup in enumerate(stored.setups) if not setup.flags and not setup.geometries]
+    unused = {n for n, setup in enumerate(stored.setups) if not setup.flags and not setup.geometries}
+    entries += [((n, ""), stored.setups[n]) for n in sorted(unused)]
     setups = [setup for _, setup in sorted(entries, key=lambda entry: entry[0])]
     if refused:
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped, despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes]
+    warnings += placed_left_out(path, {n: setup.name for n, setup in enumerate(stored.setups) if n not in unused},
+                                objects)
     classes.update(written)
     name = os.path.splitext(os.path.basename(path))[0]
     files = {OBOA_FILE.format(stored.name): oboa_xml(setups), CLASSES_FOLDER: None}
