@@ -515,7 +515,7 @@ def test_an_edited_normal_is_an_edit(tmp_path):
     bpy.context.view_layer.objects.active = obj
     assert bpy.ops.mesh.customdata_custom_splitnormals_clear() == {"FINISHED"}
     report = export(tmp_path, [obj])
-    assert {os.path.basename(m.path): m.note for m in report.made}["M3GMobj00_part0.oni"] == "edited (its normals)"
+    assert {os.path.basename(m.path): m.note for m in report.made}["M3GMobj00_part0.oni"] == "edited"
     assert_as_blender_holds(obj, str(tmp_path / "M3GMobj00_part0.oni"))
 
 

@@ -1,6 +1,6 @@
 """A mesh object's M3GM parts as the scene holds them (docs/objects.md 10). A part an import
-made and the user left as it was (its fingerprint as made, its source file still holding the
-arrays read, its normals drawn as set) is its stored arrays, to be written back bit for bit;
+made and the user left as it was (its fingerprint, normals as drawn included, as made, its
+source file still holding the arrays read) is its stored arrays, to be written back bit for bit;
 any other is made of the faces Blender holds: each point in the object's own frame with the
 import's scale and axes undone, a vertex for each point, UV and normal its corners take, the
 faces as triangles, stripped. All in bulk: no loop per vertex, corner or face."""
@@ -13,10 +13,9 @@ from ....blender import compat
 from ....core.errors import ObanError
 from ....core.id_properties import numbers, texts
 from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
-from ...io.objects.model import Mesh
 from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS
 from ...io.objects.read import stored_mesh
-from ..shared.fingerprints import face_corners, face_parts, numbered_points, part_fingerprints
+from ..shared.fingerprints import face_parts, part_fingerprints
 from ..shared.mesh_data import corner_uvs, face_ints
 from ..shared.meshes import converted_normals
 
@@ -24,7 +23,7 @@ MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a 
 MAX_TRIANGLES = 4095    # ... and fewer than 4096 face normals (M3cMaxObjTris)
 AS_READ = 1e-5          # relative: a point or texture coordinate this close to what was read is what was read
 UNCHANGED = "unchanged import"
-EDITED, NORMALS_EDITED = "edited", "edited (its normals)"
+EDITED = "edited"
 
 
 @dataclass
@@ -49,7 +48,7 @@ class Part:
     @property
     def edited(self) -> bool:
         """Whether the user changed it since the import (not merely re-made of a source gone)."""
-        return self.note in (EDITED, NORMALS_EDITED)
+        return self.note == EDITED
 
     def file_bytes(self, texture_name: str) -> bytes:
         return mesh_file_bytes(self.name, self.points, self.normals, self.uvs, self.strips, self.face_normals,
@@ -176,13 +175,13 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_re
         elif frame is not None:
             note = placed
         else:
-            part, note = _as_stored(scene, record, name, faces, slot, libraries)
+            part, note = _as_stored(record, name, slot, libraries)
         parts.append(checked(part if part is not None else faces_part(scene, scene.parts == index, name, slot, note,
                                                                       where), where))
     return parts, scene
 
 
-def _as_stored(scene, record, name, faces, slot, libraries):
+def _as_stored(record, name, slot, libraries):
     """(the Part `name` as stored, or None, why not) of an unedited part."""
     if not record.file:
         return None, "as the scene holds it (no file recorded)"
@@ -192,25 +191,8 @@ def _as_stored(scene, record, name, faces, slot, libraries):
         return None, f"as the scene holds it: its source cannot be read ({error})"
     if stored.stored_fingerprint() != record.stored:
         return None, f"as the scene holds it: {record.file} holds other arrays for it now"
-    if not _normals_as_set(scene, stored, faces):
-        return None, NORMALS_EDITED
     return Part(name, stored.points, stored.normals, stored.uvs, stored.triangles, stored.strips,
                 stored.face_normals, stored.face_normal_indices, slot, UNCHANGED), UNCHANGED
-
-
-def _normals_as_set(scene, stored: Mesh, faces) -> bool:
-    """Whether the faces' corners draw the normals the import set from the stored part's
-    (within compat.CUSTOM_NORMAL_ERROR): the part's points are numbered as the import made
-    them (the fingerprint holds), its faces the stored triangles Blender can hold."""
-    corners = face_corners(faces, scene.starts, scene.sizes)
-    drawn_points, numbered = numbered_points(scene.corner_point[corners], len(scene.points))
-    t = stored.triangles
-    used = numbered_points(t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 0] != t[:, 2])],
-                           len(stored.points))[0]
-    if len(used) != len(drawn_points):
-        return False
-    expected = converted_normals(stored.normals, scene.axes)[used[numbered]]
-    return bool(np.abs(scene.drawn[corners] - expected).max(initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
 
 
 def faces_part(scene, selected, name, slot, note, where, origin=None) -> Part:

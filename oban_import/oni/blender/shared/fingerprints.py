@@ -20,7 +20,8 @@ def part_fingerprints(mesh, count: int) -> list[int]:
     """A signed CRC-32 per M3GM part of an imported mesh (docs/objects.md 10): of its faces
     (face_parts), in order: their sizes, their corners' points as numbered among the part's
     own (so that an edit elsewhere in the mesh leaves it), those points, the corners' UVs and
-    the faces' material slots."""
+    normals as drawn (Blender before 4.5 draws a custom normal near the one set: what it drew
+    at the import is what an unedited part draws), and the faces' material slots."""
     return _part_fingerprints(mesh, _face_arrays(mesh), count)
 
 
@@ -29,12 +30,13 @@ def _part_fingerprints(mesh, arrays, count):
     starts = np.empty(len(sizes), np.int32)
     mesh.polygons.foreach_get("loop_start", starts)
     parts, points, uvs = face_parts(mesh, count), points.reshape(-1, 3), uvs.reshape(-1, 2)
+    normals = compat.corner_normals(mesh)
     found = []
     for part in range(count):
         faces = np.flatnonzero(parts == part)
         loops = face_corners(faces, starts, sizes)
         used, numbered = numbered_points(corners[loops], len(points))
-        found.append(signed_crc32(sizes[faces], numbered, points[used], uvs[loops], slots[faces]))
+        found.append(signed_crc32(sizes[faces], numbered, points[used], uvs[loops], normals[loops], slots[faces]))
     return found
 
 
