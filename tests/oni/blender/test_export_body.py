@@ -3,7 +3,7 @@ the sample character imported and left as it is written back as OniSplit wrote i
 five levels, TRMA, TXMPs, ONCC), through the dialog and the command line; an edited part, a moved
 bone and a body made in Blender read back by the add-on's readers as Blender holds them (points,
 normals and texture coordinates float32-equal, translations as the bones' heads give them) and
-imported again the same; the cases kept in tests/data/characters_written/blender made again and
+imported again the same; the cases kept in tests/data/characters_written/from_blender made again and
 read as OniSplit read them; what a body cannot hold refused, naming the armature and the object."""
 
 import glob
@@ -33,7 +33,7 @@ from oban_import.oni.io.characters.stored import stored_levels
 from oban_import.ui.options import BodyExportSettings
 
 pytestmark = pytest.mark.usefixtures("addon")
-KEPT = os.path.join(DATA, "characters_written", "blender")
+KEPT = os.path.join(DATA, "characters_written", "from_blender")
 SAMPLE_FILES = ("ONCCchar0.oni", "TRBSchar0.oni", "TRMAchar0.oni", "TXMPchar0_cloth.oni", "TXMPchar0_face.oni",
                 "TXMPchar0_skin.oni")
 AXES = axes_matrix("-Z", "Y")
@@ -119,7 +119,7 @@ def translations_from_heads(armature):
     return (offsets @ axes / armature.get("oban_import_scale", 0.1)).astype(F32)
 
 
-# --- the cases (also what tests/data/characters_written/blender/ours holds) ------------------------
+# --- the cases (also what tests/data/characters_written/from_blender/ours holds) ------------------------
 
 def char0_remodelled():
     """The sample character: LeftCalf's points moved by hashed steps, the LeftCalf bone (head and
@@ -208,7 +208,7 @@ CASES = {"char0_remodelled": char0_remodelled, "made": made_in_blender}
 
 
 def write_cases(folder):
-    """Export every case into `folder` (what tests/data/characters_written/blender/ours holds)."""
+    """Export every case into `folder` (what tests/data/characters_written/from_blender/ours holds)."""
     for make in CASES.values():
         bpy.ops.wm.read_factory_settings(use_empty=True)
         report = export(folder, [make()])
@@ -345,7 +345,7 @@ def test_a_part_turned_and_scaled_on_its_bone_is_baked_and_said(tmp_path):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_kept_cases_are_made_again(tmp_path, case):
     """What each Blender writes of a kept case holds the points, texture coordinates, triangles and
-    translations OniSplit read (tests/data/characters_written/blender/ours), and the normals within
+    translations OniSplit read (tests/data/characters_written/from_blender/ours), and the normals within
     1e-6 from 4.5 (before, Blender turns the custom normals around a moved point, as the mesh
     export's tests note, and computes smooth normals otherwise: not compared)."""
     write = tmp_path / "ours"

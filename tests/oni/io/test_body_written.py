@@ -254,7 +254,7 @@ def test_onisplit_lays_a_body_out_as_we_do(name):
 def test_the_folder_holds_what_its_readme_says():
     found = sorted(os.path.relpath(os.path.join(folder, name), HERE)
                    for folder, _, names in os.walk(HERE) for name in names
-                   if not os.path.relpath(folder, HERE).startswith("blender"))   # the Blender export's (its README)
+                   if not os.path.relpath(folder, HERE).startswith("from_blender"))   # the Blender export's (its README)
     bodies = [f"TRBS{n}.oni.xz" for n in ("char0_edited", "made")]
     small = [f"{tag}{n}.oni" for tag in ("ONCC", "TRMA") for n in ("char0_edited", "made")]
     assert found == sorted(["README.md"] + [f"{folder}/{f}" for folder in ("ours", "created") for f in bodies + small]
