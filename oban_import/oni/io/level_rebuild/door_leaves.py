@@ -4,6 +4,8 @@ each leaf's OBOA record but its links, from the door's placement, id and flags a
 first geometry and animation, in float32 in OniSplit's order of operations (its Matrix is
 row-vector: p' = p·M, stored as the 4x3 rows M11 … M43). No bpy."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..level.model import DOOR_FLAGS, DOUBLE_DOOR, SECOND_LEAF, Door
@@ -15,6 +17,28 @@ LEAF_FLAGS = 0x1000 | 0x200      # FaceCollision | InUse
 UNSCRIPTED = 0xFFFF              # ObjectSetup.ScriptId's default
 RADIANS = F32(0.017453294)       # MathHelper.ToRadians
 HALF_PI, PI = F32(1.5707965), F32(3.141593)
+
+
+def moved_leaves(doors: list, listed: list) -> tuple:
+    """({stored setup index: OBJECT_DTYPE record} of the leaves of each door of `doors` (the
+    level read's, with their setups) that `listed` (the object list written, in order:
+    -create:level's ids 1…, each door's id its own, checked before) places otherwise, as
+    -create:level makes them; why that cannot be done for one, '' where it can)."""
+    found, shared = {}, {door.door_id for door in doors if sum(d.door_id == door.door_id for d in doors) > 1}
+    for door in doors:
+        new = listed[door.id - 1]
+        if np.asarray(new.position, F32).tobytes() + np.asarray(new.rotation, F32).tobytes() == (
+                door.position.astype(F32).tobytes() + door.rotation.astype(F32).tobytes()):
+            continue
+        records = leaf_records(replace(door, position=new.position, rotation=new.rotation))
+        label = f"door {door.id} ('{door.class_name}') is moved"
+        if records is None:
+            return {}, f"{label} and its class's first geometry, its meshes or its animation is not in the level read"
+        if door.door_id in shared or None in door.setups[:door.leaf_count]:
+            return {}, (f"{label} and its door id {door.door_id} is another door's too, or names no leaf setup of "
+                        "the level read (which of the stored setups are its leaves cannot be told)")
+        found.update(zip(door.setups, records))
+    return found, ""
 
 
 def leaf_records(door: Door) -> list:
