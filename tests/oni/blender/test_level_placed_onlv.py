@@ -3,8 +3,9 @@
 objects placed (tests/data/environment/placed): unedited, the export writes what OniSplit rebuilt
 that level from byte for byte (the rebuild's files, and the level's ONLV with every setup in
 classes/); moved, re-meshed, re-textured and re-animated objects write what OniSplit built
-edited/level of, which holds each edit; where -create:level would make the ONLV's other parts
-otherwise (a door moved), the objects are named, nothing written unless Despite Edits."""
+edited/level of, which holds each edit; doors moved and turned write -create:level's ONLV of them
+(placed/moved_door); where -create:level would make the ONLV's other parts otherwise (a door
+re-flagged, re-modelled), the objects are named, nothing written unless Despite Edits."""
 
 import lzma
 import os
@@ -17,8 +18,8 @@ from commands import IN_BPY_MODULE, blender_script, python_module, run
 from mathutils import Matrix
 from onlv_bytes import names_zeroed
 from paths import DATA
-from placed_edits import (LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, edit_placed, placed,
-                          placed_in_level)
+from placed_edits import (DOORS_MOVED, LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, door,
+                          edit_placed, move_doors, placed, placed_in_level)
 from test_level_placed import SCALE, oni_matrix, quaternion_matrix
 
 from oban_import.oni.io.level_rebuild.class_files import class_files
@@ -124,9 +125,36 @@ def test_edits_arrive_as_made(tmp_path, placed_level):
         assert all(np.array_equal(m.points, n.points) for m, n in zip(b.meshes, a.meshes)), name
 
 
-def test_a_moved_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
-    door = next(obj for obj in bpy.data.objects if obj.get("oni_type") == "DOOR")
-    door.location.x += 1.0
+def test_moved_doors_write_what_onisplit_makes_of_them(tmp_path, placed_level):
+    """placed/moved_door: the ONLV is -create:level's of the moved doors (their leaves' setups
+    made again) but the 64 bytes after each name; OniSplit's level of the export holds the
+    doors where moved and the placed objects as read."""
+    from oban_import.oni.io.level.read import read_level
+    move_doors()
+    assert export(tmp_path / "out") == {"FINISHED"}
+    onisplits = tmp_path / "ONLVlevel5.oni"
+    with lzma.open(os.path.join(PLACED, "moved_door", "ONLVlevel5.oni.xz")) as f:
+        onisplits.write_bytes(f.read())
+    assert (tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni").read_bytes() == names_zeroed(str(onisplits))
+    level = unpacked(tmp_path / "onisplit", os.path.join(PLACED, "moved_door", "level"))
+    before, after = read_level(str(placed_level)).doors, read_level(str(level)).doors
+    for old, new in zip(before, after):
+        obj = door(old.id)
+        place = oni_matrix(obj.matrix_world)
+        expected = place[:3, 3] if old.id in DOORS_MOVED else old.position
+        assert np.abs(new.position - expected).max() < 1e-4, old.id
+        assert (old.id in DOORS_MOVED) == (new.position.tobytes() + new.rotation.tobytes()
+                                           != old.position.tobytes() + old.rotation.tobytes()), old.id
+    objects = {obj.name: obj for obj in read_objects(str(placed_level)).objects}
+    for obj in read_objects(str(level)).objects:
+        if not obj.name.startswith("door_"):
+            o = objects[obj.name]
+            assert np.array_equal(obj.origin, o.origin) and np.array_equal(obj.rotation, o.rotation), obj.name
+            assert all(np.array_equal(m.points, n.points) for m, n in zip(obj.meshes, o.meshes)), obj.name
+
+
+def test_a_reflagged_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
+    door(1)["oni_door_mirror"] = True
     said = ("object 'obj00_part0': a placed object, which the level's ONLV carries; the object of id 1 with gunk "
             "(a door, furniture, console, turret or trigger) changed")
     with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):
