@@ -1,8 +1,9 @@
 """A level's ONLV instance file as OniSplit's `-create:level` writes it (its LevelDatWriter,
 docs/level.md 13), with the object setups given: the level instance, its OBOA, ONOA, ENVP and
 CRSA as stored in the level read, and the OBOA's setups in the order given, each either one
-of the stored setups (a door's leaf: its unnamed M3GMs and their arrays copied) or a placed
-object's setup as the scene has it (its M3GMs and OBAN linked by name). Laid out as
+of the stored setups (a door's leaf: its unnamed M3GMs and their arrays copied; a moved door's
+leaf with its fields made again, door_leaves.py) or a placed object's setup as the scene has it
+(its M3GMs and OBAN linked by name). Laid out as
 LevelDatWriter creates its instances: the ONLV, what it links in field order, then per setup
 its meshes (a named one a placeholder per link, an unnamed one followed by what it links,
 field by field), its M3GA, its OBAN, its particles (ENVP), then the quad lists (IDXA) of the
