@@ -3,12 +3,15 @@
 objects placed (tests/data/environment/placed): unedited, the export writes what OniSplit rebuilt
 that level from byte for byte (the rebuild's files, and the level's ONLV with every setup in
 classes/); moved, re-meshed, re-textured and re-animated objects write what OniSplit built
-edited/level of, which holds each edit; where -create:level would make the ONLV's other parts
-otherwise (a door moved), the objects are named, nothing written unless Despite Edits."""
+edited/level of, which holds each edit; doors moved and turned write -create:level's ONLV of them
+(placed/moved_door); where -create:level would make the ONLV's other parts otherwise (a door
+re-flagged, re-modelled), the objects are named, nothing written unless Despite Edits."""
 
 import lzma
 import os
 import shutil
+from dataclasses import replace
+from xml.etree import ElementTree
 
 import bpy
 import numpy as np
@@ -17,8 +20,8 @@ from commands import IN_BPY_MODULE, blender_script, python_module, run
 from mathutils import Matrix
 from onlv_bytes import names_zeroed
 from paths import DATA
-from placed_edits import (LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, edit_placed, placed,
-                          placed_in_level)
+from placed_edits import (DOORS_MOVED, LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, door,
+                          edit_placed, move_doors, placed, placed_in_level)
 from test_level_placed import SCALE, oni_matrix, quaternion_matrix
 
 from oban_import.oni.io.level_rebuild.class_files import class_files
@@ -124,9 +127,59 @@ def test_edits_arrive_as_made(tmp_path, placed_level):
         assert all(np.array_equal(m.points, n.points) for m, n in zip(b.meshes, a.meshes)), name
 
 
-def test_a_moved_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
-    door = next(obj for obj in bpy.data.objects if obj.get("oni_type") == "DOOR")
-    door.location.x += 1.0
+def test_moved_doors_write_what_onisplit_makes_of_them(tmp_path, placed_level):
+    """placed/moved_door: the ONLV is -create:level's of the moved doors (their leaves' setups
+    made again) but the 64 bytes after each name; OniSplit's level of the export holds the
+    doors where moved and the placed objects as read."""
+    from oban_import.oni.io.level.read import read_level
+    move_doors()
+    assert export(tmp_path / "out") == {"FINISHED"}
+    onisplits = tmp_path / "ONLVlevel5.oni"
+    with lzma.open(os.path.join(PLACED, "moved_door", "ONLVlevel5.oni.xz")) as f:
+        onisplits.write_bytes(f.read())
+    ours = tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni"
+    before = read_level(str(placed_level)).doors
+    turned = placements(tmp_path / "out" / "level5" / "level5_objects.xml")
+    kept = placements(os.path.join(PLACED, "moved_door", "level5_objects.xml"))
+    otherwise = [door for door in before if turned[door.id].tobytes() != kept[door.id].tobytes()]
+    assert all(np.abs(turned[door.id] - kept[door.id]).max() < 1e-4 for door in otherwise)
+    assert ours.read_bytes() == names_zeroed(str(onisplits), with_leaves(otherwise, turned))
+    level = unpacked(tmp_path / "onisplit", os.path.join(PLACED, "moved_door", "level"))
+    after = read_level(str(level)).doors
+    for old, new in zip(before, after):
+        obj = door(old.id)
+        place = oni_matrix(obj.matrix_world)
+        expected = place[:3, 3] if old.id in DOORS_MOVED else old.position
+        assert np.abs(new.position - expected).max() < 1e-4, old.id
+        assert (old.id in DOORS_MOVED) == (new.position.tobytes() + new.rotation.tobytes()
+                                           != old.position.tobytes() + old.rotation.tobytes()), old.id
+    objects = {obj.name: obj for obj in read_objects(str(placed_level)).objects}
+    for obj in read_objects(str(level)).objects:
+        if not obj.name.startswith("door_"):
+            o = objects[obj.name]
+            assert np.array_equal(obj.origin, o.origin) and np.array_equal(obj.rotation, o.rotation), obj.name
+            assert all(np.array_equal(m.points, n.points) for m, n in zip(obj.meshes, o.meshes)), obj.name
+
+
+def placements(path):
+    """{object id: (position, rotation) float32} of the doors of the object list XML at `path`."""
+    objects = ElementTree.parse(path).getroot().find("Objects")
+    return {k: np.float32([obj.find(f"Header/{name}").text.split() for name in ("Position", "Rotation")])
+            for k, obj in enumerate(objects, 1) if obj.tag == "DOOR"}
+
+
+def with_leaves(doors, placed):
+    """{setup index: record} of the leaves of `doors` placed as `placed` says ({id: placement}):
+    where a Blender turns a door a float32 step from the one OniSplit's ONLV was made of (3.4
+    tips door 2 otherwise), its leaves as -create:level makes them of that step (door_leaves,
+    checked against OniSplit by tests/oni/io/test_level_door_leaves.py)."""
+    from oban_import.oni.io.level_rebuild.door_leaves import leaf_records
+    return {setup: record for door in doors for setup, record in zip(door.setups, leaf_records(
+        replace(door, position=placed[door.id][0], rotation=placed[door.id][1])))}
+
+
+def test_a_reflagged_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
+    door(1)["oni_door_mirror"] = True
     said = ("object 'obj00_part0': a placed object, which the level's ONLV carries; the object of id 1 with gunk "
             "(a door, furniture, console, turret or trigger) changed")
     with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):

@@ -24,6 +24,7 @@ from ...io.container.library import Libraries, open_library
 from ...io.level.properties import INT32, LEVEL_FILE
 from ...io.level.read import read_level
 from ...io.level_rebuild.class_files import class_file_name, class_files
+from ...io.level_rebuild.door_leaves import moved_leaves
 from ...io.level_rebuild.oboa_xml import NAME_BYTES, OBOA_FILE, Setup, oboa_xml, stored_setups
 from ...io.level_rebuild.onlv_file import (gunk_objects, onlv_file_bytes, own_quad_count, stored_gunk_objects,
                                            stored_level, written_quad_count)
@@ -104,7 +105,8 @@ def placed_left_out(path, setups, objects) -> list:
 def placed_in_level(context, path, objects, listed, quads, classes, source_classes, frame):
     """The placed objects `objects` of the level at `path` with an environment (rebuilt by
     -create:level, docs/level.md 13): ({class file: bytes}: ONLV<name>.oni with every setup,
-    the doors' leaves' as stored, the objects' from the scene, and what the objects show
+    the doors' leaves' as stored (a door moved or turned: as -create:level makes them of its
+    new placement, door_leaves.py), the objects' from the scene, and what the objects show
     edited), notes, refusals, dropped edits. `listed`, `quads`: the object list and the
     environment's quads the rebuild writes; `classes`: its class files so far, `source_classes`
     as read. Where -create:level would make the ONLV's other parts (the leaves' setups and
@@ -114,6 +116,8 @@ def placed_in_level(context, path, objects, listed, quads, classes, source_class
     with open_library(path) as library:
         stored, level = stored_level(library.main), read_level(path, library)
         changed = _made_otherwise(level, listed, quads, classes, source_classes)
+        moved, cannot = moved_leaves(level.doors, listed) if not changed else ({}, "")
+        changed = changed or cannot
         if changed:
             return {}, [], [], [f"object '{obj.name}': a placed object, which the level's ONLV carries; {changed}, "
                                 "so -create:level makes that ONLV otherwise than the level read (docs/level.md 13)"
@@ -123,7 +127,8 @@ def placed_in_level(context, path, objects, listed, quads, classes, source_class
                                                                   stored.records["particles"] != 0, classes, frame)
         refused += [f"object '{name}': its setup ({index}) is a door's leaf, which -create:level makes of the door"
                     for (index, name), _ in entries if index in leaves]
-        order = sorted([((n, ""), n) for n in leaves] + [(key, (setup, key[0])) for key, setup in entries],
+        order = sorted([((n, ""), (n, moved[n]) if n in moved else n) for n in leaves]
+                       + [(key, (setup, key[0])) for key, setup in entries],
                        key=lambda entry: entry[0])
         written[class_file_name(f"ONLV{level.name}")] = onlv_file_bytes(stored, [setup for _, setup in order])
     return written, notes, refused, dropped

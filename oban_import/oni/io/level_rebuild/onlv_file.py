@@ -1,15 +1,16 @@
 """A level's ONLV instance file as OniSplit's `-create:level` writes it (its LevelDatWriter,
 docs/level.md 13), with the object setups given: the level instance, its OBOA, ONOA, ENVP and
 CRSA as stored in the level read, and the OBOA's setups in the order given, each either one
-of the stored setups (a door's leaf: its unnamed M3GMs and their arrays copied) or a placed
-object's setup as the scene has it (its M3GMs and OBAN linked by name). Laid out as
+of the stored setups (a door's leaf: its unnamed M3GMs and their arrays copied; a moved door's
+leaf with its fields made again, door_leaves.py) or a placed object's setup as the scene has it
+(its M3GMs and OBAN linked by name). Laid out as
 LevelDatWriter creates its instances: the ONLV, what it links in field order, then per setup
 its meshes (a named one a placeholder per link, an unnamed one followed by what it links,
 field by field), its M3GA, its OBAN, its particles (ENVP), then the quad lists (IDXA) of the
 ONOA and the character classes (ONCC) its corpses name, once each. An unedited level's setups
 give back the ONLV `.oni` OniSplit wrote, byte for byte. No bpy."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -109,10 +110,12 @@ def written_quad_count(quads: Quads) -> int:
 
 
 def gunk_objects(objects: list) -> list:
-    """[(the id -create:level gives it, its XML)] of the objects of `objects` (an object list
-    in the order written: Door, Furniture, OtherObject) whose gunk it adds to the environment:
-    what its doors' setups and its object quad map (ONOA) are made of."""
-    return [(k, objects_xml([obj])) for k, obj in enumerate(objects, 1) if _kind(obj) in GUNK_TYPES]
+    """[(the id -create:level gives it, its XML but a door's placement)] of the objects of
+    `objects` (an object list in the order written: Door, Furniture, OtherObject) whose gunk it
+    adds to the environment: what its doors' setups and its object quad map (ONOA) are made of.
+    A door's position, rotation and Center (which moves with it) are left out: its leaves'
+    setups are made of them again (door_leaves.py), its gunk's quads are numbered alike."""
+    return [(k, objects_xml([_unplaced(obj)])) for k, obj in enumerate(objects, 1) if _kind(obj) in GUNK_TYPES]
 
 
 def stored_gunk_objects(level: LevelContents) -> list:
@@ -127,17 +130,26 @@ def stored_gunk_objects(level: LevelContents) -> list:
                 found.append((int(objects.ids[k]), OtherObject(kind, int(objects.ids[k]), int(objects.flags[k]),
                                                                objects.positions[k], objects.rotations[k], osd,
                                                                objects.payloads[k])))
-    return [(object_id, objects_xml([obj])) for object_id, obj in sorted(found, key=lambda pair: pair[0])]
+    return [(object_id, objects_xml([_unplaced(obj)])) for object_id, obj in sorted(found, key=lambda pair: pair[0])]
 
 
 def _kind(obj) -> str:
     return "DOOR" if isinstance(obj, Door) else "FURN" if isinstance(obj, Furniture) else obj.kind
 
 
+def _unplaced(obj):
+    """`obj`, a door at the origin, unturned, its Center there too."""
+    if not isinstance(obj, Door):
+        return obj
+    return replace(obj, position=np.zeros(3, np.float32), rotation=np.zeros(3, np.float32),
+                   frame_position=np.zeros(3, np.float32))
+
+
 def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
-    """The ONLV .oni with `setups` in order: each an int (that stored setup, copied) or a
-    (Setup, stored index or None) (a placed object; the 64 bytes after its name, which
-    -create:level fills with its mesh's file name, from that stored setup, else 0)."""
+    """The ONLV .oni with `setups` in order: each an int (that stored setup, copied), a
+    (stored index, OBJECT_DTYPE record) (a door's leaf placed anew: that setup's meshes, the
+    record's fields) or a (Setup, stored index or None) (a placed object; the 64 bytes after its
+    name, which -create:level fills with its mesh's file name, from that stored setup, else 0)."""
     c = level.container
     if len(setups) + UNUSED > MAX_SETUPS:
         raise ObanError(c.path, f"{len(setups)} object setups and {UNUSED} unused: more than an OBOA counts")
@@ -171,15 +183,16 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
 def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
     """One setup's record, what it links added to `out`."""
     c, oboa = out.c, level.oboa
-    if isinstance(setup, int):
-        record = level.records[setup].copy()
-        array = c.link(int(record["geometry"]), M3GA_TAG, oboa, f"object {setup} geometry")
+    if isinstance(setup, int) or isinstance(setup[1], np.void):
+        setup, record = (setup, level.records[setup].copy()) if isinstance(setup, int) else (setup[0], setup[1].copy())
+        stored = level.records[setup]
+        array = c.link(int(stored["geometry"]), M3GA_TAG, oboa, f"object {setup} geometry")
         meshes = [] if array is None else [
             c.link(value, M3GM_TAG, array, "mesh") for value in parse_m3ga(c.instance(array, M3GA_TAG)[0], c.path,
                                                                           c.label(array))]
         geometry = [_mesh(out, mesh) for mesh in meshes if mesh is not None]
-        animation = c.link(int(record["animation"]), OBAN_TAG, oboa, f"object {setup} animation")
-        particles = c.link(int(record["particles"]), ENVP_TAG, oboa, f"object {setup} particles")
+        animation = c.link(int(stored["animation"]), OBAN_TAG, oboa, f"object {setup} animation")
+        particles = c.link(int(stored["particles"]), ENVP_TAG, oboa, f"object {setup} particles")
         record["geometry"] = _m3ga(out, geometry) if array is not None else 0
         record["animation"] = out.copy(animation) << 8 | LINK_FLAG if animation is not None else 0
         record["particles"] = out.copy(particles) << 8 | LINK_FLAG if particles is not None else 0
