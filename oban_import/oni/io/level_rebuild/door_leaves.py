@@ -67,7 +67,7 @@ def leaf_origins(position, rotation, door_flags: int, scale, points: list) -> li
     """Each leaf's origin (a 4x4 float32, row-vector) of a door at `position` turned by
     `rotation` (degrees, float32 as OniSplit reads them), its class animation's base scale
     (3) and the points of its class's first geometry's meshes."""
-    m = _product(_scale(scale), _rotation_x(-HALF_PI))
+    m = _product(_scale(scale), _rotation(0, -HALF_PI))
     lowest = left = right = F32(0)
     for mesh in points:
         turned = _transform(np.asarray(mesh, F32), m)
@@ -75,7 +75,7 @@ def leaf_origins(position, rotation, door_flags: int, scale, points: list) -> li
             lowest, left = min(lowest, turned[:, 1].min()), min(left, turned[:, 0].min())
             right = max(right, turned[:, 0].max())
     x, y, z = (np.asarray(rotation, F32) * RADIANS).tolist()
-    placed = _product(_product(_product(_rotation_x(F32(x)), _rotation_y(F32(y))), _rotation_z(F32(z))),
+    placed = _product(_product(_product(_rotation(0, F32(x)), _rotation(1, F32(y))), _rotation(2, F32(z))),
                       _translation(np.asarray(position, F32)))
     placed[3, :3] = placed[3, :3] - np.array([0, 1, 0], F32) * lowest
     double = bool(door_flags & DOUBLE_DOOR)
@@ -84,7 +84,7 @@ def leaf_origins(position, rotation, door_flags: int, scale, points: list) -> li
     for side in range(2 if double else 1):
         side_placed = _product(_translation(np.array([shift if side == 0 else F32(0) - shift, 0, 0], F32)), placed)
         if bool(door_flags & MIRROR) == (side == 0):
-            origins.append(_product(_product(_rotation_y(PI), m), side_placed))
+            origins.append(_product(_product(_rotation(1, PI), m), side_placed))
         else:
             origins.append(_product(m, side_placed))
     return origins
@@ -106,24 +106,13 @@ def _cos_sin(angle):
     return F32(np.cos(np.float64(angle))), s, F32(0) - s
 
 
-def _rotation_x(angle) -> np.ndarray:
+def _rotation(axis, angle) -> np.ndarray:
+    """OniSplit's Matrix.CreateRotationX, Y or Z (`axis` 0, 1, 2): row vectors, float32."""
     c, s, minus_s = _cos_sin(angle)
+    i, j = [k for k in range(3) if k != axis]
     m = np.eye(4, dtype=F32)
-    m[1, 1], m[1, 2], m[2, 1], m[2, 2] = c, s, minus_s, c
-    return m
-
-
-def _rotation_y(angle) -> np.ndarray:
-    c, s, minus_s = _cos_sin(angle)
-    m = np.eye(4, dtype=F32)
-    m[0, 0], m[0, 2], m[2, 0], m[2, 2] = c, minus_s, s, c
-    return m
-
-
-def _rotation_z(angle) -> np.ndarray:
-    c, s, minus_s = _cos_sin(angle)
-    m = np.eye(4, dtype=F32)
-    m[0, 0], m[0, 1], m[1, 0], m[1, 1] = c, s, minus_s, c
+    m[i, i], m[j, j] = c, c
+    m[i, j], m[j, i] = (minus_s, s) if axis == 1 else (s, minus_s)
     return m
 
 
