@@ -10,6 +10,7 @@ import os
 import xml.etree.ElementTree as ET
 
 import bpy
+import characters_generate as cgen
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
@@ -507,6 +508,22 @@ def test_a_part_whose_file_is_gone_is_written_as_the_scene_holds_it(tmp_path):
     assert_as_blender_holds(obj, str(tmp_path / "out" / "M3GMobj05_part0.oni"))
     texture = read_texture_file(str(tmp_path / "out" / "TXMPtex05_dxt1.oni"))
     assert np.array_equal(texture.rgba8, read_texture_file(os.path.join(SAMPLES, "TXMPtex05_dxt1.oni")).rgba8)
+
+
+def test_a_part_that_links_no_texture_is_written_linking_none(tmp_path):
+    """A generated character's part meshes link no texture (the import shows them with its
+    untextured material): each is written linking none, its arrays as stored, and no TXMP."""
+    scene = cgen.two_characters(np.random.default_rng(5), 1)
+    folder = cgen.write_loose(scene, str(tmp_path / "in"))
+    assert bpy.ops.import_anim.oban(directory=folder, files=[{"name": "ONCCchar1.oni"}],
+                                    character_animations="NONE") == {"FINISHED"}
+    head = bpy.data.objects["char1 Head"]
+    report = export(tmp_path / "out", [head])
+    assert not report.errors and not report.notes, (report.errors, report.notes)
+    assert os.listdir(tmp_path / "out") == ["M3GMchar1 Head.oni"]
+    back, read = read_mesh_file(str(tmp_path / "out" / "M3GMchar1 Head.oni")), scene.meshes["char1_part10"]
+    assert back.texture_name == "" and report.made[0].note == "unchanged import"
+    assert np.array_equal(back.points, read.points) and np.array_equal(back.uvs, read.uvs)
 
 
 def test_an_edited_normal_is_an_edit(tmp_path):

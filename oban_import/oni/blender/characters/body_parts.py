@@ -19,8 +19,7 @@ from ...io.characters.properties import TRANSLATIONS
 from ...io.oban.properties import import_frame
 from ..objects.export import dropped_mesh_edits
 from ..objects.parts import Part, recorded_parts, scene_parts
-from ..objects.textures import texture_name
-from ..shared.materials import UNTEXTURED, slot_textures
+from ..objects.textures import slot_texture_names
 from .armature_body import ArmatureBody, armature_body
 from .skinned import skinned_parts
 
@@ -66,7 +65,7 @@ def scene_body(armature, settings, libraries) -> SceneBody:
         dropped += [f"object '{obj.name}': {edit}" for edit in edits]
     for obj in skinned:
         split = skinned_parts(obj, body, label)
-        slots = _slots(obj.data)
+        slots = slot_texture_names(obj.data)
         for index, part in enumerate(split.parts):
             if part is not None and index in parts:
                 raise ObanError(f"{label}: object '{obj.name}'", f"gives faces to part '{body.names[index]}', which "
@@ -159,7 +158,7 @@ def _scene_part(obj, index, body: ArmatureBody, where, libraries):
     if len(parts) != 1:
         raise ObanError(where, f"holds {len(parts)} M3GM parts; a body part is one mesh (join them, or put each "
                                f"on its own bone)")
-    slots = _slots(mesh)
+    slots = slot_texture_names(mesh)
     recorded = recorded_parts(mesh, f"{where} mesh '{mesh.name}'")
     source = (recorded[0].file, recorded[0].instance) if recorded else ("", -1)
     name, image = slots[parts[0].slot]
@@ -175,15 +174,6 @@ def _textures_shown(obj, name, split, index, slots) -> list:
     return [f"object '{obj.name}' part '{name}': its faces show {len(shown)} textures "
             f"({listed([texture or 'none' for texture, _ in shown])}); an M3GM shows one (written with "
             f"'{slots[split.parts[index].slot][0] or 'none'}', its most faces')"]
-
-
-def _slots(mesh) -> list:
-    """(texture name, image) per material slot of `mesh` ('' for the import's material of parts
-    that name no texture)."""
-    images = slot_textures(mesh)[1]
-    return [("" if image is None and name == UNTEXTURED else name, image)
-            for name, image in ((texture_name(material, image), image)
-                                for material, image in zip(list(mesh.materials) or [None], images))]
 
 
 def _placement(obj, body: ArmatureBody, index) -> np.ndarray:

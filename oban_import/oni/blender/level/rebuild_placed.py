@@ -39,9 +39,8 @@ from ..oban.export import Motion, animation_of
 from ..oban.targets import is_animated
 from ..objects.export import dropped_mesh_edits
 from ..objects.parts import scene_parts
-from ..objects.textures import texture_file, texture_name
+from ..objects.textures import slot_texture_names, texture_file
 from ..shared.fingerprints import image_edited
-from ..shared.materials import slot_textures
 from .rebuild_objects import LEAF_TOLERANCE, SAME
 from .scene import refusal, settled, write_outputs
 
@@ -240,8 +239,7 @@ def _meshes(obj, label, classes, libraries, frame, files, notes, edits) -> list:
     """The M3GM names of a mesh object's parts; into `files` each part not as read and each
     texture whose image was edited, or new (its TXMP written from the image)."""
     parts, scene = scene_parts(obj, label, *frame, libraries)
-    slots = [(texture_name(material, image), image)
-             for material, image in zip(list(obj.data.materials) or [None], slot_textures(obj.data)[1])]
+    slots = slot_texture_names(obj.data)
     edits += [f"{label}: {edit}" for edit in dropped_mesh_edits(obj, parts, scene, slots)]
     for part in parts:
         texture, image = slots[part.slot]

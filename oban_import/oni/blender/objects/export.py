@@ -18,9 +18,8 @@ from ...io.level.properties import ENVIRONMENT, ROOMS
 from ...io.oban.properties import import_frame
 from ...io.objects.properties import PARTS, TEXTURE_NAME
 from ...io.objects.read import read_mesh_file
-from ..shared.materials import slot_textures
 from .parts import scene_parts
-from .textures import texture_file, texture_name, texture_output
+from .textures import slot_texture_names, texture_file, texture_output
 
 
 
@@ -54,9 +53,7 @@ def _job(obj, settings, libraries, encoded, report):
         mesh = obj.data
         scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", settings.global_scale, settings.axes)
         parts, scene = scene_parts(obj, label, scale, axes, libraries)
-        images = slot_textures(mesh)[1]
-        slots = [(texture_name(material, image), image) for material, image in zip(list(mesh.materials) or [None],
-                                                                                    images)]
+        slots = slot_texture_names(mesh)
         dropped = dropped_mesh_edits(obj, parts, scene, slots)
         if dropped and not settings.despite_edits:
             raise ObanError(label, "; ".join(dropped) + "; nothing written for it (or export with Despite Edits "

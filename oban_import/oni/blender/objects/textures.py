@@ -17,7 +17,7 @@ from ...io.objects.read import read_texture_file, stored_texture
 from ...io.objects.texture_write import fits, lossless, onisplit_flags, texture_file_bytes, txmp_file_bytes
 from ...io.objects.textures import BGR, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA
 from ..shared.fingerprints import image_edited, image_pixels, pixels_fingerprint
-from ..shared.materials import IMAGE_SUFFIX, NOT_IN_A_NAME
+from ..shared.materials import IMAGE_SUFFIX, NOT_IN_A_NAME, slot_textures
 from .parts import UNCHANGED
 
 
@@ -40,6 +40,13 @@ def texture_name(material, image) -> str:
         if owner is not None and isinstance(owner.get(TEXTURE_NAME), str) and owner[TEXTURE_NAME]:
             return owner[TEXTURE_NAME]
     return NOT_IN_A_NAME.sub("_", IMAGE_SUFFIX.sub("", image.name)) if image is not None else ""
+
+
+def slot_texture_names(mesh) -> list:
+    """(texture_name's TXMP, its image or None) per material slot of `mesh`; one of neither for
+    a mesh without materials."""
+    return [(texture_name(material, image), image)
+            for material, image in zip(list(mesh.materials) or [None], slot_textures(mesh)[1])]
 
 
 def texture_file(name: str, image, label: str, libraries) -> TextureFile:

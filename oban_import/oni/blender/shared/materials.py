@@ -37,7 +37,8 @@ def new_material(name: str, texture: Texture | None, image=None) -> "bpy.types.M
         if texture.has_alpha:
             tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
             compat.set_alpha_blended(material)
-    material.id_properties_ensure().update(texture_properties(texture, name))
+    named = "" if texture is None and name == UNTEXTURED else name    # the untextured material names none
+    material.id_properties_ensure().update(texture_properties(texture, named))
     return material
 
 
