@@ -164,19 +164,12 @@ def _placement(obj, header, frame):
     in Blender's) of an Empty: as read where it has not moved, else from its world matrix;
     ObanError where that matrix is not finite or flattens the object."""
     label = f"object '{obj.name}'"
-    scale, axes = import_frame(obj, label, *frame)
     position, rotation = header.position, header.rotation
     read = placements(position[None].astype(np.float64), rotation[None].astype(np.float64))[0]
-    world = np.asarray(obj.matrix_world, np.float64)
-    imported = blender_matrices(read, axes, scale)
-    if np.abs(imported - world).max() <= SAME * max(1.0, np.abs(world).max()):
+    found = moved_placement(obj, label, read, frame)
+    if found is None:
         return position, rotation, np.eye(4), np.eye(4)
-    c = np.eye(4)
-    c[:3, :3] = scale * axes
-    oni = np.linalg.inv(c) @ world @ c
-    lengths = np.linalg.norm(oni[:3, :3], axis=0)
-    if not np.isfinite(oni).all() or not (lengths > 0).all():
-        raise ObanError(label, "its placement (world matrix) is not finite, or scaled to nothing")
+    oni, lengths, world, imported = found
     basis = oni[:3, :3] / lengths
     x = np.degrees(np.arctan2(basis[2, 1], basis[2, 2]))
     y = np.degrees(np.arcsin(np.clip(-basis[2, 0], -1, 1)))
@@ -185,3 +178,22 @@ def _placement(obj, header, frame):
     degrees = (np.array([x, y, z]) % 360).astype(np.float32)
     degrees[degrees >= 360] = 0            # a tiny negative angle's remainder rounds to 360
     return oni[:3, 3].astype(np.float32), degrees, moved, world @ np.linalg.inv(imported)
+
+
+def moved_placement(obj, label, read, frame):
+    """None where the object stands where the import put it (`read`, its engine matrix: the
+    world matrix within SAME), else (its world matrix in Oni's axes and units, that matrix's
+    column lengths, the world matrix, the imported one); ObanError where it is not finite or
+    scales the object to nothing. `frame`: the (scale, axes) where the object does not say."""
+    scale, axes = import_frame(obj, label, *frame)
+    world = np.asarray(obj.matrix_world, np.float64)
+    imported = blender_matrices(read, axes, scale)
+    if np.abs(imported - world).max() <= SAME * max(1.0, np.abs(world).max()):
+        return None
+    c = np.eye(4)
+    c[:3, :3] = scale * axes
+    oni = np.linalg.inv(c) @ world @ c
+    lengths = np.linalg.norm(oni[:3, :3], axis=0)
+    if not np.isfinite(oni).all() or not (lengths > 0).all():
+        raise ObanError(label, "its placement (world matrix) is not finite, or scaled to nothing")
+    return oni, lengths, world, imported

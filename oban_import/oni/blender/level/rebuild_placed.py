@@ -18,7 +18,6 @@ from ....core.errors import ObanError
 from ....core.id_properties import number, numbers, text, unsigned32, whole
 from ....core.report import Made
 from ...engine.rotations import matrix_quaternions, stored_from_hamilton
-from ...engine.to_blender import blender_matrices
 from ...io.container.container import OBOA_TAG
 from ...io.container.library import Libraries, open_library
 from ...io.level.properties import INT32, LEVEL_FILE
@@ -41,7 +40,7 @@ from ..objects.export import dropped_mesh_edits
 from ..objects.parts import scene_parts
 from ..objects.textures import slot_texture_names, texture_file
 from ..shared.fingerprints import image_edited
-from .rebuild_objects import LEAF_TOLERANCE, SAME
+from .rebuild_objects import LEAF_TOLERANCE, moved_placement
 from .scene import refusal, settled, write_outputs
 
 CLASSES_FOLDER = "classes"
@@ -271,17 +270,10 @@ def _placement(obj, label, frame) -> dict:
     translation, rotation (the stored quaternion) and scale; ObanError where that matrix is
     not one scale of a rotation (sheared, mirrored, scaled unevenly) or not finite."""
     read = _as_read(obj, label)
-    scale, axes = import_frame(obj, label, *frame)
-    world = np.asarray(obj.matrix_world, np.float64)
-    imported = blender_matrices(matrix_from_columns(read["origin"]), axes, scale)
-    if np.abs(imported - world).max() <= SAME * max(1.0, np.abs(world).max()):
+    moved = moved_placement(obj, label, matrix_from_columns(read["origin"]), frame)
+    if moved is None:
         return read
-    change = np.eye(4)
-    change[:3, :3] = scale * axes
-    origin = np.linalg.inv(change) @ world @ change
-    lengths = np.linalg.norm(origin[:3, :3], axis=0)
-    if not np.isfinite(origin).all() or not lengths.min() > 0:
-        raise ObanError(label, "its placement (world matrix) is not finite, or scaled to nothing")
+    origin, lengths = moved[:2]
     size = float(lengths.mean())
     rotation = origin[:3, :3] / size
     if np.abs(rotation.T @ rotation - np.eye(3)).max() > RIGID or np.linalg.det(rotation) < 0:
