@@ -16,9 +16,10 @@ from oban_import.core.errors import ObanError
 from oban_import.oni.io.characters.body_write import (ONCC_LINKS, PartMesh, body_file_bytes, character_file_bytes,
                                                       class_as_read, textures_file_bytes)
 from oban_import.oni.io.characters.model import PART_NAMES
-from oban_import.oni.io.characters.read import TRBS_LEVELS, TRCM_LINKS_AT, counted_items, read_character, tree_parents
+from oban_import.oni.io.characters.read import (TRBS_LEVELS, TRCM_LINKS_AT, counted_items, read_character, texture_names,
+                                                tree_parents)
 from oban_import.oni.io.container.container import (M3GM_TAG, ONCC_TAG, PNTA_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG,
-                                                    TRIA_TAG, TRMA_TAG, TXCA_TAG, TXMP_TAG, Container)
+                                                    TRIA_TAG, TXCA_TAG, TXMP_TAG, Container)
 from oban_import.oni.io.container.instance_file import instance_file_bytes
 from oban_import.oni.io.objects import meshes
 from oban_import.oni.io.objects.mesh_write import PNTA_HEAD, TXCA_PADDING
@@ -72,12 +73,6 @@ def body_bytes_as_read(path: str, name: str | None = None) -> bytes:
                            [part.translation for part in body.parts], levels)
 
 
-def texture_names(c: Container, index: int = 0) -> list:
-    """A TRMA's texture names per part (None: no link)."""
-    return [None if not value else c.short_name(c.link(value, TXMP_TAG, index, "texture"))
-            for value in counted_items(c, index, TRMA_TAG).tolist()]
-
-
 # --- OniSplit's files back -----------------------------------------------------------------------
 
 def test_sample_body_written_back_is_onisplit_bytes():
@@ -86,7 +81,7 @@ def test_sample_body_written_back_is_onisplit_bytes():
 
 
 def test_sample_textures_written_back_are_onisplit_bytes():
-    names = texture_names(opened(sample("TRMAchar0")))
+    names = texture_names(opened(sample("TRMAchar0")), 0)
     assert names == ["char0_cloth"] * 9 + ["char0_skin", "char0_face"] + ["char0_skin"] * 8
     assert textures_file_bytes("char0", names) == sample("TRMAchar0")
 
@@ -217,7 +212,7 @@ def test_written_character_reads_back(tmp_path):
         if name.startswith(("TXMP", "TRAC", "TRAM")):
             shutil.copy(os.path.join(SAMPLES, name), tmp_path)
     (tmp_path / "TRBSnew00.oni").write_bytes(body_bytes_as_read(os.path.join(SAMPLES, "TRBSchar0.oni"), "new00"))
-    names = texture_names(opened(sample("TRMAchar0")))[::-1]
+    names = texture_names(opened(sample("TRMAchar0")), 0)[::-1]
     (tmp_path / "TRMAnew.oni").write_bytes(textures_file_bytes("new", names))
     data, links = class_as_read(opened(sample("ONCCchar0")), 0)
     (tmp_path / "ONCCnew.oni").write_bytes(character_file_bytes("new", data, links, "new00", "new"))

@@ -77,7 +77,7 @@ def edited_case():
     level[2] = PartMesh(moved, calf.normals, calf.uvs, triangles=calf.triangles)
     translations = np.array([part.translation for part in body.parts], F32)
     translations[5] = [0.75, -7.125, 0.5]
-    textures = texture_names(opened(sample("TRMAchar0")))
+    textures = texture_names(opened(sample("TRMAchar0")), 0)
     textures[14] = "char0_face"
     return [part.name for part in body.parts], body.parents, translations, [level] * 5, textures
 

@@ -7,9 +7,9 @@ import numpy as np
 from ....core.errors import ObanError
 from ...io.characters.body_write import ONCC_LINKS, class_as_read
 from ...io.characters.model import ClassLinks, TextureList
-from ...io.characters.read import counted_items, read_character
+from ...io.characters.read import read_character, texture_names
 from ...io.characters.stored import stored_levels
-from ...io.container.container import ONCC_TAG, TRMA_TAG, TXMP_TAG
+from ...io.container.container import ONCC_TAG, TRMA_TAG
 from ...io.container.library import open_library
 from ...io.objects.read import main_instance
 
@@ -51,10 +51,7 @@ def textures_check(name, textures):
         with open_library(path) as library:
             c = library.main
             index = main_instance(c, TRMA_TAG, "texture list (TRMA)")
-            links = counted_items(c, index, TRMA_TAG).tolist()
-            back = [None if target is None else c.short_name(target)
-                    for target in (c.link(link, TXMP_TAG, index, f"part {part} texture")
-                                   for part, link in enumerate(links))]
+            back = texture_names(c, index)
             if c.short_name(index) != name or back != list(textures):
                 raise ObanError(path, f"TRMA{name}: read back, its textures are not what was written")
             return TextureList(name, back)

@@ -249,6 +249,14 @@ def collection_chain(library: Library, c: Container, value: int, owner: int):
         field_name = "parent collection"
 
 
+def texture_names(c: Container, index: int) -> list:
+    """The names (without 'TXMP') the TRMA at `index` of `c` links, part by part; None where a
+    part's link is 0."""
+    return [None if texture is None else c.short_name(texture)
+            for texture in (c.link(link, TXMP_TAG, index, f"part {part} texture")
+                            for part, link in enumerate(counted_items(c, index, TRMA_TAG).tolist()))]
+
+
 def counted_items(c: Container, index: int, tag: bytes) -> np.ndarray:
     """The items of a TRGA, TRTA, TRIA, TRMA or TRAC (u16 count at 0x16), the count checked first."""
     return counted(c.instance(index, tag)[0], ITEM_DTYPES[tag], c.path, c.label(index), offset=COUNT_AT, count_size=2)

@@ -4,12 +4,12 @@ last one only), and an ONCC's data, links and textures. Links are followed acros
 a Library, as read.py follows them."""
 
 from ....core.errors import ObanError
-from ..container.container import M3GM_TAG, ONCC_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRMA_TAG, TXMP_TAG, Container
+from ..container.container import M3GM_TAG, ONCC_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRMA_TAG, Container
 from ..container.library import Library, open_library
 from ..objects.meshes import parse_links
 from ..objects.read import mesh_at
 from .body_write import class_as_read
-from .read import ONCC_TEXTURES_AT, TRBS_LEVELS, TRCM_LINKS_AT, counted_items
+from .read import ONCC_TEXTURES_AT, TRBS_LEVELS, TRCM_LINKS_AT, counted_items, texture_names
 
 
 def stored_levels(path: str, index: int, name: str, library: Library | None = None) -> list:
@@ -35,7 +35,7 @@ def stored_levels(path: str, index: int, name: str, library: Library | None = No
 def stored_class(path: str, index: int, name: str, library: Library | None = None) -> tuple:
     """(data, {offset: full name} of its links, the texture name of each part or None) of the
     ONCC`name` at descriptor `index` of `path`: body_write.class_as_read's, and the names its
-    TRMA links ('' for none; None where it has no TRMA or its TRMA is not found)."""
+    TRMA links (read.texture_names; None where it has no TRMA or its TRMA is not found)."""
     with open_library(path, library) as library:
         c = library.main
         _check(c, index, ONCC_TAG, name)
@@ -44,12 +44,7 @@ def stored_class(path: str, index: int, name: str, library: Library | None = Non
         target = library.follow(c, value, TRMA_TAG, index, "body textures")
         if target is None:
             return data, links, None
-        tc, trma = target
-        names = []
-        for part, link in enumerate(counted_items(tc, trma, TRMA_TAG).tolist()):
-            texture = tc.link(link, TXMP_TAG, trma, f"part {part} texture")
-            names.append("" if texture is None else tc.short_name(texture))
-        return data, links, names
+        return data, links, texture_names(*target)
 
 
 def _level_meshes(library, c, trcm) -> list:
