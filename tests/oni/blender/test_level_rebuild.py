@@ -17,6 +17,7 @@ from commands import IN_BPY_MODULE, blender_script, python_module, run
 from level_reference import DOOR_FLAG_BITS, GUNK_FLAG_BITS, collada_polygons, flag_bits, numbers
 from mathutils import Matrix
 from paths import DATA
+from placed_edits import raise_keys
 
 from oban_import.oni.io.level_rebuild.collada import DERIVED
 from oban_import.oni.io.level.read import read_level
@@ -197,16 +198,9 @@ def test_edits_arrive_as_made(tmp_path, level):
 
 def raise_leaf(door_id, height):
     """Door `door_id`'s first leaf raised `height` (Blender units) at every key; the leaf."""
-    from oban_import.blender.compat import action_fcurves
     leaf = next(o for o in bpy.data.objects if o.get("oni_door_leaf") == 0 and o.parent is not None
                 and o.parent.get("oni_door_id") == door_id)
-    for fcurve in action_fcurves(leaf.animation_data.action, leaf):
-        if fcurve.data_path == "location" and fcurve.array_index == 2:
-            for key in fcurve.keyframe_points:
-                key.co.y += height
-                key.handle_left.y += height
-                key.handle_right.y += height
-            fcurve.update()
+    raise_keys(leaf, height)
     return leaf
 
 
