@@ -263,6 +263,11 @@ def tag_name(tag: bytes) -> str:
     return tag[::-1].decode("latin-1")
 
 
+def u32_at(data: bytes, at: int) -> int:
+    """The little-endian u32 at byte `at` of `data` (a link, a count)."""
+    return int.from_bytes(data[at:at + 4], "little")
+
+
 def counted(data: bytes, dtype, path: str, label: str, what: str = "", offset: int = COUNT_OFFSET,
             count_size: int = 4) -> np.ndarray:
     """The items after the count (`count_size` bytes, little-endian) at `offset` of an

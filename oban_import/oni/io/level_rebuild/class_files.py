@@ -37,7 +37,7 @@ from ....core.errors import ObanError
 from ....core.files import read_bytes
 from ..container.container import (CONS_TAG, COUNT_OFFSET, DOOR_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GM_TAG, OBAN_TAG,
                                    OFGA_TAG, PC_CHECKSUM, PNTA_TAG, TRGE_TAG, TRIG_TAG, TURR_TAG, TXAN_TAG, TXCA_TAG,
-                                   TXMP_TAG, UNNAMED, VCRA_TAG, Container, counted, tag_name)
+                                   TXMP_TAG, UNNAMED, VCRA_TAG, Container, counted, tag_name, u32_at)
 from ..container.instance_file import ALIGN, align, instance_file_bytes
 from ..container.library import Library, open_library
 from ..level.classes import DOOR_CLASS_DTYPE, ELEMENT_DTYPE, OFGA_PARTICLES_OFFSET
@@ -153,14 +153,14 @@ def _class_file(c: Container, root: int) -> bytes:
         np.frombuffer(out, np.uint8)[at[:, None] + WORD] = new.view(np.uint8).reshape(-1, 4)
         if layout.raw:
             byte, size = layout.raw
-            old = _u32(data, byte)
+            old = u32_at(data, byte)
             if old and old not in raw_at:
                 pixels = c.raw(old, size(data, c.path, label), f"{label}'s pixels")
                 raw_at[old] = align(len(raw))
                 raw += bytes(raw_at[old] - len(raw)) + pixels
             out[byte:byte + 4] = raw_at.get(old, 0).to_bytes(4, "little")
         if c.tag_of(index) == TXMP_TAG and parse_header(data, c.path, label)["format"] == RGBA:
-            out[TXMP_FLAGS_AT:TXMP_FLAGS_AT + 4] = (_u32(data, TXMP_FLAGS_AT) & ~SWAP_BYTES).to_bytes(4, "little")
+            out[TXMP_FLAGS_AT:TXMP_FLAGS_AT + 4] = (u32_at(data, TXMP_FLAGS_AT) & ~SWAP_BYTES).to_bytes(4, "little")
         instances.append((c.tag_of(index), c.full_name(index), bytes(out)))
     return instance_file_bytes(instances, bytes(raw))
 
@@ -244,7 +244,3 @@ def _links(c: Container, index: int) -> tuple:
         name = layout.fields[k][0] if k < len(layout.fields) else f"{layout.items[0]} {k - len(layout.fields)}"
         c.link(int(values[k]), bytes(expected[k]), index, name)
     return data, at, np.where(values != 0, target, -1)
-
-
-def _u32(data: bytes, byte: int) -> int:
-    return int.from_bytes(data[byte:byte + 4], "little")

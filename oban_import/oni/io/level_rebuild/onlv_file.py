@@ -17,7 +17,7 @@ import numpy as np
 from ....core.errors import ObanError
 from ..container.container import (CRSA_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG,
                                    ONCC_TAG, ONLV_TAG, ONOA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG, Container,
-                                   counted)
+                                   counted, u32_at)
 from ..container.instance_file import instance_file_bytes
 from ..level.model import QUAD_FLAGS, Door, Environment, Furniture, LevelContents, Quads
 from ..level.onlv import ONLV_LINKS, ONLV_SIZE, ONOA_DTYPE
@@ -90,7 +90,7 @@ def stored_level(c: Container) -> StoredLevel:
     data, _ = c.instance(onlv, ONLV_TAG)
     if len(data) < ONLV_SIZE:
         raise ObanError(c.path, f"{c.label(onlv)}: {len(data)} bytes, too short for an ONLV (0x{ONLV_SIZE:x})")
-    oboa = c.link(_u32(data, ONLV_LINKS["objects"][0]), OBOA_TAG, onlv, "objects")
+    oboa = c.link(u32_at(data, ONLV_LINKS["objects"][0]), OBOA_TAG, onlv, "objects")
     if oboa is None or c.is_placeholder(oboa):
         raise ObanError(c.path, f"{c.label(onlv)}: its object setups (OBOA) are not in the file")
     records = parse_oboa(c.instance(oboa, OBOA_TAG)[0], c.path, c.label(oboa)).copy()
@@ -157,7 +157,7 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
     onlv_data, _ = c.instance(level.onlv, ONLV_TAG)
     onlv, oboa, linked = out.add(ONLV_TAG, c.full_name(level.onlv), bytearray(onlv_data)), None, {}
     for at, tag in ONLV_FIELDS:
-        linked[tag] = target = c.link(_u32(onlv_data, at), tag, level.onlv, f"link at 0x{at:x}")
+        linked[tag] = target = c.link(u32_at(onlv_data, at), tag, level.onlv, f"link at 0x{at:x}")
         if target is not None:
             new = out.add(OBOA_TAG, "", None) if target == level.oboa else out.copy(target)
             oboa = new if target == level.oboa else oboa
@@ -174,7 +174,7 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
             continue
         data = c.instance(source, tag)[0]
         for at, target_tag in links(c, source):
-            target = c.link(_u32(data, at), target_tag, source, f"link at {at}")
+            target = c.link(u32_at(data, at), target_tag, source, f"link at {at}")
             if target is not None:
                 out.link(out.index[source], at, out.copy(target, once=target_tag == ONCC_TAG))
     return out.file_bytes()
@@ -221,7 +221,7 @@ def _mesh(out: _Layout, mesh: int) -> int:
     data = c.instance(mesh, M3GM_TAG)[0]
     for k, tag in enumerate(M3GM_FIELDS):
         at = M3GM_LINKS_OFFSET + 4 * k
-        target = c.link(_u32(data, at), tag, mesh, f"link {k}")
+        target = c.link(u32_at(data, at), tag, mesh, f"link {k}")
         if target is not None:
             out.link(copied, at, out.copy(target))
     return copied
@@ -241,11 +241,7 @@ def _onoa_links(c: Container, onoa: int) -> list:
 
 def _corpse_links(c: Container, crsa: int) -> list:
     data = c.instance(crsa, CRSA_TAG)[0]
-    count = _u32(data, CRSA_COUNT_AT)
+    count = u32_at(data, CRSA_COUNT_AT)
     if CRSA_COUNT_AT + 4 + count * CORPSE_BYTES > len(data):
         raise ObanError(c.path, f"{c.label(crsa)}: {count} corpses do not fit in {len(data)} bytes")
     return [(CRSA_COUNT_AT + 4 + CORPSE_BYTES * k + CORPSE_CLASS_AT, ONCC_TAG) for k in range(count)]
-
-
-def _u32(data: bytes, at: int) -> int:
-    return int.from_bytes(data[at:at + 4], "little")
