@@ -77,8 +77,8 @@ def timed(armature, folder):
     write without an error."""
     import bpy
 
-    from oban_import.oni.blender.characters.body_export import export_bodies
-    from oban_import.oni.io.characters.model import PART_NAMES
+    from oban_import.oni.export.bodies.export import export_bodies
+    from oban_import.oni.io.trams.tram import PART_NAMES
     from oban_import.ui.options import BodyExportSettings
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)

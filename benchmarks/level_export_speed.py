@@ -66,8 +66,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5, help="rounds; each row's best is kept (default 5)")
     args = parser.parse_args(argv)
     with scratch_folder("oban-level-export-") as scratch, registered_addon():
-        from oban_import.oni.blender.level.patch import export_level_patches
-        from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+        from oban_import.oni.export.level.patch import export_level_patches
+        from oban_import.oni.export.level.rebuild import export_level_rebuilds
         rows = {"rebuild, as imported": (export_level_rebuilds, False, False),
                 "rebuild, every texture painted": (export_level_rebuilds, True, False),
                 "rebuild, painted and re-modelled": (export_level_rebuilds, True, True),

@@ -11,10 +11,10 @@ split into two triangles, 20,000 faces over 17,776 points, weighted to the 19 pa
 sample body (examples/ONCCchar0.oni, imported) with spill at every band's seam, deformed by
 its armature through an Armature modifier. Rows, best of N, on the same scene:
 
-  rigid parts     the same 19 parts made of the same faces by objects/parts.py, no weights
+  rigid parts     the same 19 parts made of the same faces by oni/export/shared/parts.py, no weights
                   read (what the mesh export of that mesh costs): the floor
   vertex_weights  oban_import.blender.vertex_weights.vertex_weights alone (Geometry Nodes)
-  skinned_parts   oban_import.oni.blender.characters.skinned.skinned_parts: the split whole
+  skinned_parts   oban_import.oni.export.bodies.skinned.skinned_parts: the split whole
   per vertex      the weights read vertex by vertex (MeshVertex.groups), the way without
                   Geometry Nodes, for information
 
@@ -55,13 +55,13 @@ def run(args):
 
     from oban_import.blender.vertex_weights import vertex_weights
     from oban_import.oni.blender.characters.armature_body import armature_body
-    from oban_import.oni.blender.characters.skinned import skinned_parts
-    from oban_import.oni.blender.objects.parts import SceneMesh, faces_part
+    from oban_import.oni.export.bodies.skinned import skinned_parts
+    from oban_import.oni.export.shared.parts import SceneMesh, faces_part
     from oban_import.ui.options import CharacterExportSettings
 
     empty_scene("objects")
     assert bpy.ops.import_anim.oban(filepath=SAMPLE, character_animations="NONE") == {"FINISHED"}
-    body = armature_body(bpy.data.objects["char0"], CharacterExportSettings())
+    body = armature_body(bpy.data.objects["char0"], CharacterExportSettings().global_scale, CharacterExportSettings().axes)
     obj, _, _ = sgen.skinned_grid("skinned", body.names, ROWS, COLUMNS)
     bpy.context.scene.collection.objects.link(obj)
     obj.modifiers.new("Armature", "ARMATURE").object = body.armature

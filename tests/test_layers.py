@@ -12,34 +12,41 @@ import pytest
 from paths import EXAMPLES, ROOT
 
 PACKAGE = os.path.join(ROOT, "oban_import")
-# Oni's bytes by format (oni/io/README.md): each folder may import those before it.
-ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.characters",
+# Oni's bytes by format (oni/io/README.md): each folder may import those before it, and the
+# import's scale and axes (oni/io/import_frame.py, room "oni.io").
+ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.trams", "oni.io.characters",
           "oni.io.level_rebuild")
 ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
 # Oni in Blender by kind (oni/blender/README.md): each folder may import those before it; the
 # import driver (oni/blender/importer.py) all of them.
-ONI_BLENDER = ("oni.blender.shared", "oni.blender.oban", "oni.blender.objects", "oni.blender.characters",
-               "oni.blender.level")
-ONI_BELOW_BLENDER = {"core", "blender", *ONI_IO, "oni.engine", "oni"}
+ONI_BLENDER = ("oni.blender.shared", "oni.blender.oban", "oni.blender.characters", "oni.blender.level")
+ONI_BELOW_BLENDER = {"core", "blender", "oni.io", *ONI_IO, "oni.engine", "oni"}
 ONI_KINDS = {room: ONI_BELOW_BLENDER | set(ONI_BLENDER[:n + 1]) for n, room in enumerate(ONI_BLENDER)}
-# What each room may import of the add-on. A game's layers: io < engine < blender.
+# The way back (oni/export/README.md): the floor every export stands on, then one driver per
+# kind, which may import the floor and what is below it, never another kind's export.
+ONI_BELOW_EXPORT = ONI_BELOW_BLENDER | {*ONI_BLENDER, "oni.blender"}
+ONI_EXPORTS = ("oni.export.oban", "oni.export.meshes", "oni.export.trams", "oni.export.bodies", "oni.export.level")
+# What each room may import of the add-on. A game's layers: io < engine < blender < export.
 ALLOWED = {
     "core": {"core"},
     "blender": {"core", "blender"},
+    "oni.io": {"core", "oni.io"},
     **ONI_FORMATS,
-    "oni.engine": {"core", *ONI_IO, "oni.io", "oni.engine"},
-    "oni": {"core", *ONI_IO, "oni.engine", "oni"},   # the plan: what a file brings (oni/plan.py)
+    "oni.engine": {"core", "oni.io", *ONI_IO, "oni.engine"},
+    "oni": {"core", "oni.io", *ONI_IO, "oni.engine", "oni"},   # the plan: what a file brings (oni/plan.py)
     **ONI_KINDS,
     "oni.blender": ONI_BELOW_BLENDER | {*ONI_BLENDER, "oni.blender"},
+    "oni.export.shared": ONI_BELOW_EXPORT | {"oni.export.shared"},
+    **{room: ONI_BELOW_EXPORT | {"oni.export.shared", room} for room in ONI_EXPORTS},
     "outpost2.io": {"core", "outpost2.io"},
     "outpost2.engine": {"core", "outpost2.io", "outpost2.engine"},
     "outpost2.blender": {"core", "blender", "outpost2.io", "outpost2.engine", "outpost2.blender"},
-    "ui": {"core", "blender", *ONI_IO, "oni.engine", "oni", "oni.blender", *ONI_BLENDER, "outpost2.io",
-           "outpost2.engine", "outpost2.blender", "ui"},
+    "ui": {"core", "blender", "oni.io", *ONI_IO, "oni.engine", "oni", "oni.blender", *ONI_BLENDER,
+           "oni.export.shared", *ONI_EXPORTS, "outpost2.io", "outpost2.engine", "outpost2.blender", "ui"},
     "": {"ui"},   # the package's register() and __main__
-    "oni.io": set(), "outpost2": set(),   # packages' own __init__.py
+    "outpost2": set(), "oni.export": set(),   # packages' own __init__.py
 }
-WITH_BPY = {"blender", "oni.blender", *ONI_BLENDER, "outpost2.blender", "ui"}
+WITH_BPY = {"blender", "oni.blender", *ONI_BLENDER, "oni.export.shared", *ONI_EXPORTS, "outpost2.blender", "ui"}
 BLENDER_MODULES = {"bpy", "mathutils", "bpy_extras"}
 # front ends that run without Blender, or import it only where a scene is built
 NO_BPY_AT_IMPORT = {"ui/options.py", "ui/listing.py", "ui/cli.py"}
@@ -54,11 +61,14 @@ def rooms():
 
 
 def _room(relative):
-    """'oni/io/oban/read.py' -> 'oni.io.oban', 'oni/blender/level/patch.py' -> 'oni.blender.level',
+    """'oni/io/oban/read.py' -> 'oni.io.oban', 'oni/blender/level/environment.py' -> 'oni.blender.level',
+    'oni/export/level/patch.py' -> 'oni.export.level', 'oni/export/oban.py' -> 'oni.export.oban',
     'oni/blender/importer.py' -> 'oni.blender', 'oni/engine/frames.py' -> 'oni.engine', 'core/errors.py' ->
     'core', '__main__.py' -> ''."""
     parts = relative.split(os.sep)[:-1]
-    if parts[:2] in (["oni", "io"], ["oni", "blender"]):
+    if parts[:2] == ["oni", "export"] and len(parts) == 2 and not relative.endswith("__init__.py"):
+        return "oni.export." + os.path.splitext(os.path.basename(relative))[0]   # a kind's export in one module
+    if parts[:2] in (["oni", "io"], ["oni", "blender"], ["oni", "export"]):
         return ".".join(parts[:3])
     return ".".join(parts[:2] if parts and parts[0] in ("oni", "outpost2") else parts[:1])
 
@@ -113,7 +123,7 @@ def test_a_wrong_import_is_caught(tmp_path):
     source = open(sample).read()
     for line, room in (("from ...blender import importer\n", "oni.blender"),
                        ("from ....outpost2.io import prt\n", "outpost2.io"),
-                       ("from ..characters import tram\n", "oni.io.characters")):
+                       ("from ..trams import tram\n", "oni.io.trams")):
         probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
         try:
             with open(probe, "w") as f:
@@ -125,8 +135,16 @@ def test_a_wrong_import_is_caught(tmp_path):
     probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
     try:
         with open(probe, "w") as f:
-            f.write("from ..level import scene\n" + open(sample).read())
+            f.write("from ..level import placed\n" + open(sample).read())
         assert "oni.blender.level" in imports(probe)[1] and "oni.blender.level" not in ALLOWED["oni.blender.oban"]
+    finally:
+        os.remove(probe)
+    sample = os.path.join(PACKAGE, "oni", "export", "level", "rebuild.py")   # a kind's export of another's
+    probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
+    try:
+        with open(probe, "w") as f:
+            f.write("from ..meshes import export_meshes\n" + open(sample).read())
+        assert "oni.export.meshes" in imports(probe)[1] and "oni.export.meshes" not in ALLOWED["oni.export.level"]
     finally:
         os.remove(probe)
 

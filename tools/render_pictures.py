@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import oban_import  # noqa: E402
-from oban_import.oni.blender.characters.body_export import export_bodies  # noqa: E402
+from oban_import.oni.export.bodies.export import export_bodies  # noqa: E402
 from oban_import.oni.io.oban.properties import FRAMES, NAME  # noqa: E402
 from oban_import.oni.io.objects.properties import OBJECT_NAME  # noqa: E402
 from oban_import.outpost2.io.op2_properties import FRAME_COUNT, INDEX  # noqa: E402

@@ -16,8 +16,9 @@ from ..core.files import read_head
 from ..core.names import name_matcher
 from .engine.doors import door_leaves, furniture_objects
 from .io.characters.model import Character
-from .io.characters.read import read_character, read_characters, read_trams
-from .io.characters.tram_xml_read import looks_like_tram_xml
+from .io.characters.read import read_character, read_characters
+from .io.trams.files import read_trams
+from .io.trams.xml_read import looks_like_tram_xml
 from .io.container.container import (AKEV_TAG, BINA_TAG, DOOR_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, OFGA_TAG, ONCC_TAG,
                                      ONLV_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG,
                                      TRTA_TAG, TXMP_TAG, looks_like_container, tag_name)

@@ -16,7 +16,7 @@ import tempfile
 from ..core.errors import ObanError
 from ..oni.io.characters.model import Character
 from ..oni.io.characters.read import body_file, characters_beside
-from ..oni.io.characters.tram import Tram
+from ..oni.io.trams.tram import Tram
 from ..oni.io.container.container import level_of_raw_data
 from ..oni.io.level.model import LevelContents
 from ..oni.io.oban.read import read_file
@@ -255,8 +255,8 @@ def export_main(argv):
         return _usage(export_parser(), error)
     import bpy
 
-    from ..oni.blender.oban.export import animated_objects, export_objects
-    from ..oni.blender.characters.tram_export import character_armatures, export_characters
+    from ..oni.export.oban import animated_objects, export_objects
+    from ..oni.export.trams.export import character_armatures, export_characters
     try:
         bpy.ops.wm.open_mainfile(filepath=args.blend)
     except RuntimeError as error:  # not a .blend, or one from a newer Blender
@@ -298,8 +298,8 @@ def export_main(argv):
 def _levels(context, args, candidates, missing):
     """`export --format level-patch`: each imported level's shading, flags and textures in
     place; `--format level`: each as OniSplit's rebuild source."""
-    from ..oni.blender.level.patch import environment_objects, export_level_patches
-    from ..oni.blender.level.rebuild import export_level_rebuilds, level_objects
+    from ..oni.export.level.patch import environment_objects, export_level_patches
+    from ..oni.export.level.rebuild import export_level_rebuilds, level_objects
     patch = args.file_format == LEVEL_PATCH_FORMAT
     objects = environment_objects(candidates) if patch else level_objects(candidates)
     if not objects:
@@ -323,15 +323,15 @@ def _levels(context, args, candidates, missing):
 
 def _meshes(context, args, candidates, missing):
     """`export --format mesh`: each mesh object's M3GM parts and their textures' TXMPs."""
-    from ..oni.blender.objects.export import export_meshes, mesh_objects
+    from ..oni.export.meshes import export_meshes, mesh_objects
     return _files_of(context, args, mesh_objects(candidates), "mesh object", missing, export_meshes,
                      MeshExportSettings, mesh_files_table)
 
 
 def _bodies(context, args, candidates, missing):
     """`export --format body`: each character armature's body set, textures and class."""
-    from ..oni.blender.characters.body_export import export_bodies
-    from ..oni.blender.characters.tram_export import character_armatures
+    from ..oni.export.bodies.export import export_bodies
+    from ..oni.export.trams.export import character_armatures
     return _files_of(context, args, character_armatures(candidates), "character armature", missing, export_bodies,
                      BodyExportSettings, body_files_table)
 

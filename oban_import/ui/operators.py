@@ -8,13 +8,13 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
-from ..oni.blender.characters.body_export import export_bodies
-from ..oni.blender.characters.tram_export import character_armatures, export_characters
+from ..oni.export.bodies.export import export_bodies
+from ..oni.export.trams.export import character_armatures, export_characters
 from ..oni.blender.importer import import_files
-from ..oni.blender.level.patch import environment_objects, export_level_patches
-from ..oni.blender.level.rebuild import export_level_rebuilds, level_objects
-from ..oni.blender.oban.export import animated_objects, export_objects
-from ..oni.blender.objects.export import export_meshes, mesh_objects
+from ..oni.export.level.patch import environment_objects, export_level_patches
+from ..oni.export.level.rebuild import export_level_rebuilds, level_objects
+from ..oni.export.oban import animated_objects, export_objects
+from ..oni.export.meshes import export_meshes, mesh_objects
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel

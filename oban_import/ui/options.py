@@ -6,6 +6,7 @@ these tables (no bpy: the command line's listing runs without Blender)."""
 import functools
 from dataclasses import dataclass, fields, make_dataclass, replace
 
+from ..oni.engine.fit_keys import TOLERANCE
 from ..oni.engine.to_blender import EULER_AXES, axes_matrix
 
 AXES = ("X", "Y", "Z", "-X", "-Y", "-Z")
@@ -122,7 +123,7 @@ EXPORT_OPTIONS = (
                       BODY_FORMAT)),
     Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
            "File"),
-    Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", 1e-4, "Keys",
+    Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", TOLERANCE, "Keys",
            flag="--tolerance", minimum=1e-9, maximum=0.1, precision=6),
     EXPORT_SCALE,
     FORWARD, UP,

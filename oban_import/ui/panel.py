@@ -2,7 +2,7 @@
 Oni Level: an environment face's flags by name, a door's fields.
 
 The values live in the object's custom properties (named in oni/io/oban/properties.py,
-level/properties.py, objects/properties.py and characters/tram_properties.py), the ones an
+level/properties.py, objects/properties.py and oni/io/trams/properties.py), the ones an
 exporter reads; this panel edits them in place, keeping the flag bits and the flag
 booleans in step, on the object and on its action.
 """
@@ -15,9 +15,9 @@ from ..core.errors import ObanError
 from ..core.id_properties import unsigned32
 from ..oni.blender.oban.actions import action_of, animated_of
 from ..oni.io.characters.properties import BODY, CHARACTER, PARTS
-from ..oni.io.characters.tram import tram_flag_text
-from ..oni.io.characters.tram_properties import NAME as TRAM_NAME
-from ..oni.io.characters.tram_properties import PREFIX as TRAM_PREFIX
+from ..oni.io.trams.tram import tram_flag_text
+from ..oni.io.trams.properties import NAME as TRAM_NAME
+from ..oni.io.trams.properties import PREFIX as TRAM_PREFIX
 from ..oni.io.level.model import DOOR_FLAGS, OBJECT_TAG_TYPES, QUAD_FLAGS
 from ..oni.io.level.properties import (DOOR_CLASS, ENVIRONMENT, FLAGS_ATTRIBUTE, FURNITURE_CLASS, QUAD_ATTRIBUTE,
                                        TAG_ATTRIBUTE, TYPE, door_fields, event_text, flag_counts, flag_names,

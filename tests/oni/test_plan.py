@@ -126,9 +126,11 @@ def test_a_file_is_opened_once_and_what_its_sources_share_is_read_once(monkeypat
     again as the file's own, each parsed once; the file opened once for all its sources."""
     from oban_import.oni.io.characters import read
     from oban_import.oni.io.container import library
+    from oban_import.oni.io.trams import files
     parsed, opened = [], []
     real_parse, real_open = read.read_tram_instances, library.Library.__init__
-    monkeypatch.setattr(read, "read_tram_instances", lambda found: parsed.extend(found) or real_parse(found))
+    for module in (read, files):   # the characters' collections, and the file's own TRAMs
+        monkeypatch.setattr(module, "read_tram_instances", lambda found: parsed.extend(found) or real_parse(found))
     monkeypatch.setattr(library.Library, "__init__", lambda self, path: opened.append(path) or real_open(self, path))
     brought = bring(CHARACTER_LEVEL)
     assert brought.characters and opened == [CHARACTER_LEVEL]

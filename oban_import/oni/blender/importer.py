@@ -16,7 +16,7 @@ from ...core.files import PROGRESS_STEP, each_file
 from ...core.report import Made, Report
 from ..io.characters.model import Character
 from ..io.characters.read import characters_beside
-from ..io.characters.tram import Tram
+from ..io.trams.tram import Tram
 from ..io.container.container import level_of_raw_data
 from ..io.oban.properties import PLACEMENT
 from ..io.oban.read import read_files

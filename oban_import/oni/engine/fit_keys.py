@@ -18,6 +18,7 @@ from .furthest_reach import Tally, furthest_reach_keys, kinks, stands_out
 from .rotations import (LOCALIZED_TURN, nearest_rotations, quaternions, relative_errors, relative_linear_errors,
                         rotation_matrices, stored_from_hamilton)
 
+TOLERANCE = 1e-4          # relative: how far from the motion, at most, the keys replay it unless told
 MAX_RATIO = 16.0          # a segment's fitted length ratio beyond this (or its inverse) is not believed
 MAX_LENGTH = 2.0 ** 60    # a key's length, the ratios chained, beyond this (or its inverse): unit keys instead
 RIGID = 1e-6             # float32 matrices are rotations times the base only to a few 1e-8: not shear
@@ -46,7 +47,7 @@ def engine_keys_from_matrices(matrices: np.ndarray, base_matrix: np.ndarray,
     return stored_from_hamilton(quaternions(rotation)), positions, errors
 
 
-def fewest_keys(quaternions: np.ndarray, positions: np.ndarray, tolerance: float = 1e-4,
+def fewest_keys(quaternions: np.ndarray, positions: np.ndarray, tolerance: float = TOLERANCE,
                 base_matrix: np.ndarray = IDENTITY, fit_lengths: bool = True, measure=None,
                 tally: Tally | None = None) -> np.ndarray:
     """Sorted frame indices of a small key subset (first 0, last n - 1) whose replay by the
@@ -174,7 +175,7 @@ class KeyReport:
 
 def animation_from_matrices(name: str, matrices: np.ndarray, base_matrix: np.ndarray = IDENTITY, flags: int = 0,
                             ticks_per_frame: int = 80, door_open_frame: int = 0, start_matrix: np.ndarray | None = None,
-                            tolerance: float = 1e-4, measure=None) -> tuple[Animation, "KeyReport"]:
+                            tolerance: float = TOLERANCE, measure=None) -> tuple[Animation, "KeyReport"]:
     """An Animation with the fewest keys that replays the wanted matrices (n, 4, 4, engine
     space) within `tolerance`, and a KeyReport measured by replaying it with the engine;
     `measure` (left, right): errors of left . M . right (see fewest_keys).

@@ -14,7 +14,7 @@ from functools import partial
 
 import numpy as np
 
-from ..io.characters.tram import Track
+from ..io.trams.tram import Track
 from .fit_keys import key_lengths, length_ratios
 from .frames import run_starts, sample_many
 from .furthest_reach import furthest_reach_keys, kinks, stands_out

@@ -18,9 +18,10 @@ from commands import COMMANDS, run
 from paths import DATA
 
 from oban_import.blender.compat import action_fcurves
-from oban_import.oni.io.characters.model import PART_NAMES
-from oban_import.oni.io.characters.read import read_character, read_trams
-from oban_import.oni.io.characters.tram_write import tram_oni_bytes
+from oban_import.oni.io.trams.tram import PART_NAMES
+from oban_import.oni.io.characters.read import read_character
+from oban_import.oni.io.trams.files import read_trams
+from oban_import.oni.io.trams.write import tram_oni_bytes
 
 pytestmark = pytest.mark.usefixtures("addon")
 SAMPLES = os.path.join(DATA, "characters")
@@ -418,7 +419,7 @@ def test_an_overlay_of_no_parts_is_an_action_without_keys(tmp_path):
     assert bpy.ops.import_anim.oban(filepath=str(path)) == {"FINISHED"}
     action = bpy.data.actions["nothing_q"]
     assert armature.animation_data.action == action and action_fcurves(action) == [] and action.use_fake_user
-    from oban_import.oni.blender.characters.tram_export import export_characters
+    from oban_import.oni.export.trams.export import export_characters
     from oban_import.ui.options import CharacterExportSettings
     (tmp_path / "out").mkdir()
     exported = export_characters(bpy.context, [armature], str(tmp_path / "out"),

@@ -12,7 +12,7 @@ from oban_generate import BASES, random_animation
 from objects_generate import level_file_bytes
 
 from oban_import.blender.compat import action_fcurves
-from oban_import.oni.blender.oban.export import export_objects
+from oban_import.oni.export.oban import export_objects
 from oban_import.oni.engine.frames import frame_matrices
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
 from oban_import.oni.io.oban.read import read_file
@@ -262,7 +262,7 @@ def test_a_cycling_action_is_written_as_a_loop_and_a_driven_object_counts(tmp_pa
     driver = follower.driver_add("location", 0).driver
     driver.type, driver.expression = "SCRIPTED", "frame * 0.5"
     bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
-    from oban_import.oni.blender.oban.export import animated_objects
+    from oban_import.oni.export.oban import animated_objects
     assert animated_objects([spinner, follower]) == [spinner, follower]
     written, errors = export(tmp_path, [spinner, follower])
     assert not errors

@@ -1,4 +1,4 @@
-"""The body export (oni/blender/characters/body_export.py; docs/characters.md, "Exporting a body"):
+"""The body export (oni/export/bodies/export.py; docs/characters.md, "Exporting a body"):
 the sample character imported and left as it is written back as OniSplit wrote it (TRBS with its
 five levels, TRMA, TXMPs, ONCC), through the dialog and the command line; an edited part, a moved
 bone and a body made in Blender read back by the add-on's readers as Blender holds them (points,
@@ -24,10 +24,10 @@ from test_skinned import joined_sample
 
 from oban_import.blender import compat
 from oban_import.oni.blender.characters.armature_body import armature_body
-from oban_import.oni.blender.characters.body_export import export_bodies
+from oban_import.oni.export.bodies.export import export_bodies
 from oban_import.oni.engine import bones
 from oban_import.oni.engine.to_blender import axes_matrix
-from oban_import.oni.io.characters.model import PART_NAMES
+from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.characters.read import read_character
 from oban_import.oni.io.characters.stored import stored_levels
 from oban_import.ui.options import BodyExportSettings
@@ -438,7 +438,7 @@ def skinned_char0(keep_rigid=()):
     """(the sample's armature, its parts joined into one skinned mesh (test_skinned), the joined
     points): the part objects removed but those of `keep_rigid`."""
     armature = import_char0()
-    obj, joined = joined_sample(armature_body(armature, BodyExportSettings()))
+    obj, joined = joined_sample(armature_body(armature, BodyExportSettings().global_scale, BodyExportSettings().axes))
     for bone in PART_NAMES:
         if bone not in keep_rigid:
             bpy.data.objects.remove(on_bone(armature, bone))
@@ -450,7 +450,7 @@ def test_a_skinned_body_is_written_as_the_parts_it_splits_into(tmp_path):
     removed): each part written at every level as the split gives it, its points those of the
     imported part within float32 rounding of the join (test_skinned), the rest as imported."""
     armature, obj, joined = skinned_char0()
-    body = armature_body(armature, BodyExportSettings())
+    body = armature_body(armature, BodyExportSettings().global_scale, BodyExportSettings().axes)
     report = export(tmp_path, [armature])
     assert not report.errors and len(report.made) == 2, (report.errors, report.made)   # TRBS, ONCC: no texture shown
     pelvis = len(read_character(os.path.join(EXAMPLES, "ONCCchar0.oni")).body.parts[0].mesh.triangles)

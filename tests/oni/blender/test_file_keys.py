@@ -217,7 +217,7 @@ def test_a_base_the_object_cannot_hold_goes_to_it_under_a_pivot(tmp_path, base, 
 
 def test_an_edited_pivot_exports_the_motion_its_child_shows(tmp_path):
     """Keys moved on the pivot: the child's world matrices are what the export writes."""
-    from oban_import.oni.blender.oban.export import animated_objects, export_objects
+    from oban_import.oni.export.oban import animated_objects, export_objects
     from oban_import.ui.options import OniExportSettings
     animation = random_animation(np.random.default_rng(10), name="mover", flags=0, frames=40, key_count=4,
                                  base=BASES[3])

@@ -12,8 +12,8 @@ import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
 from paths import DATA, ROOT
 
-from oban_import.oni.blender.level.patch import export_level_patches
-from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+from oban_import.oni.export.level.patch import export_level_patches
+from oban_import.oni.export.level.rebuild import export_level_rebuilds
 from oban_import.oni.io.level.read import read_level
 from oban_import.oni.io.objects.read import read_texture_file
 from oban_import.oni.io.objects.textures import pixel_bytes

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from paths import DATA
 
-from oban_import.oni.blender.level.patch import export_level_patches
-from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+from oban_import.oni.export.level.patch import export_level_patches
+from oban_import.oni.export.level.rebuild import export_level_rebuilds
 from oban_import.oni.io.level.read import read_level
 from oban_import.ui.options import LevelRebuildSettings
 

@@ -216,7 +216,7 @@ def left_out_warning(path, which, named, them="them"):
 
 
 def test_a_level_imported_without_its_placed_objects_says_its_rebuild_has_none(tmp_path):
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds
     from oban_import.ui.options import LevelRebuildSettings
     path = unpacked(tmp_path / "in", os.path.join(PLACED, "level"))
     bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -237,7 +237,7 @@ def test_a_level_imported_without_its_placed_objects_says_its_rebuild_has_none(t
 
 
 def test_placed_objects_deleted_are_named_and_left_out(tmp_path, placed_level):
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds
     from oban_import.ui.options import LevelRebuildSettings
     for name in ("obj02_part1", "obj07_part0"):
         bpy.data.objects.remove(placed(name))

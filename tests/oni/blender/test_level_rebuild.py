@@ -326,7 +326,7 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
     """A list of OniSplit's (tests/data/objects_xml/oni) imported beside the level and counted as
     its: each object written after the level's, in id order, as the golden list OniSplit turns
     back into that list byte for byte; what -create:level does not keep said in a warning."""
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds
     folder = tmp_path / "lists"
     folder.mkdir()
     shutil.copy(os.path.join(DATA, "objects_xml", "oni", f"BINACJBO{name}.oni"), folder)
@@ -371,7 +371,7 @@ def test_flags_particles_and_sounds_replace_onisplits_lists(tmp_path, level):
     for k, obj in enumerate(added):
         obj["oni_level_file"], obj["oni_object_id"] = level, 1017 + k
         expected[17 + k] = (obj["oni_type"], bytes.fromhex(obj["oni_osd"]))
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds, level_objects
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds, level_objects
     report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
     assert not report.errors and report.warnings == [
         f"{level}: OniSplit numbers the objects -create:level builds 1 to 31 in id order: id 1017 becomes 17 (and 14 "
@@ -407,7 +407,7 @@ def test_negative_values_are_written_as_create_level_reads_them(tmp_path):
         obj["oni_osd"], obj["oni_level_file"] = payload.hex(), path
         obj["oni_object_id"] = 1017 + len(expected)
         expected.append((obj["oni_type"], bytes(payload)))
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds, level_objects
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds, level_objects
     report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
     assert not report.errors
     written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
@@ -438,7 +438,7 @@ def test_consoles_turrets_and_triggers_come_with_their_classes(tmp_path):
         payload[:63] = renamed[obj["oni_type"]].ljust(63, b"\0")
         obj["oni_osd"], obj["oni_level_file"] = payload.hex(), path
         obj["oni_object_id"] += 100 * (1 + list(renamed).index(obj["oni_type"]))
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds
     report = export_level_rebuilds(bpy.context, [bpy.data.objects["level5 environment"]], str(tmp_path / "out"))
     assert not report.errors
     written = ET.parse(tmp_path / "out" / "level5" / "level5_objects.xml").getroot()
@@ -548,7 +548,7 @@ def test_combat_and_melee_profiles_come_as_lists_of_their_own(tmp_path, level):
     """-create:level takes no CMBT or MELE: they are written whole as BINACJBOCombat and
     BINACJBOMelee Profile .oni among the classes, which -import:nosep packs as they are;
     profiles/level (OniSplit's rebuild of profiles/source) holds them, ids and data."""
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds, level_objects
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds, level_objects
     made = profiles()
     report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
     assert not report.errors
@@ -564,7 +564,7 @@ def test_combat_and_melee_profiles_come_as_lists_of_their_own(tmp_path, level):
 
 
 def test_objects_onisplit_cannot_take_are_left_out_with_a_warning(tmp_path, level):
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds
     furniture = [o for o in bpy.data.objects if o.get("oni_type") == "FURN"]
     for obj in furniture[:3]:
         obj["oni_type"] = "CMBT"
@@ -600,7 +600,7 @@ def test_a_level_made_in_blender_is_written_from_the_scene_alone(tmp_path):
     scene: every face's points, shades and flags, each image's pixels as a TXMP of its name."""
     import made_level
 
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds, level_objects
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds, level_objects
     from oban_import.ui.options import LevelRebuildSettings
     made_level.build()
     out = tmp_path / "out"
@@ -638,7 +638,7 @@ def test_a_level_made_in_blender_takes_the_classes_of_imported_levels(tmp_path, 
     level (its name in oni_environment, no level file): the imported level's classes come with
     them, and OniSplit's level9 of what was written holds them with their gunk."""
     import made_level
-    from oban_import.oni.blender.level.rebuild import export_level_rebuilds
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds
     from oban_import.ui.options import LevelRebuildSettings
     made_level.build()
     for kind, new_id in (("DOOR", 1), ("FURN", 2)):

@@ -19,7 +19,7 @@ from paths import DATA, EXAMPLES
 from pngs import read_png
 
 from oban_import.blender import compat
-from oban_import.oni.blender.objects.export import export_meshes, mesh_objects
+from oban_import.oni.export.meshes import export_meshes, mesh_objects
 from oban_import.oni.engine.to_blender import axes_matrix
 from oban_import.oni.io.container.container import TXMP_TAG, Container
 from oban_import.oni.io.objects.mesh_write import bounds

@@ -13,7 +13,7 @@ from oban_generate import BASES, random_animation
 from paths import DATA
 from reference_engine import matrix_at
 
-from oban_import.oni.blender.oban.export import animated_objects, export_objects
+from oban_import.oni.export.oban import animated_objects, export_objects
 from oban_import.oni.io.oban.read import read_file
 from oban_import.oni.io.oban.record import LOCALIZED, PINGPONG, RANDOM_START, matrix_from_columns
 from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes

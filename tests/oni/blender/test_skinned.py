@@ -19,8 +19,8 @@ from oban_import.blender import compat
 from oban_import.blender.vertex_weights import vertex_weights
 from oban_import.core.errors import ObanError
 from oban_import.oni.blender.characters.armature_body import armature_body
-from oban_import.oni.blender.characters.skinned import skinned_parts
-from oban_import.oni.blender.objects.parts import SceneMesh, faces_part
+from oban_import.oni.export.bodies.skinned import skinned_parts
+from oban_import.oni.export.shared.parts import SceneMesh, faces_part
 from oban_import.oni.blender.shared.meshes import converted_normals
 from oban_import.oni.io.characters.read import read_character
 from oban_import.ui.options import CharacterExportSettings
@@ -32,7 +32,7 @@ ONCC = os.path.join(DATA, "characters", "oni", "ONCCchar0.oni")
 @pytest.fixture
 def body():
     assert bpy.ops.import_anim.oban(filepath=ONCC, global_scale=SCALE, character_animations="NONE") == {"FINISHED"}
-    return armature_body(bpy.data.objects["char0"], CharacterExportSettings())
+    return armature_body(bpy.data.objects["char0"], CharacterExportSettings().global_scale, CharacterExportSettings().axes)
 
 
 def read(mesh, collection, attribute, width, dtype):

@@ -15,8 +15,8 @@ from oban_import.core.runs import bounded_runs
 from oban_import.oni.engine import bones, poses
 from oban_import.oni.engine.rotations import quaternion_matrices
 from oban_import.oni.engine.to_blender import DEFAULT_AXES, axes_matrix
-from oban_import.oni.io.characters import tram_read
-from oban_import.oni.io.characters.tram import Track, Tram
+from oban_import.oni.io.trams import read as tram_read
+from oban_import.oni.io.trams.tram import Track, Tram
 
 PARENTS = np.array([-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 9, 8, 11, 12, 13, 8, 15, 16, 17])
 

@@ -14,9 +14,9 @@ from paths import DATA
 from oban_import.oni.engine.fit_tram import MAX_GAP, codes_from_quaternions, fit_tracks, root_motion_from
 from oban_import.oni.engine.poses import ANGLE_PER_CODE, key_quaternions, part_rotations, root_motion, world_matrices
 from oban_import.oni.engine.rotations import multiply, relative_errors, relative_linear_errors, rotation_matrices
-from oban_import.oni.io.characters.read import read_tram_file
-from oban_import.oni.io.characters.tram import Tram
-from oban_import.oni.io.characters.tram_write import tram_oni_bytes
+from oban_import.oni.io.trams.files import read_tram_file
+from oban_import.oni.io.trams.tram import Tram
+from oban_import.oni.io.trams.write import tram_oni_bytes
 
 with open(os.path.join(DATA, "characters", "manifest.json")) as manifest:
     ONI_BODY = json.load(manifest)["bodies"][0]

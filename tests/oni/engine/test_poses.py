@@ -36,7 +36,7 @@ SPECIAL_CODES = (0, 1, 32766, 32767, 32768, 32769, 65534, 65535)
 ONI_PARENTS = MANIFEST["bodies"][0]["parent"]
 
 
-# --- stand-ins for the reader's Track / Tram / Body (oni/io/characters/tram.py, model.py): attributes only
+# --- stand-ins for the reader's Track / Tram / Body (oni/io/trams/tram.py, model.py): attributes only
 
 def make_track(frames, values):
     return SimpleNamespace(frames=np.asarray(frames, np.int64), values=values)

@@ -1,4 +1,4 @@
-"""The TRAM writer (oni/io/characters/tram_write.py, docs/characters.md 6): OniSplit's own
+"""The TRAM writer (oni/io/trams/write.py, docs/characters.md 6): OniSplit's own
 files (tests/data/characters) written back byte for byte, loose and from the level; every
 generated case written and read back to the same Tram with the tracks a reference walker reads;
 counts and pointers following edited arrays; what cannot be stored refused."""
@@ -8,9 +8,9 @@ import pytest
 from test_tram import (GENERATED, LEVEL, SAMPLES, assert_tracks_equal_reference, cg, plain_tram, record_at,
                        sample_path, samples)
 
-from oban_import.oni.io.characters.read import read_tram_file, read_trams
-from oban_import.oni.io.characters.tram import RECORD_DTYPE, Track, Tram
-from oban_import.oni.io.characters.tram_write import tram_oni_bytes
+from oban_import.oni.io.trams.files import read_tram_file, read_trams
+from oban_import.oni.io.trams.tram import RECORD_DTYPE, Track, Tram
+from oban_import.oni.io.trams.write import tram_oni_bytes
 
 __all__ = ["samples"]    # the fixture, shared with test_tram.py
 

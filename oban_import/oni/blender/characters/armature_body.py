@@ -12,10 +12,10 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import number, numbers
-from ...io.characters.model import PART_NAMES
+from ...io.trams.tram import PART_NAMES
 from ...io.characters.properties import ACTIONS, PARENTS, PARTS, TRANSLATIONS
-from ...io.characters.tram import MAX_PARTS
-from ...io.oban.properties import FIRST_FRAME, import_frame
+from ...io.trams.tram import MAX_PARTS
+from ...io.import_frame import FIRST_FRAME, import_frame
 
 MAX_FRAME = 1 << 20                  # past any frame Blender's timeline reaches
 
@@ -32,9 +32,9 @@ class ArmatureBody:
     first_frame: int | None    # the scene frame of an import's frame 0
 
 
-def armature_body(armature, settings, parts: int = len(PART_NAMES)) -> ArmatureBody:
+def armature_body(armature, scale: float, axes, parts: int = len(PART_NAMES)) -> ArmatureBody:
     """The body `armature` is: an import's (its properties), else its bones named after the
-    first `parts` parts, with the settings' scale and axes. ObanError naming the armature and
+    first `parts` parts, with `scale` and `axes`. ObanError naming the armature and
     the property, or the bone, where they are not a body's."""
     label = f"armature '{armature.name}'"
     names = _names(armature, label, parts)
@@ -45,7 +45,7 @@ def armature_body(armature, settings, parts: int = len(PART_NAMES)) -> ArmatureB
     rest = np.swapaxes(every.reshape(-1, 4, 4), 1, 2)[[bones.find(name) for name in names]].astype(np.float64)
     if not np.isfinite(rest).all():
         raise ObanError(label, "a bone's rest matrix is not finite")
-    scale, axes = import_frame(armature, label, settings.global_scale, settings.axes)
+    scale, axes = import_frame(armature, label, scale, axes)
     heads = rest[:, :3, 3]
     offsets = heads - np.where(parents[:, None] >= 0, heads[parents], 0.0)
     translations = numbers(armature, TRANSLATIONS, label, 3 * len(names), (offsets @ axes / scale).ravel(), PARTS)

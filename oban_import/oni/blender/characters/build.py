@@ -16,14 +16,14 @@ from ....core.errors import ObanError
 from ....core.report import Made, Report
 from ....core.runs import bounded_runs
 from ...engine import bones
-from ...io.characters.model import PART_NAMES
+from ...io.trams.tram import PART_NAMES
 from ...io.characters.properties import (BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE,
                                         CHARACTER_INSTANCE, PARENTS, PARTS, TRANSLATIONS)
 from ...io.characters.read import also_listed, body_file, listers, read_character
-from ...io.characters.tram import OVERLAY
-from ...io.characters.tram_properties import tram_markers, tram_properties
-from ...io.characters.tram_read import MAX_SQUARE
-from ...io.oban.properties import import_properties
+from ...io.trams.tram import OVERLAY
+from ...io.trams.properties import tram_markers, tram_properties
+from ...io.trams.read import MAX_SQUARE
+from ...io.import_frame import import_properties
 from ..shared.blocks import SharedBlocks
 from .armature_body import armature_body, record_actions
 
@@ -111,7 +111,7 @@ def animate(armature, trams, settings, path=None) -> Report:
     any armature so named), the first assigned; Made(path, tram, action) each, in order."""
     result = Report(last_frame=settings.frame_start)
     try:
-        body = armature_body(armature, settings, max((tram.parts for tram in trams), default=len(PART_NAMES)))
+        body = armature_body(armature, settings.global_scale, settings.axes, max((tram.parts for tram in trams), default=len(PART_NAMES)))
     except ObanError as error:
         raise ObanError(path, str(error)) from None
     parts = body.names

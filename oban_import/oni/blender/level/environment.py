@@ -17,7 +17,7 @@ from ...io.level.fingerprint import fingerprint
 from ...io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents
 from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE, ROOMS,
                                     SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
-from ...io.oban.properties import import_properties
+from ...io.import_frame import import_properties
 from ..shared.materials import UNTEXTURED
 
 TRANSPARENT = QUAD_FLAGS["Transparent"]

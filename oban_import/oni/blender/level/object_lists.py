@@ -12,7 +12,7 @@ from ...engine.doors import placements
 from ...engine.to_blender import blender_matrices
 from ...io.level.model import LevelContents, ObjectList
 from ...io.level.properties import LEVEL_FILE, door_properties, furniture_properties, object_properties
-from ...io.oban.properties import import_properties
+from ...io.import_frame import import_properties
 from ..shared.empties import new_empty
 
 

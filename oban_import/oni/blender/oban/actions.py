@@ -8,7 +8,8 @@ import numpy as np
 from ....blender import compat
 from ...engine import to_blender
 from ...engine.playback import engine_frames, engine_keys, random_start_frame
-from ...io.oban.properties import NAME, PIVOT, descriptions, import_properties
+from ...io.import_frame import import_properties
+from ...io.oban.properties import NAME, PIVOT, descriptions
 from ...io.oban.record import MAX_COUNT, RANDOM_START
 
 TRANSFORM_GROUP = "Object Transforms"

@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 
 from ....blender import compat
-from ...io.oban.properties import IMPORT_AXES, IMPORT_SCALE
+from ...io.import_frame import IMPORT_AXES, IMPORT_SCALE
 from ...io.objects.properties import PART_ATTRIBUTE, part_properties
 from .fingerprints import record_mesh
 from .mesh_data import UV_MAP

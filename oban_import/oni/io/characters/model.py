@@ -7,9 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-PART_NAMES = ("Pelvis", "LeftThigh", "LeftCalf", "LeftFoot", "RightThigh", "RightCalf", "RightFoot", "Mid",
-              "Chest", "Neck", "Head", "LeftShoulder", "LeftArm", "LeftWrist", "LeftFist", "RightShoulder",
-              "RightArm", "RightWrist", "RightFist")   # the engine's body part enum (docs/characters.md 1)
+
 @dataclass
 class BodyPart:
     name: str                # the engine's part name (PART_NAMES; 'Part19' ... past them)

@@ -2,7 +2,7 @@
 character class (ONCC) with its body (TRBS -> TRCM -> TRGA meshes, TRTA translations, TRIA
 hierarchy), its textures (TRMA) and its animations (the TRAC chain of TRAMs), followed
 through a Library across placeholders; and the entry points that read a file's characters
-or TRAMs (read_character, read_characters, read_tram_file, read_trams)."""
+(read_character, read_characters)."""
 
 import glob
 import os
@@ -12,16 +12,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ....core.errors import ObanError
-from ....core.files import open_regular
 from ..container.container import (M3GM_TAG, ONCC_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG,
                                    TRMA_TAG, TRTA_TAG, TXMP_TAG, Container, counted)
-from ..container.library import Library, open_library, reading
+from ..container.library import Library, open_library
 from ..objects.meshes import parse_links
 from ..objects.read import main_instance, mesh_at, texture_at
-from .model import PART_NAMES, Body, BodyPart, Character
-from .tram import MAX_PARTS, Tram
-from .tram_read import MAX_SQUARE, read_tram_instances
-from .tram_xml_read import read_tram_xml
+from ..trams.read import MAX_SQUARE, read_tram_instances
+from ..trams.tram import MAX_PARTS, PART_NAMES
+from .model import Body, BodyPart, Character
 
 ONCC_BODY_AT, ONCC_TEXTURES_AT, ONCC_ANIMATIONS_AT = 0xC34, 0xC38, 0xC80
 TRBS_LEVELS = 5                  # TRCM links, low to high detail: the last one is used
@@ -346,29 +344,3 @@ def read_characters(path: str, library: Library | None = None) -> list[Character
         if not found:
             raise ObanError(path, "holds no character class (ONCC)")
         return found
-
-
-def read_tram_file(path: str) -> Tram:
-    """The TRAM of a loose .oni (the first one of a level .dat), its raw data from the file's raw
-    table (or the level's .raw); or of OniSplit's XML of one (.xml), as OniSplit's -create makes it
-    (docs/characters.md 9)."""
-    path = os.fspath(path)
-    if os.path.splitext(path)[1].lower() == ".xml":
-        with reading(path):
-            f, size = open_regular(path)
-            with f:
-                return read_tram_xml(f, path, size)[0]
-    with open_library(path) as library:
-        c = library.main
-        return library.cached_all([(c, main_instance(c, TRAM_TAG, "animation (TRAM)"))], read_tram_instances)[0]
-
-
-def read_trams(path: str, library: Library | None = None) -> list[Tram]:
-    """Every TRAM of a level .dat (+ .raw) or a .oni, in descriptor order; the one of
-    OniSplit's XML of a TRAM."""
-    path = os.fspath(path)
-    if os.path.splitext(path)[1].lower() == ".xml":
-        return [read_tram_file(path)]
-    with open_library(path, library) as library:
-        c = library.main
-        return library.cached_all([(c, i) for i in c.with_data(TRAM_TAG)], read_tram_instances)

@@ -1,5 +1,5 @@
 """Hardened expat for OniSplit's XML files: what the OBAN reader (onisplit_xml.py, docs/formats.md,
-containers 4) and the TRAM reader (tram_xml_read.py, docs/characters.md 9) share.
+containers 4) and the TRAM reader (oni/io/trams/xml_read.py, docs/characters.md 9) share.
 
 A DOCTYPE is refused as soon as it starts, so no entity is ever declared, expanded or fetched;
 nesting depth, element count, the text of one field and the size of one piece of markup are

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....core.errors import ObanError
-from ....core.id_properties import number, numbers, signed32, unsigned32
+from ....core.id_properties import signed32, unsigned32
 from ....core.runs import bounded_runs
 from .record import FLAGS, KEY_DTYPE, Animation, all_keys
 
@@ -24,11 +23,6 @@ BASE_MATRIX = "oban_base_matrix"
 RECORD_HEADER = "oban_record_header"   # on the action
 KEYS = "oban_keys"                     # on the action
 PLACEMENT = "oban_placement"           # a selected object's matrix before its first Localized import
-# How an object was imported, for an export to undo exactly (on the object)
-IMPORT_SCALE = "oban_import_scale"     # Blender units per Oni unit
-IMPORT_AXES = "oban_import_axes"       # the Oni -> Blender change of basis, 9 floats by rows
-FIRST_FRAME = "oban_first_frame"       # the scene frame that shows the engine's first tick
-START_FRAME = "oban_start_frame"       # the OBAN frame engine playback starts on (a random start; 0 if absent)
 PIVOT = "oban_pivot"                   # on a pivot Empty: the name of the animation its child plays
 FIELDS = (  # (key, property, label, description): the integer fields the panel edits
     ("frames", FRAMES, "Frames", "Frame count"),
@@ -36,7 +30,6 @@ FIELDS = (  # (key, property, label, description): the integer fields the panel 
     ("door_open_frame", DOOR_OPEN_FRAME, "Door Open Frame", "Where a door stops when it opens"),
 )
 DEFAULT_TICKS_PER_FRAME = 80
-ORTHONORMAL = 1e-5     # how far import axes may be off a rotation or reflection
 CHUNK_KEYS = 1 << 16   # descriptions(): keys turned into properties at a time
 
 
@@ -64,32 +57,6 @@ def properties(animation: Animation) -> dict:
         START_MATRIX: animation.start_matrix.tolist(),
         BASE_MATRIX: animation.base_matrix.tolist(),
     }
-
-
-def import_properties(scale: float, axes, first_frame: int, start_frame: int = 0) -> dict:
-    """How an object was imported (IMPORT_SCALE, ...), for its export (one dict for many objects:
-    read it, do not change it)."""
-    return _import_properties(float(scale), tuple(np.asarray(axes, np.float64).ravel().tolist()), int(first_frame),
-                              int(start_frame))
-
-
-@functools.lru_cache(maxsize=16)   # an import's objects share it
-def _import_properties(scale, axes, first_frame, start_frame):
-    described = {IMPORT_SCALE: scale, IMPORT_AXES: list(axes), FIRST_FRAME: first_frame}
-    return described | ({START_FRAME: start_frame} if start_frame else {})
-
-
-def import_frame(owner, label, scale: float, axes) -> tuple:
-    """(scale, (3, 3) axes) an object was imported with (IMPORT_SCALE, IMPORT_AXES), the given
-    ones where it does not say; ObanError naming the property where one is not a positive
-    finite scale, or not a rotation or reflection of the axes."""
-    found = number(owner, IMPORT_SCALE, label, scale)
-    if not found > 0.0:
-        raise ObanError(label, f"property '{IMPORT_SCALE}' is {found}: a scale is a positive finite number")
-    matrix = numbers(owner, IMPORT_AXES, label, 9, np.ravel(axes)).reshape(3, 3)
-    if np.abs(matrix @ matrix.T - np.eye(3)).max() > ORTHONORMAL:
-        raise ObanError(label, f"property '{IMPORT_AXES}' is not a rotation or reflection of the axes")
-    return found, matrix
 
 
 def stored_data(animation: Animation, keys: np.ndarray | None = None) -> dict:

@@ -1,0 +1,271 @@
+"""Character bodies back to the game (docs/characters.md, "Exporting a body"): for each character
+armature, its body set TRBS<name>.oni (five levels of detail), its textures TRMA<name>.oni with a
+TXMP<name>.oni per texture, and, for an armature a character class (ONCC) was imported from,
+ONCC<name>.oni linking them (every other byte as read). An imported body left unchanged is
+written from its files as stored, bit for bit; an edited part's mesh (oni/export/bodies/parts.py) replaces
+it at every level of detail, a moved bone's head its translation; a body made in Blender is
+one list of meshes for the five levels, as OniSplit's -create:trbs makes one.
+
+Every armature's files are made before any is written; they are written into a folder of their
+own beside the output, each read back by the add-on's readers and checked, then put in place
+together: an armature whose files fail writes nothing."""
+
+import os
+import shutil
+import tempfile
+from ....core.errors import ObanError
+from ....core.files import output_path
+from ....core.output_files import FileJob, OutputFile, one_content_per_file
+from ....core.report import Made, Report, listed
+from ...io.characters.body_write import PartMesh, body_file_bytes, character_file_bytes, textures_file_bytes
+from ...io.characters.properties import BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE, CHARACTER_INSTANCE
+from ...io.characters.read import ONCC_BODY_AT, ONCC_TEXTURES_AT, TRBS_LEVELS
+from ...io.characters.stored import stored_class, stored_levels
+from ...io.container.library import Libraries
+from ...io.objects.properties import TEXTURE_NAME
+from ..shared.parts import UNCHANGED
+from ..shared.textures import texture_file, texture_output
+from .checks import body_check, class_check, textures_check
+from .parts import SceneBody, scene_body
+
+NEW = "new"
+
+
+def export_bodies(context, armatures, directory, settings) -> Report:
+    """Each armature's body files in `directory`: Made(path, what the readers give back of it,
+    the armature, 0, how it was made) per file, a file two armatures share written once.
+    `settings`: the scale and axes of an armature that does not say, `despite_edits`."""
+    report = Report(unit="armatures", files=len(armatures))
+    encoded = {}   # (TXMP name, image name) -> its TextureFile, made once an export
+    with Libraries() as libraries:
+        jobs = [job for job in (_job(armature, settings, libraries, encoded, report) for armature in armatures)
+                if job]
+    jobs = one_content_per_file(jobs, report.errors, f"give each body its own name ('{BODY}', '{CHARACTER}', the "
+                                                     f"textures' '{TEXTURE_NAME}')")
+    if jobs:
+        report.each([directory], lambda folder: _write_all(jobs, folder, report.errors))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+def _job(armature, settings, libraries, encoded, report):
+    """The files of one armature (a _Job), or None with its error in the report."""
+    label = f"armature '{armature.name}'"
+    try:
+        scene = scene_body(armature, settings.global_scale, settings.axes, libraries)
+        if scene.dropped and not settings.despite_edits:
+            raise ObanError(label, "; ".join(scene.dropped) + "; nothing written for it (or export with Despite "
+                                                              "Edits (--despite-edits) to write it without them)")
+        notes = []
+        stored, levels_note = _stored_levels(armature, scene, libraries, label)
+        levels, replaced = _levels(scene, stored)
+        names = _names(armature)
+        character = _stored_class(armature, libraries, label, notes)
+        textures = _texture_names(scene, stored, character[2] if character else None)
+        files = _texture_files(scene, label, libraries, encoded, notes)
+        trma = names["TRMA"] if any(textures) else None
+        if trma:
+            note = UNCHANGED if character and textures == character[2] else (NEW if stored is None else "edited")
+            files.append(OutputFile(f"TRMA{trma}.oni", textures_file_bytes(trma, textures),
+                                    textures_check(trma, textures), note))
+        body = (names["TRBS"], scene.body.names, scene.body.parents, scene.translations, levels)
+        files.append(OutputFile(f"TRBS{names['TRBS']}.oni", body_file_bytes(*body), body_check(*body),
+                                _body_note(scene, stored, replaced, levels_note)))
+        if character:
+            data, links, _ = character
+            now = {ONCC_BODY_AT: f"TRBS{names['TRBS']}", ONCC_TEXTURES_AT: trma and f"TRMA{trma}"}
+            same = all(links.get(at) == (name or None) for at, name in now.items())
+            files.append(OutputFile(f"ONCC{names['ONCC']}.oni",
+                                    character_file_bytes(names["ONCC"], data, links, names["TRBS"], trma),
+                                    class_check(names["ONCC"], data, {**links, **now}),
+                                    UNCHANGED if same else "its body and texture links set to the new files"))
+        elif not armature.get(CHARACTER_FILE):
+            notes.append(f"{label}: no ONCC written: it was not imported from a character class (ONCC); link "
+                         f"TRBS{names['TRBS']}" + (f" and TRMA{trma}" if trma else "") + " from one (OniSplit's XML of "
+                         "an ONCC: BodySet, BodyTextures)")
+    except ObanError as error:
+        report.errors.append(str(error))
+        return None
+    report.warnings += [f"{label}: {edit}; written without it" for edit in scene.dropped]
+    report.notes += scene.notes + notes + [
+        f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): {part.placed}"
+        for index, part in scene.parts.items() if part.placed]
+    return FileJob(armature, label, files)
+
+
+def _names(armature) -> dict:
+    """{tag: the name its file takes}: the body's and character's as imported (oni_body,
+    oni_character), else the armature's; the textures after the body."""
+    body = armature.get(BODY) if isinstance(armature.get(BODY), str) and armature.get(BODY) else armature.name
+    character = armature.get(CHARACTER) if isinstance(armature.get(CHARACTER), str) and armature.get(CHARACTER) \
+        else armature.name
+    return {"TRBS": body, "TRMA": body, "ONCC": character}
+
+
+def _stored_levels(armature, scene: SceneBody, libraries, label):
+    """(the five levels as stored, each a list of Mesh or None; or None; why not, '' for no
+    reason to say) of an imported armature's TRBS."""
+    path = armature.get(BODY_FILE)
+    if not isinstance(path, str) or not path:
+        return None, ""
+    try:
+        instance = armature.get(BODY_INSTANCE)
+        if not isinstance(instance, int):
+            raise ObanError(label, f"property '{BODY_INSTANCE}' is not a descriptor index")
+        levels = stored_levels(path, instance, str(armature.get(BODY, "")), libraries.get(path))
+    except ObanError as error:
+        return None, f"its lower levels of detail written as the scene's parts: its source cannot be read ({error})"
+    if any(len(level) != len(scene.body.names) for level in levels):
+        return None, f"its lower levels of detail written as the scene's parts: {path} holds a body of other parts"
+    return levels, ""
+
+
+def _levels(scene: SceneBody, stored):
+    """(five lists of a PartMesh or None per part; the parts replaced at every level): the
+    stored levels but where a part's object is not an unchanged import of its stored mesh, whose
+    scene mesh (or, without an object, none) takes every level; with nothing stored, one list."""
+    count = len(scene.body.names)
+    scene_meshes = [_part_mesh(scene.parts[p]) if p in scene.parts else None for p in range(count)]
+    if stored is None:
+        return [scene_meshes] * TRBS_LEVELS, list(range(count))
+    last = stored[-1]
+    kept = [p for p in range(count) if _as_stored(scene.parts.get(p), last[p])]
+    replaced = [p for p in range(count) if p not in kept]
+    lists = {}
+    for level in stored:
+        if id(level) not in lists:
+            lists[id(level)] = [_stored_mesh(level[p]) if p in kept else scene_meshes[p] for p in range(count)]
+    return [lists[id(level)] for level in stored], replaced
+
+
+def _as_stored(part, mesh) -> bool:
+    """Whether a part is its stored mesh: no object and none stored, or an unchanged import of it."""
+    if part is None or mesh is None:
+        return part is None and mesh is None
+    return part.part.stored and part.source == (mesh.source, mesh.instance)
+
+
+def _part_mesh(part) -> PartMesh:
+    """A ScenePart as body_file_bytes takes it: its strips, no texture of its own (TRMA's)."""
+    p = part.part
+    return PartMesh(p.points, p.normals, p.uvs, strips=p.strips, face_normals=p.face_normals,
+                    face_normal_indices=p.face_normal_indices)
+
+
+def _stored_mesh(mesh) -> PartMesh | None:
+    if mesh is None:
+        return None
+    return PartMesh(mesh.points, mesh.normals, mesh.uvs, strips=mesh.strips, face_normals=mesh.face_normals,
+                    face_normal_indices=mesh.face_normal_indices, texture_name=mesh.texture_name or None)
+
+
+def _body_note(scene: SceneBody, stored, replaced, levels_note) -> str:
+    """How the TRBS was made: an unchanged import, a new body, or what changed."""
+    names = scene.body.names
+    if stored is None and not levels_note:
+        return NEW
+    changes = []
+    if replaced:
+        changes.append(f"parts {listed([names[p] for p in replaced], len(names))} from the scene at every level of "
+                       f"detail (lower levels replaced)")
+    if scene.moved:
+        changes.append(f"translations of {listed(scene.moved, len(names))} from the bones' heads")
+    return "; ".join(filter(None, [levels_note] + changes)) or UNCHANGED
+
+
+def _stored_class(armature, libraries, label, notes):
+    """(data, links, texture names) of the ONCC an import read, or None (a note says why when it was read)."""
+    path = armature.get(CHARACTER_FILE)
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        instance = armature.get(CHARACTER_INSTANCE)
+        if not isinstance(instance, int):
+            raise ObanError(label, f"property '{CHARACTER_INSTANCE}' is not a descriptor index")
+        return stored_class(path, instance, str(armature.get(CHARACTER, "")), libraries.get(path))
+    except ObanError as error:
+        notes.append(f"{label}: no ONCC written: its character class cannot be read again ({error})")
+        return None
+
+
+def _texture_names(scene: SceneBody, stored, read):
+    """TRMA's entry per part: the texture its mesh's faces show; as read (`read`) for a part
+    with no object, and for an unchanged part whose M3GM links the texture it shows itself."""
+    names = []
+    for p in range(len(scene.body.names)):
+        part = scene.parts.get(p)
+        own = stored[-1][p].texture_name if stored is not None and stored[-1][p] is not None else ""
+        if part is None or (read is not None and part.part.stored and own and part.texture == own):
+            names.append(read[p] if read is not None else "")
+        else:
+            names.append(part.texture)
+    return [name or None for name in names]
+
+
+def _texture_files(scene: SceneBody, label, libraries, encoded, notes) -> list:
+    """A TXMP _File per texture the parts show, each once; an image the material shows none of, a note."""
+    files, made = [], {}
+    for index, part in scene.parts.items():
+        if part.image is None:
+            if part.texture:
+                notes.append(f"{label} part '{scene.body.names[index]}': its texture '{part.texture}' is linked, "
+                             f"not written (its material shows no image)")
+            continue
+        key = (part.texture, part.image.name)
+        if key not in encoded:
+            encoded[key] = texture_file(part.texture, part.image, label, libraries)
+        other = made.get(part.texture.casefold())
+        if other is not None and other != key:
+            raise ObanError(label, f"images '{other[1]}' and '{part.image.name}' are both texture '{part.texture}'; "
+                                   f"give each its own name (the image's or material's '{TEXTURE_NAME}')")
+        if other is None:
+            made[part.texture.casefold()] = key
+            files.append(texture_output(encoded[key], label))
+    return files
+
+
+def _write_all(jobs, directory, errors) -> list:
+    """[Made] of every job's files: written into a new folder in `directory`, read back and
+    checked there, then moved into place, a job at a time; a job whose file fails writes none."""
+    try:
+        staging = tempfile.mkdtemp(prefix=".oni-body-", dir=directory)
+    except OSError as error:
+        raise ObanError(directory, f"cannot be written: {error.strerror or error}") from None
+    made, written = [], set()
+    try:
+        for job in jobs:
+            try:
+                made += _write(job, directory, staging, written)
+            except ObanError as error:
+                errors.append(str(error))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return made
+
+
+def _write(job, directory, staging, written) -> list:
+    """[Made] of one job's files (those an earlier job wrote already left out)."""
+    files = [file for file in job.files if file.name.casefold() not in written]
+    checked, target = [], directory
+    try:
+        for file in files:
+            path, target = output_path(staging, file.name), output_path(directory, file.name)
+            with open(path, "wb") as f:
+                f.write(file.data)
+            try:
+                checked.append(file.check(path))
+            except ObanError as error:
+                raise ObanError(target, f"{job.label}: {error.problem}; nothing written for it") from None
+        for file in files:
+            target = output_path(directory, file.name)
+            os.replace(output_path(staging, file.name), target)
+    except OSError as error:
+        raise ObanError(target, f"{job.label}: cannot be written: {error.strerror or error}") from None
+    finally:
+        for file in files:
+            leftover = output_path(staging, file.name)
+            if os.path.exists(leftover):
+                os.remove(leftover)
+    written.update(file.name.casefold() for file in files)
+    return [Made(output_path(directory, file.name), item, job.source, 0.0, file.note)
+            for file, item in zip(files, checked)]

@@ -1,0 +1,165 @@
+"""A level's shading, flags and textures written back in place (docs/level.md 11): for each
+level the environment objects come from, a copy of its file with every quad's shades, flags
+and texture index as the scene has them (scene.py reads them), and the pixels of each
+texture repainted in its own size and format (the rest of the file as read); a change the file
+cannot carry in place refuses that level, naming the face or the texture."""
+
+import os
+
+import numpy as np
+
+from ....core.errors import ObanError
+from ....core.files import read_bytes
+from ....core.report import Made, Report
+from ...io.container.container import raw_path
+from ...io.level.patch import patched_files, refusals
+from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, TYPE
+from ...io.level.read import read_environment
+from ...io.objects.properties import TEXTURE_FILE, TEXTURE_INSTANCE
+from ...io.objects.read import stored_texture
+from ...io.objects.texture_write import encode, lossless, mip_levels
+from ...io.objects.textures import FORMAT_NAMES, HAS_MIPMAPS
+from ...blender.shared.fingerprints import image_pixels
+from .scene import (check_imported, dropped_edits, edited_images, levels_of, refusal, scene_faces, settled,
+                    shown_images, write_outputs)
+
+MOVED = 1e-5   # relative: a corner (or texture coordinate) further than this from where it was read has moved
+REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
+
+
+def environment_objects(objects) -> list:
+    """The environment mesh objects among `objects` (imported by the add-on)."""
+    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT in obj and LEVEL_FILE in obj]
+
+
+def export_level_patches(context, objects, directory, settings=None) -> Report:
+    """Each level of the environment `objects` as patched copies in `directory`; Made(path,
+    environment, first object) per file written. An object that does not say its import's
+    scale and axes is taken at 1 and Oni's axes. An edit the patch cannot carry refuses its
+    level, unless `settings.despite_edits`: then it is a warning."""
+    report = Report(unit="levels")
+    frame, despite = (1.0, np.eye(3)), bool(getattr(settings, "despite_edits", False))
+    levels = levels_of(environment_objects(objects), report.errors)
+    report.files = len(levels) + len(report.errors)
+    report.each(levels.items(), lambda level: _patch(context, level[0][0], level[1], directory, frame, despite,
+                                                     report.warnings))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+def _patch(context, path, objects, directory, frame, despite, warnings):
+    environment = read_environment(path)
+    check_imported(path, environment, objects)
+    faces = [scene_faces(obj, environment, frame) for obj in objects]
+    flags, shades, textures, refused = _scene_quads(faces, environment)
+    if refused:
+        raise refusal(path, "patched in place", refused, REBUILD)
+    doors = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path and obj.get(TYPE) == "DOOR"]
+    edited = edited_images(shown_images(faces, doors))
+    pixels, kept, seen = _repainted(edited, environment)
+    settled(path, kept + dropped_edits(edited, doors, "the in-place patch keeps door classes as read (rebuild "
+                                                     "the level to carry it)", seen),
+            despite, warnings, "patched in place")
+    files = patched_files(environment, shades, flags, textures, pixels)
+    raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
+            if raw not in files]   # the .raw goes with its .dat, as it is
+    outputs = {os.path.basename(source): data for source, data in files.items()}
+    outputs.update((os.path.basename(raw), read_bytes(raw)) for raw in raws)
+    write_outputs(os.path.join(directory, ""), outputs, [*files, *raws])
+    return [Made(os.path.join(directory, name), environment, objects[0]) for name in outputs]
+
+
+def _repainted(edited, environment):
+    """([(Texture, its pixels' new bytes)] of each texture an image the import made of it shows
+    edited (`edited`: scene.edited_images', the environment's and the door leaves'), in the
+    texture's own size and format (every level), which must hold every pixel, written where
+    the file it was read from stores it; [why each other such texture is kept as read]; the
+    names of all those images)."""
+    by_texture = {name: {key: image for key, (_, image) in images.items()} for name, images in edited.items()}
+    written, refused = [], []
+    for name, images in by_texture.items():
+        texture = _stored(name, next(iter(images.values())), environment)
+        said = f"texture '{name}' (image {', '.join(map(repr, sorted(images)))})"
+        pixels = [image_pixels(image) for image in images.values()]
+        if texture is None or any(p is None for p in pixels):
+            refused.append(f"{said}: the level holds no such TXMP, or the image no pixels")
+        elif len({(p.shape, p.tobytes()) for p in pixels}) > 1:
+            refused.append(f"{said}: the images paint it differently")
+        elif pixels[0].shape[:2] != (texture.height, texture.width):
+            height, width = pixels[0].shape[:2]
+            refused.append(f"{said} is {width} x {height}, the level's {texture.width} x {texture.height}: a "
+                           f"texture's size cannot change in place")
+        elif not lossless(pixels[0], texture.format):
+            refused.append(f"{said}: its pixels are more than {FORMAT_NAMES[texture.format]}, the level's format, "
+                           f"holds: a texture's format cannot change in place")
+        else:
+            levels = mip_levels(pixels[0]) if texture.flags & HAS_MIPMAPS else [pixels[0]]
+            written.append((texture, b"".join(encode(level, texture.format) for level in levels)))
+    return written, [f"{message} (rebuild the level to carry it)" for message in refused], \
+        {image for images in by_texture.values() for image in images}
+
+
+def _stored(name, image, environment):
+    """The Texture an image was made of, as its file stores it now (TEXTURE_FILE, TEXTURE_INSTANCE:
+    the level's, or a TXMP….oni beside a loose level), else the environment's of that name; None
+    where neither holds it."""
+    source, instance = image.get(TEXTURE_FILE), image.get(TEXTURE_INSTANCE)
+    if isinstance(source, str) and isinstance(instance, int) and os.path.isfile(source):
+        try:
+            return stored_texture(source, instance, name)[0]
+        except ObanError:
+            return None
+    names = environment.texture_names
+    return environment.textures[names.index(name)] if name in names else None
+
+
+def _scene_quads(faces, environment):
+    """((q,) flags, (q, 4) shades (a triangle's fourth as stored), (q,) TXMA indices (-1 for a
+    texture the level does not list) of the quads as the scene has them; what keeps them from
+    being patched: a face that is no quad of the level, a quad missing or made twice, its
+    corners changed in number or moved, its texture coordinates changed, and each refusals())."""
+    count = len(environment.flags)
+    flags, shades = environment.flags.copy(), environment.shades.copy()
+    textures = environment.quad_textures.astype(np.int64)
+    seen, where, refused = np.zeros(count, np.int64), {}, []
+    index = {name: i for i, name in reversed(list(enumerate(environment.texture_names)))}
+    for found in faces:
+        refused += found.refused
+        quad, label = found.quads, found.label
+        if (quad < 0).any():
+            refused.append(f"{label} face {int(np.argmax(quad < 0))}: not a quad of the level (a face added)")
+            continue
+        np.add.at(seen, quad, 1)
+        where.update(zip(quad.tolist(), ((label, face) for face in range(len(quad)))))
+        imported = environment.corner_counts(quad)
+        wrong = np.flatnonzero(found.sizes != imported)
+        refused += [f"{label} face {face} (quad {quad[face]}): {found.sizes[face]} corners, {imported[face]} "
+                    f"imported" for face in wrong[:3].tolist()]
+        if len(wrong):
+            continue
+        flags[quad] = found.flags
+        face_shades = found.shades.copy()
+        triangle = found.sizes == 3
+        face_shades[triangle, 3] = shades[quad[triangle], 3]          # a triangle's fourth: as stored
+        shades[quad] = face_shades
+        per_slot = np.array([index.get(name, -1) for name in found.slot_names], np.int64)
+        textures[quad] = per_slot[found.slots]
+        refused += _moved(found, quad, environment)
+    refused += [f"quad {q}: deleted" if seen[q] == 0 else f"{where[q][0]} face {where[q][1]} (quad {q}): made "
+                f"{seen[q]} times" for q in np.flatnonzero(seen != 1)[:5].tolist()]
+    return flags, shades, textures, [f"{where[quad][0]} face {where[quad][1]} (quad {quad}): {why}" for quad, why
+                                     in refusals(environment, flags, textures) if quad in where] + refused
+
+
+def _moved(found, quad, environment) -> list:
+    """The faces whose corners stand elsewhere, or whose texture coordinates are other, than
+    the points and coordinates they were imported from (Oni space: a moved object's too)."""
+    used = np.arange(4)[None, :] < found.sizes[:, None]
+    said = []
+    for what, got, read in (("its corners moved", found.points, environment.points[environment.quad_points[quad]]),
+                            ("its texture coordinates changed", found.uvs,
+                             environment.texture_coordinates[environment.quad_uvs[quad]])):
+        off = (np.abs(got - read).max(axis=2) > MOVED * np.maximum(1.0, np.abs(read).max(axis=2))) & used
+        said += [f"{found.label} face {face} (quad {quad[face]}): {what}"
+                 for face in np.flatnonzero(off.any(axis=1))[:3].tolist()]
+    return said

@@ -1,0 +1,300 @@
+"""A level written back as the files OniSplit's `-create:level` rebuilds it from (docs/level.md
+11): for each level the environment objects come from, a folder named after it holding the
+environment and rooms Colladas, the master XML, every object in one OniSplit XML list, the
+classes folder and a TGA of each texture the level does not have yet, all as the scene has
+them: faces in the file's order (a face added after the one it was made from, new faces
+last), the import's scale and axes undone, a point or texture coordinate that has not moved
+written as it was read. A level made in Blender (no level file: its objects carry its name,
+docs/level.md 12) is written from the scene alone. Anything OniSplit cannot build refuses
+that level, naming what; nothing of it is written."""
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....core.errors import ObanError
+from ....core.report import Made, Report
+from ....core.tga import tga_bytes
+from ...engine.fit_keys import TOLERANCE
+from ...io.container.container import raw_path
+from ...io.container.library import open_library
+from ...io.level.model import QUAD_FLAGS, TRIANGLE, Quads
+from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, ROOMS, TYPE
+from ...io.level.read import read_level
+from ...io.level_rebuild.class_files import class_files
+from ...io.level_rebuild.collada import environment_collada, rooms_collada
+from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, OBJECTS_FILE,
+                                            ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
+from ...io.level_rebuild.object_xml import CLASS_TYPES
+from ...blender.shared.materials import NOT_IN_A_NAME
+from .gunk import edited_gunk
+from .leaves import remodelled_classes
+from .objects import SAME, door_animations, has_class, scene_objects, whole_lists
+from .placed import export_placed_level, placed_in_level, placed_left_out, placed_objects, placed_setups
+from .textures import MAX_NAME, new_textures, onisplit_size, painted_textures
+from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
+                    settled, shown_images, write_outputs)
+
+GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
+CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
+ADDED = 1 << 62   # the order key of a face that is no quad of the level: after all of them
+
+
+@dataclass
+class LevelSource:
+    """What a rebuild wrote for one level."""
+    name: str
+    quads: int
+    rooms: int
+    objects: int
+
+
+def level_objects(objects) -> list:
+    """The environment mesh objects among `objects`: imported by the add-on, or made in Blender
+    (carrying the level's name in ENVIRONMENT); and the placed objects of a level's OBOA."""
+    placed = {id(obj) for found in placed_objects(objects, []).values() for obj in found}
+    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT in obj or id(obj) in placed]
+
+
+def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
+    """Each level of the environment `objects` (with the rooms and object Empties of that level
+    in the scene) as a folder `directory`/<level> of OniSplit's rebuild source; Made(master
+    XML, LevelSource, first object) per level. `settings`: the scale and axes of objects that
+    do not say (made in Blender; None: 1 and Oni's axes); `despite_edits`: write a level
+    despite the edits it cannot carry, each then a warning (else they refuse it)."""
+    report = Report(unit="levels")
+    frame = (settings.global_scale, settings.axes) if settings is not None else (1.0, np.eye(3))
+    despite = bool(getattr(settings, "despite_edits", False))
+    tolerance = getattr(settings, "tolerance", TOLERANCE)
+    levels = levels_of([obj for obj in level_objects(objects) if ENVIRONMENT in obj], report.errors, made_here=True)
+    alone = {path: found for path, found in placed_objects(objects, report.errors).items() if (path, "") not in levels}
+    report.files = len(levels) + len(alone) + len(report.errors)
+    sources = []
+    for (path, name), found in levels.items():
+        try:
+            sources.append((_imported(context, path, found) if path is not None else
+                            _made_here(context, name, report.warnings), found))
+        except ObanError as error:
+            report.errors.append(str(error))
+    report.each(_one_folder_each(sources, directory, report.errors),
+                lambda source: _rebuild(context, *source, directory, report.warnings, frame, tolerance, despite))
+    report.each(alone.items(), lambda level: export_placed_level(context, *level, directory, report.warnings, despite,
+                                                                  frame, tolerance, LevelSource))
+    report.notes += [f"{m.path}: {m.note}" for m in report.made if m.note]
+    report.counts = {"levels": len(report.made)}
+    return report
+
+
+def _one_folder_each(sources, directory, errors) -> list:
+    """The (source, objects) whose folder no other level would write (by name, whatever the
+    case); the others' errors into `errors`."""
+    by_folder = {}
+    for source in sources:
+        by_folder.setdefault(source[0].name.casefold(), []).append(source)
+    for same in (same for same in by_folder.values() if len(same) > 1):
+        for source, _ in same:
+            others = " and ".join(other.where for other, _ in same if other is not source)
+            errors.append(f"{source.where}: level '{source.name}', as {others} is: both would write "
+                          f"{os.path.join(directory, source.name)}; nothing written for them: export them apart")
+    return [same[0] for same in by_folder.values() if len(same) == 1]
+
+
+@dataclass
+class _Source:
+    """What a level's rebuild starts from besides its environment objects."""
+    where: str                  # how messages name the level: its file, or 'new level NAME'
+    name: str
+    environment: object         # the Environment read (None: made in Blender)
+    sky: str
+    classes: dict               # {class file name: bytes}
+    same: list                  # the scene's other objects of the level (rooms, Empties)
+    sources: list               # the files it was read from, which the rebuild never writes over
+    door_classes: dict          # {name: DoorClass} of the level read ({} for a level made in Blender)
+    furniture_classes: dict     # {name: FurnitureGeometry}, likewise
+    placed: dict                # {setup index: name} of the level read's placed objects (rebuild_placed.placed_setups)
+
+
+def _imported(context, path, environment) -> _Source:
+    with open_library(path) as library:   # read once for both
+        level, classes = read_level(path, library), class_files(path, library=library)
+        placed = placed_setups(library.main, level.doors)
+    check_imported(path, level.environment, environment)
+    same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
+    sources = [path, *([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])]
+    return _Source(path, level.name, level.environment, level.sky, classes, same, sources, level.door_classes,
+                   level.furniture_classes, placed)
+
+
+def _made_here(context, name, warnings) -> _Source:
+    """A level made in Blender: its rooms carry its name in ROOMS, its Empties in ENVIRONMENT.
+    Where an Empty is of a type with a class (a door, furniture, ...), the classes of the
+    levels imported into the scene come with it (the first level's where two have one)."""
+    where = f"new level '{name}'"
+    if not name or len(name) > MAX_NAME or NOT_IN_A_NAME.search(name):
+        raise ObanError(where, f"cannot be written: a level's name ({ENVIRONMENT}) is 1 to {MAX_NAME} letters, "
+                               "digits, '_', '-' or '.'")
+    same = [obj for obj in context.scene.objects if LEVEL_FILE not in obj and name in (
+        obj.get(ROOMS), obj.get(ENVIRONMENT) if obj.type == "EMPTY" else None)]
+    classes = {}
+    if any(obj.get(TYPE) in CLASSED for obj in same):
+        for path in dict.fromkeys(obj[LEVEL_FILE] for obj in context.scene.objects if LEVEL_FILE in obj):
+            try:
+                for file, data in class_files(path).items():
+                    classes.setdefault(file, data)
+            except ObanError as error:
+                warnings.append(f"{where}: the classes of a level imported into the scene are left out: {error}")
+    return _Source(where, name, None, "", classes, same, [], {}, {}, {})
+
+
+def _rebuild(context, source: _Source, environment, directory, warnings, frame, tolerance, despite):
+    path, same, classes = source.where, source.same, dict(source.classes)
+    faces = [scene_faces(obj, source.environment, frame) for obj in environment]
+    quads, ghosts, textures, refused = _scene_quads(faces, source.environment, classes)
+    floors, floor_counts = _scene_rooms([obj for obj in same if ROOMS in obj and obj.type == "MESH"],
+                                        source.environment, frame)
+    if not len(floor_counts):
+        refused.append("it has no rooms (import it with its environment: the rooms come with it; a level made "
+                       f"in Blender needs a mesh of floor polygons carrying its name in {ROOMS})")
+    listed, own, left_out, wrong = scene_objects([obj for obj in same if TYPE in obj], classes, frame)
+    refused += wrong
+    classes.update(whole_lists(listed, own))
+    doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
+    animations, wrong = door_animations(context, doors, frame, tolerance)
+    refused += wrong
+    classes.update(animations)
+    remodelled, remodel_notes, wrong, remodelled_leaves, retextured = remodelled_classes(
+        doors, source.door_classes, source.furniture_classes, classes, frame)
+    refused += wrong
+    classes.update(remodelled)
+    edited = edited_images(shown_images(faces, doors))
+    painted, notes, wrong, carried = painted_textures(edited, classes)
+    refused += wrong
+    classes.update(painted)
+    placed = [obj for found in placed_objects(same, []).values() for obj in found]
+    placed_files, placed_notes, wrong, placed_dropped = (
+        placed_in_level(context, path, placed, listed, quads, classes, source.classes, frame, tolerance)
+        if placed and not refused else ({}, [], [], []))
+    refused += wrong
+    classes.update(placed_files)
+    if refused:
+        raise refusal(path, "rebuilt", refused)
+    settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
+                                remodelled_leaves) + retextured + edited_gunk(faces, source.environment, SAME)
+            + placed_dropped, despite, warnings, "rebuilt")
+    warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
+    warnings += placed_left_out(path, source.placed, placed)
+    warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
+    renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
+    if renumbered:
+        warnings.append(f"{path}: OniSplit numbers the objects -create:level builds 1 to {len(listed)} in id order: "
+                        f"id {renumbered[0][0]} becomes {renumbered[0][1]}"
+                        + (f" (and {len(renumbered) - 1} more)" if len(renumbered) > 1 else ""))
+    sizes = {texture: onisplit_size(pixels) for texture, pixels in textures.items()}
+    warnings += [f"{path}: texture '{texture}' is {w} x {h}: OniSplit scales it to {sw} x {sh}"
+                 for texture, (w, h, sw, sh) in sizes.items() if (w, h) != (sw, sh)]
+    name = source.name
+    environment_text, node_flags = environment_collada(quads)
+    object_files = [OBJECTS_FILE.format(name)] if listed else []
+    files = {ENVIRONMENT_FILE.format(name): environment_text,
+             ROOMS_FILE.format(name): rooms_collada(floors, floor_counts, ghosts),
+             MASTER_FILE.format(name): master_xml(name, node_flags, source.sky, object_files),
+             **({OBJECTS_FILE.format(name): objects_xml(listed)} if listed else {})}
+    files[CLASSES_FOLDER] = None
+    files.update((os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items())
+    files.update((texture + ".tga", tga_bytes(pixels)) for texture, pixels in textures.items())
+    target = os.path.join(directory, name)
+    write_outputs(target, files, source.sources)
+    summary = LevelSource(name, len(quads.flags), len(floor_counts), len(listed) + len(own))
+    return Made(os.path.join(target, MASTER_FILE.format(name)), summary, environment[0])
+
+
+# --- the environment ---------------------------------------------------------------------------
+
+def _scene_quads(faces, environment, classes):
+    """(the environment's own Quads in the file's order, the ghosts' (g, 4, 3) corners, {name:
+    (h, w, 4) uint8 pixels, bottom row first} of the textures to make from the scene's images,
+    what refuses them: a texture neither among the `classes` files nor OniSplit's own, nor
+    shown by an image). Gunk (an object tag) is left out: OniSplit makes it from the objects;
+    a new face (no quad of the level) is the environment's own and comes last."""
+    refused = [message for found in faces for message in found.refused]
+    images = {}
+    for found in faces:
+        for name, image in zip(found.slot_names, found.slot_images):
+            if image is not None:
+                images.setdefault(name, {})[image.name] = image
+    if refused:
+        return None, None, {}, refused
+    merged = {key: np.concatenate([_face_rows(found, k, environment)[key] for k, found in enumerate(faces)])
+              for key in ("key", "object", "face", "points", "uvs", "shades", "flags", "tag", "texture_name")}
+    order = np.lexsort((merged["face"], merged["object"], merged["key"]))
+    merged = {key: values[order] for key, values in merged.items()}
+    own = merged["tag"] == -1
+    ghost = own & ((merged["flags"] & GHOSTS) != 0)
+    keep = own & ~ghost
+    names, first, texture = np.unique(merged["texture_name"][keep], return_index=True, return_inverse=True)
+    by_first_use = np.argsort(first)   # the textures in the order the quads first use them (TXMA's)
+    rank = np.empty(len(names), np.int32)
+    rank[by_first_use] = np.arange(len(names))
+    unknown = [name for name in names.tolist()
+               if name not in ONISPLIT_MARKERS and not has_class(classes, "TXMP", name)]
+    textures, of_textures, of_faces = new_textures(unknown, images)
+    refused += of_textures
+    for row in np.flatnonzero(keep & np.isin(merged["texture_name"], list(of_faces))).tolist()[:5]:
+        found, face, name = faces[merged["object"][row]], merged["face"][row], merged["texture_name"][row]
+        refused.append(f"{found.label} face {face}: {of_faces[name]}")
+    quads = Quads(points=merged["points"][keep], texture_coordinates=merged["uvs"][keep],
+                  shades=merged["shades"][keep], flags=merged["flags"][keep], textures=rank[texture.ravel()],
+                  texture_names=names[by_first_use].tolist())
+    return quads, merged["points"][ghost], textures, refused
+
+
+def _face_rows(found, index, environment) -> dict:
+    """An environment object's faces as the rebuild orders and writes them: each after the quad
+    it was made from (a new face after all of them), its Triangle flag as its corners say, a
+    point or texture coordinate that has not moved as read (float32)."""
+    count = len(found.quads)
+    known = found.quads >= 0
+    flags = np.where(found.sizes == 3, found.flags | TRIANGLE, found.flags & ~np.uint32(TRIANGLE)).astype(np.uint32)
+    points, uvs = found.points, found.uvs
+    if environment is None:
+        points, uvs = points.astype(np.float32), uvs.astype(np.float32)
+    else:
+        stored = np.where(known, found.quads, 0)
+        same_shape = (known & (environment.corner_counts(stored) == found.sizes))[:, None, None]
+        points = _as_read(points, environment.points[environment.quad_points[stored]], same_shape)
+        uvs = _as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
+    return {"key": np.where(known, found.quads, ADDED), "object": np.full(count, index), "face": np.arange(count),
+            "points": points, "uvs": uvs, "shades": found.shades, "flags": flags, "tag": found.tags,
+            "texture_name": np.array(found.slot_names, str)[found.slots]}
+
+
+def _as_read(values, read, comparable=True) -> np.ndarray:
+    """float32 `values`, each one within SAME of what was read (`read`, where `comparable`,
+    broadcast: the face or room kept its shape) exactly that."""
+    close = np.abs(values - read) <= SAME * np.maximum(1.0, np.abs(read))
+    return np.where(comparable & close, read, values).astype(np.float32)
+
+
+# --- the rooms -----------------------------------------------------------------------------------
+
+def _scene_rooms(objects, environment, frame):
+    """((k, 3) float32 corners, (r,) counts) of the rooms' faces, object after object; a room
+    whose corners have not moved as read (from `environment`; None: made in Blender)."""
+    parts, counts = [], []
+    for obj in objects:
+        mesh = obj.data
+        sizes = np.empty(len(mesh.polygons), np.int32)
+        mesh.polygons.foreach_get("loop_total", sizes)
+        points = corner_points(obj, frame)
+        if not np.isfinite(points).all():
+            raise ObanError(f"object '{obj.name}'", "a room's corner is not a finite number")
+        if environment is not None and np.array_equal(sizes, environment.room_floor_counts):
+            points = _as_read(points, environment.room_floors)
+        parts.append(points.astype(np.float32))
+        counts.append(sizes)
+    if not parts:
+        return np.zeros((0, 3), np.float32), np.zeros(0, np.int32)
+    return np.concatenate(parts), np.concatenate(counts)
+
+

@@ -1,0 +1,113 @@
+"""Mesh objects back to the game (docs/objects.md 10): each object's M3GM parts as loose
+`M3GM<name>.oni` files, with the TXMP each shows as `TXMP<name>.oni`, named as the import read
+them (a mesh made in Blender: one part named after the object, its textures after their
+images). Every object's files are made before any is written. An object with a part that
+cannot be written, or an edit an M3GM cannot carry (unless the user goes on despite it),
+writes nothing; two objects that would write one file otherwise are both refused. Each file
+is written under a temporary name, read back by the add-on's readers, checked against what
+it should hold, then put in place."""
+
+import numpy as np
+
+from ...core.errors import ObanError
+from ...core.files import output_path, write_checked
+from ...core.output_files import FileJob, OutputFile, one_content_per_file
+from ...core.report import Made, Report
+from ..io.container.library import Libraries
+from ..io.level.properties import ENVIRONMENT, ROOMS
+from ..io.import_frame import import_frame
+from ..io.objects.properties import PARTS, TEXTURE_NAME
+from ..io.objects.read import read_mesh_file
+from .shared.parts import scene_parts
+from .shared.edits import dropped_mesh_edits
+from .shared.textures import slot_texture_names, texture_file, texture_output
+
+
+
+def mesh_objects(objects) -> list:
+    """The mesh objects among `objects` but a level's environment and rooms (the level exports
+    write them)."""
+    return [obj for obj in objects if obj.type == "MESH" and ENVIRONMENT not in obj and ROOMS not in obj]
+
+
+def export_meshes(context, objects, directory, settings) -> Report:
+    """Each mesh object's M3GM and TXMP files in `directory`: Made(path, the Mesh or Texture
+    read back, the object, 0, how it was made) per file, a file two objects share written
+    once. `settings`: the scale and axes of meshes that do not say, `despite_edits`."""
+    report = Report(unit="objects", files=len(objects))
+    encoded = {}   # (TXMP name, image name) -> its TextureFile, made once an export
+    with Libraries() as libraries:
+        jobs = [job for job in (_job(obj, settings, libraries, encoded, report) for obj in objects) if job]
+    written = set()
+    remedy = f"give each its own name (the mesh's '{PARTS}', the material's or image's '{TEXTURE_NAME}')"
+    report.each(one_content_per_file(jobs, report.errors, remedy), lambda job: _write(job, directory, written))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+def _job(obj, settings, libraries, encoded, report):
+    """The files of one object (a _Job), or None with its error in the report."""
+    label = f"object '{obj.name}'"
+    try:
+        if obj.mode == "EDIT":
+            obj.update_from_editmode()
+        mesh = obj.data
+        scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", settings.global_scale, settings.axes)
+        parts, scene = scene_parts(obj, label, scale, axes, libraries)
+        slots = slot_texture_names(mesh)
+        dropped = dropped_mesh_edits(obj, parts, scene, slots)
+        if dropped and not settings.despite_edits:
+            raise ObanError(label, "; ".join(dropped) + "; nothing written for it (or export with Despite Edits "
+                                                        "(--despite-edits) to write it without them)")
+        textures, notes = {}, []
+        for part in parts:
+            name, image = slots[part.slot]
+            if image is None:
+                if name:
+                    notes.append(f"{label} part '{part.name}': its texture '{name}' is linked, not written "
+                                 f"(its material shows no image)")
+                continue
+            key = (name, image.name)
+            if key not in encoded:
+                encoded[key] = texture_file(name, image, label, libraries)
+            textures[key] = texture_output(encoded[key], label)
+        files = list(textures.values()) + [_mesh(part, slots[part.slot][0], label) for part in parts]
+    except ObanError as error:
+        report.errors.append(str(error))
+        return None
+    report.warnings += [f"{label}: {edit}; written without it" for edit in dropped]
+    report.notes += notes
+    return FileJob(obj, label, files)
+
+
+def _mesh(part, texture: str, label) -> OutputFile:
+    """The M3GM file of a Part, checked to read back as its points, normals, texture
+    coordinates (float32, bit for bit) and triangles (each wound as given)."""
+    try:
+        data = part.file_bytes(texture)
+    except ObanError as error:
+        raise ObanError(f"{label} part '{part.name}'", f"{error}; nothing written for the object") from None
+
+    def check(path):
+        back = read_mesh_file(path)
+        turns = np.stack([np.roll(part.triangles, -r, axis=1) for r in range(3)])
+        if not (all(np.array_equal(a, b) for a, b in ((back.points, part.points), (back.normals, part.normals),
+                                                       (back.uvs, part.uvs)))
+                and back.triangles.shape == part.triangles.shape
+                and (turns == back.triangles).all(axis=2).any(axis=0).all()):
+            raise ObanError(path, f"{label} part '{part.name}': read back, it is not what was written; not written")
+        return back
+
+    return OutputFile(f"M3GM{part.name}.oni", data, check, part.note)
+
+
+def _write(job, directory, written) -> list:
+    """[Made] of the job's files not written already (by an earlier object, the same bytes)."""
+    made = []
+    for file in job.files:
+        if file.name.casefold() in written:
+            continue
+        path = output_path(directory, file.name)
+        made.append(Made(path, write_checked(path, file.data, file.check), job.source, 0.0, file.note))
+        written.add(file.name.casefold())
+    return made

@@ -1,0 +1,39 @@
+"""What an export cannot carry of a mesh object, named: what it shows that no M3GM holds
+(modifiers, shape keys, colours), a part whose faces show several textures. Every export that
+writes an object's M3GMs (meshes, bodies, a level's door leaves and placed objects) names
+them, never drops them silently."""
+
+import numpy as np
+
+from ....core.report import listed
+
+
+def dropped_mesh_edits(obj, parts, scene, slots) -> list:
+    """What the object shows that its M3GMs cannot hold: unheld_edits', a part whose faces
+    show several textures."""
+    edits = unheld_edits(obj)
+    for index, part in enumerate(parts):
+        shown = {(slots[s][0], slots[s][1].name if slots[s][1] else ""): None
+                 for s in np.unique(scene.slots[scene.faces_of(index)]).tolist()}
+        if len(shown) > 1:
+            edits.append(f"part '{part.name}': its faces show {len(shown)} textures "
+                         f"({listed([name or 'none' for name, _ in shown])}); an M3GM shows one (written with "
+                         f"'{slots[part.slot][0] or 'none'}', its most faces')")
+    return edits
+
+
+def unheld_edits(obj, besides=()) -> list:
+    """What a mesh object shows that no M3GM holds: modifiers (but those `besides`), shape
+    keys, colours (the level rebuild names them of a door leaf, the body export of a skinned
+    mesh, too)."""
+    mesh, edits = obj.data, []
+    modifiers = [m.name for m in obj.modifiers if m.show_viewport and m not in besides]
+    if modifiers:
+        edits.append(f"its modifiers {listed(modifiers)} are not applied (an M3GM holds the mesh itself)")
+    keys = [key.name for key in mesh.shape_keys.key_blocks[1:]] if mesh.shape_keys else []
+    if keys:
+        edits.append(f"its shape keys {listed(keys)} are not written (an M3GM holds one shape, the basis)")
+    colours = [attribute.name for attribute in mesh.color_attributes]
+    if colours:
+        edits.append(f"its colour attributes {listed(colours)} are not written (an M3GM holds no colours)")
+    return edits

@@ -1,0 +1,121 @@
+"""The texture a part shows, as a TXMP file (docs/objects.md 10): an image an import made and
+the user left as it was is its TXMP as stored, every level's bytes, read again from its file;
+a painted or new image is encoded, in its texture's own format where that holds its pixels
+exactly, else in the nearest one that does (RGBA where it uses alpha, else BGR), a note
+saying so."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....core.errors import ObanError
+from ....core.id_properties import text, unsigned32, whole
+from ....core.output_files import OutputFile
+from ...io.objects.properties import (PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_FLAGS, TEXTURE_FORMAT, TEXTURE_INSTANCE,
+                                      TEXTURE_NAME)
+from ...io.objects.read import read_texture_file, stored_texture
+from ...io.objects.texture_write import fits, lossless, onisplit_flags, texture_file_bytes, txmp_file_bytes
+from ...io.objects.textures import BGR, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA
+from ...blender.shared.fingerprints import image_edited, image_pixels, pixels_fingerprint
+from ...blender.shared.materials import IMAGE_SUFFIX, NOT_IN_A_NAME, slot_textures
+from .parts import UNCHANGED
+
+
+@dataclass
+class TextureFile:
+    """One TXMP to write: its bytes and what the reader should give back."""
+    name: str
+    data: bytes
+    pixels: np.ndarray        # (h, w, 4) uint8, top row first
+    format: int
+    flags: int
+    note: str
+
+
+def texture_name(material, image) -> str:
+    """The TXMP a material slot shows: an imported image's own, else the material's
+    TEXTURE_NAME (an imported texture whose pixels were replaced), else the image's name
+    (its file extension off, what a name cannot hold '_'); '' for none."""
+    for owner in (image if image is not None and TEXTURE_FILE in image else None, material):
+        if owner is not None and isinstance(owner.get(TEXTURE_NAME), str) and owner[TEXTURE_NAME]:
+            return owner[TEXTURE_NAME]
+    return NOT_IN_A_NAME.sub("_", IMAGE_SUFFIX.sub("", image.name)) if image is not None else ""
+
+
+def slot_texture_names(mesh) -> list:
+    """(texture_name's TXMP, its image or None) per material slot of `mesh`; one of neither for
+    a mesh without materials."""
+    return [(texture_name(material, image), image)
+            for material, image in zip(list(mesh.materials) or [None], slot_textures(mesh)[1])]
+
+
+def texture_file(name: str, image, label: str, libraries) -> TextureFile:
+    """TXMP`name` of `image`: as stored where the import made it and it is unedited (and its
+    file still holds those pixels), else encoded from Blender's pixels."""
+    where = f"{label} texture '{name}' (image '{image.name}')"
+    stored, why = _stored(image, where, libraries) if PIXELS_FINGERPRINT in image else (None, "new")
+    if stored is not None and why == UNCHANGED:
+        texture, levels, env_map = stored
+        return TextureFile(name, txmp_file_bytes(name, texture.width, texture.height, texture.format, texture.flags,
+                                                 levels, env_map), texture.rgba8, texture.format, texture.flags, why)
+    pixels = image_pixels(image)
+    if pixels is None:
+        raise ObanError(where, "has no pixels (its file is missing); nothing written for the object")
+    original = whole(image, TEXTURE_FORMAT, where, (0, 0xFFFFFFFF)) if TEXTURE_FORMAT in image else None
+    flags = unsigned32(whole(image, TEXTURE_FLAGS, where, (-1 << 31, (1 << 31) - 1), 0)) \
+        if original is not None else onisplit_flags(0, RGBA, mipmaps=True)
+    env_map = stored[2] if stored is not None else ""
+    fmt, note = _format(pixels, original if original in FORMAT_NAMES else None, flags)
+    if fmt != original:
+        flags = onisplit_flags(flags, fmt, bool(flags & HAS_MIPMAPS), bool(flags & HAS_ENV_MAP and env_map))
+    elif flags & HAS_ENV_MAP and not env_map:
+        flags &= ~HAS_ENV_MAP
+        note += "; its environment map is not known (its source cannot be read): written without"
+    try:
+        data = texture_file_bytes(name, pixels, fmt, flags, env_map if flags & HAS_ENV_MAP else None)
+    except ObanError as error:
+        raise ObanError(where, f"{error.problem}; nothing written for the object") from None
+    return TextureFile(name, data, pixels, fmt, flags, f"{why}: {note}")
+
+
+def _stored(image, where, libraries):
+    """((Texture, every level's bytes, environment map) of an imported image's source, or
+    None; UNCHANGED where the image is unedited and the source holds its pixels, else why not)."""
+    why = "painted" if image_edited(image) else UNCHANGED
+    path = text(image, TEXTURE_FILE, where, "")
+    if not path:
+        return None, why
+    try:
+        stored = stored_texture(path, whole(image, TEXTURE_INSTANCE, where, (0, 0x7FFFFFFF)),
+                                text(image, TEXTURE_NAME, where), libraries.get(path))
+    except ObanError as error:
+        return None, why if why != UNCHANGED else f"as the scene shows it (its source cannot be read: {error})"
+    if why == UNCHANGED and pixels_fingerprint(stored[0].rgba8) != image[PIXELS_FINGERPRINT]:
+        why = f"as the scene shows it ({path} holds other pixels for it now)"
+    return stored, why
+
+
+def _format(pixels, original, flags) -> tuple:
+    """(format, note) for pixels painted or new: the texture's own format where it holds them
+    (DXT1: re-encoded), else RGBA where they use alpha, else BGR."""
+    h, w = pixels.shape[:2]
+    if original is not None and fits(w, h, original, flags) and lossless(pixels, original):
+        return original, ("DXT1 re-encoded, every pixel kept" if original == DXT1
+                          else f"{FORMAT_NAMES[original]} as it was")
+    fmt = RGBA if (pixels[..., 3] < 255).any() else BGR
+    if original is None:
+        return fmt, f"written as {FORMAT_NAMES[fmt]}"
+    return fmt, f"written as {FORMAT_NAMES[fmt]}: {FORMAT_NAMES[original]} cannot hold its pixels"
+
+
+def texture_output(texture: TextureFile, label) -> OutputFile:
+    """The TXMP file of a TextureFile, checked to read back as its pixels, format and flags."""
+    def check(path):
+        back = read_texture_file(path)
+        if (back.format, back.flags) != (texture.format, texture.flags) or \
+                not np.array_equal(back.rgba8, texture.pixels):
+            raise ObanError(path, f"{label} texture '{texture.name}': read back, it is not what was written; "
+                                  f"not written")
+        return back
+
+    return OutputFile(f"TXMP{texture.name}.oni", texture.data, check, texture.note)
