@@ -1,6 +1,6 @@
 """Opening input files safely, for every reader: regular files only (a FIFO or a device
 could block a read forever), errors as ObanError naming the file; reading many, a refused
-file not stopping the others; and writing an output only once it has been checked."""
+file not stopping the others. What an export writes goes through output_files.py."""
 
 import io
 import os
@@ -103,28 +103,3 @@ class Closes:
 
     def __exit__(self, *exc):
         self.close()
-
-
-def output_path(directory: str, name: str) -> str:
-    """`name` in `directory`, a slash or backslash in it (an instance name's) made '_'."""
-    return os.path.join(directory, name.replace("/", "_").replace("\\", "_"))
-
-
-def write_checked(path: str, data: bytes, check):
-    """Write `data` beside `path` under a temporary name of the same extension, call
-    check(temporary name) (which reads it back and raises ObanError when it is wrong), then
-    put it in place of `path`; what check returns. The temporary file never stays; an
-    earlier `path` stays as it was unless the check passed. ObanError naming `path` where
-    the system refuses."""
-    temporary = "{}.tmp{}".format(*os.path.splitext(path))
-    try:
-        with open(temporary, "wb") as f:
-            f.write(data)
-        result = check(temporary)
-        os.replace(temporary, path)
-        return result
-    except OSError as error:
-        raise ObanError(path, f"cannot be written: {error.strerror or error}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)

@@ -44,23 +44,25 @@ def file_name(name: str) -> str:
     return name.replace("/", "_").replace("\\", "_")
 
 
-def one_content_per_file(jobs, errors, remedy) -> list:
+def one_content_per_file(jobs, errors, remedy, shared=True) -> list:
     """The jobs none of whose files another file of other bytes would overwrite (another
-    job's, or another of the same job); the others refused into `errors`, each naming the
-    others and saying `remedy` ('give each its own name (…)')."""
+    job's, or another of the same job; with `shared` False, any other file at all); the
+    others refused into `errors`, each naming the others and saying `remedy` ('give each its
+    own name (…)')."""
     claims = {}
     for job in jobs:
         for file in job.files:   # one file a name, whatever the case (not every file system tells them apart)
             claims.setdefault(os.path.join(job.folder, file.name).casefold(), []).append((job, file))
     refused = {}
     for found in claims.values():
-        if len({_bytes(file.data) for _, file in found}) < 2:
+        if len({_bytes(file.data) for _, file in found}) < 2 and (shared or len(found) < 2):
             continue
         involved = list({id(job): job for job, _ in found}.values())
+        otherwise = ", otherwise" if len({_bytes(file.data) for _, file in found}) > 1 else ""
         for job in involved:
             others = " and ".join(other.label for other in involved if other is not job)
             refused.setdefault(id(job), f"{job.label}: {others or 'another of its files'} would write "
-                                        f"{found[0][1].name} too, otherwise; nothing written for "
+                                        f"{found[0][1].name} too{otherwise}; nothing written for "
                                         f"{'them' if others else 'it'}: {remedy}")
     errors += [refused[id(job)] for job in jobs if id(job) in refused]
     return [job for job in jobs if id(job) not in refused]
@@ -96,8 +98,7 @@ def write_job(job: FileJob, directory: str, written=None, replace_sources=False)
         os.makedirs(parent, exist_ok=True)
         staging = tempfile.mkdtemp(prefix=".oban-", dir=parent)
     except OSError as error:
-        raise ObanError(error.filename or parent, f"{job.label}: cannot be written: {error.strerror or error}") \
-            from None
+        raise _unwritable(error, parent, job.label) from None
     try:
         made = [_staged(job, file, staging, root) for file in files]
         if job.folder:
@@ -112,6 +113,11 @@ def write_job(job: FileJob, directory: str, written=None, replace_sources=False)
     return [Written(os.path.join(root, file.name), item, file) for file, item in zip(files, made)]
 
 
+def _unwritable(error: OSError, path, label) -> ObanError:
+    return ObanError(error.filename or path, f"cannot be written: {error.strerror or error}; nothing written for "
+                                             f"{label}")
+
+
 def _bytes(data):
     return data.encode("utf-8") if isinstance(data, str) else data
 
@@ -120,9 +126,12 @@ def _check_sources(job, targets):
     """ObanError where an output would be, or hold, one of the job's sources."""
     read = {os.path.abspath(source) for source in job.sources if source}
     for target in targets:
-        if any(source == target or source.startswith(target + os.sep) for source in read):
-            raise ObanError(target, f"{job.label}: it would replace the file it was read from: write into another "
-                                    "folder (or ask for it: Replace Sources, --replace-sources)")
+        for source in sorted(read):
+            if source == target or source.startswith(target + os.sep):
+                what = "the file" if source == target else f"the folder holding {source}, which"
+                raise ObanError(target, f"would replace {what} it was read from: write into another folder, or "
+                                        f"export with Replace Sources (--replace-sources); nothing written for "
+                                        f"{job.label}")
 
 
 def _staged(job, file, staging, root):
@@ -134,8 +143,7 @@ def _staged(job, file, staging, root):
             with open(path, "wb") as f:
                 f.write(_bytes(file.data))
     except OSError as error:
-        raise ObanError(os.path.join(root, file.name), f"{job.label}: cannot be written: "
-                                                       f"{error.strerror or error}") from None
+        raise _unwritable(error, os.path.join(root, file.name), job.label) from None
     if file.check is None:
         return None
     try:
@@ -167,7 +175,7 @@ def _put_in_place(staging, root, files, label):
             os.remove(target)
         for backup, target in backups:
             os.replace(backup, target)
-        raise ObanError(error.filename or root, f"{label}: cannot be written: {error.strerror or error}") from None
+        raise _unwritable(error, root, label) from None
 
 
 def _swap_folder(staging, target, label):
@@ -187,4 +195,4 @@ def _swap_folder(staging, target, label):
         shutil.rmtree(old, ignore_errors=True)
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
-        raise ObanError(error.filename or target, f"{label}: cannot be written: {error.strerror or error}") from None
+        raise _unwritable(error, target, label) from None

@@ -26,13 +26,11 @@ from ..oni.io.objects.textures import FORMAT_NAMES
 from ..oni.plan import Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
-from .listing import (SPRITE_HEADER, body_files_table, characters_table, doors_table, environment_table, format_table,
-                      furniture_table, mesh_files_table, object_lists_table, objects_table, sprite_rows, table,
-                      trams_table)
-from .options import (BODY_FORMAT, CHARACTER_EXPORT_OPTIONS, CLI_DESPITE_EDITS, EXPORT_OPTIONS, IMPORT_OPTIONS,
-                      LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT, MESH_FORMAT, SPRITE_OPTIONS, TRAM_FORMATS,
-                      BodyExportSettings, CharacterExportSettings, LevelPatchSettings, LevelRebuildSettings,
-                      MeshExportSettings, OniExportSettings, OniImportSettings, SpriteImportSettings, parse_ranges)
+from .exports import BY_FORMAT, EXPORTS
+from .listing import (SPRITE_HEADER, characters_table, doors_table, environment_table, format_table, furniture_table,
+                      object_lists_table, objects_table, sprite_rows, table, trams_table)
+from .options import (CLI_DESPITE_EDITS, IMPORT_OPTIONS, SPRITE_OPTIONS, TRAM_FORMATS, OniImportSettings,
+                      SpriteImportSettings, parse_ranges)
 
 PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
@@ -234,9 +232,10 @@ def export_parser():
                                                                 "animated object and character armature; with "
                                                                 "--format mesh, every mesh object; with --format "
                                                                 "body, every character armature)")
-    taken = {e.flag for e in EXPORT_OPTIONS}
-    return add_options(add_options(p, EXPORT_OPTIONS), [o for o in CHARACTER_EXPORT_OPTIONS + (CLI_DESPITE_EDITS,)
-                                                        if o.flag and o.flag not in taken])
+    flags = {}   # each flag once, the first option that has it (the OBAN export's, then the command line's own)
+    for option in [*EXPORTS[0].dialog.options, CLI_DESPITE_EDITS, *(o for e in EXPORTS[1:] for o in e.dialog.options)]:
+        flags.setdefault(option.flag, option)
+    return add_options(p, [option for flag, option in flags.items() if flag])
 
 
 def export_main(argv):
@@ -246,17 +245,14 @@ def export_main(argv):
             raise UsageError(f"{args.blend!r} is not a file")
         if not args.tolerance > 0:
             raise UsageError("--tolerance must be positive")
-        settings = OniExportSettings.from_options(_checked(args))
+        _checked(args)
         args.character_format = args.file_format if args.file_format in [f[0] for f in TRAM_FORMATS] else "oni"
         args.use_selection = False
-        character_settings = CharacterExportSettings.from_options(args)
         _make_folder(args.output)
     except UsageError as error:
         return _usage(export_parser(), error)
     import bpy
 
-    from ..oni.export.oban import animated_objects, export_objects
-    from ..oni.export.trams.export import character_armatures, export_characters
     try:
         bpy.ops.wm.open_mainfile(filepath=args.blend)
     except RuntimeError as error:  # not a .blend, or one from a newer Blender
@@ -266,86 +262,36 @@ def export_main(argv):
     for name in missing:
         print(f"error: {args.blend}: no object named {name!r}", file=sys.stderr)
     chosen = [bpy.data.objects[name] for name in args.objects or () if name not in missing]
-    if args.file_format in (LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT):
-        return _levels(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
-    if args.file_format == MESH_FORMAT:
-        return _meshes(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
-    if args.file_format == BODY_FORMAT:
-        return _bodies(bpy.context, args, chosen if args.objects else bpy.context.scene.objects, missing)
-    armatures = character_armatures(chosen if args.objects else bpy.context.scene.objects)
-    objects = [obj for obj in chosen if obj not in armatures] if args.objects \
-        else animated_objects(bpy.context.scene.objects)
-    report = export_objects(bpy.context, objects, args.output, settings) if objects else None
-    characters = export_characters(bpy.context, armatures, args.output, character_settings) if armatures else None
-    for part in (report, characters):
-        if part is not None:
-            print_messages(part)
-    if report and report.made:
-        print(format_table(("file", "frames", "keys", "worst error"),
-                           [(os.path.basename(m.path), m.item.frames, len(m.item.keys), f"{m.error:.2g}")
-                            for m in report.made], numeric=("frames", "keys")))
-    if characters and characters.made:
-        print(format_table(("file", "armature", "frames", "keys", "worst error", "note"),
-                           [(os.path.basename(m.path), m.block.name, m.item.frames,
-                             sum(len(t.frames) for t in m.item.tracks), f"{m.error:.2g}", m.note)
-                            for m in characters.made], numeric=("frames", "keys")))
-    if report is None and characters is None and not missing:
+    candidates = chosen if args.objects else bpy.context.scene.objects
+    if args.file_format in BY_FORMAT:
+        return _export_files(bpy.context, args, BY_FORMAT[args.file_format], candidates, missing)
+    oban, tram = EXPORTS[:2]   # the file formats: animated objects as OBANs, character armatures' actions as TRAMs
+    armatures = tram.function("chooser")(candidates)
+    objects = [obj for obj in chosen if obj not in armatures] if args.objects else oban.function("chooser")(candidates)
+    reports = [(export, export.function()(bpy.context, found, args.output, export.settings.from_options(args)))
+               for export, found in ((oban, objects), (tram, armatures)) if found]
+    for export, report in reports:
+        print_messages(report)
+        if report.made:
+            print(export.table(report.made))
+    if not reports and not missing:
         print(f"{PROG} export: {args.blend} has no animated object or character armature", file=sys.stderr)
         return 1
-    return 1 if missing or any(part and part.errors for part in (report, characters)) else 0
+    return 1 if missing or any(report.errors for _, report in reports) else 0
 
 
-def _levels(context, args, candidates, missing):
-    """`export --format level-patch`: each imported level's shading, flags and textures in
-    place; `--format level`: each as OniSplit's rebuild source."""
-    from ..oni.export.level.patch import environment_objects, export_level_patches
-    from ..oni.export.level.rebuild import export_level_rebuilds, level_objects
-    patch = args.file_format == LEVEL_PATCH_FORMAT
-    objects = environment_objects(candidates) if patch else level_objects(candidates)
-    if not objects:
-        print(f"{PROG} export: {args.blend} has no environment imported by this add-on"
-              + ("" if patch else " or made in Blender (docs/level.md 12), nor a level's placed objects"),
-              file=sys.stderr)
-        return 1
-    if patch:
-        report = export_level_patches(context, objects, args.output, LevelPatchSettings.from_options(args))
-        rows = [(os.path.basename(m.path), m.item.name, len(m.item.flags)) for m in report.made]
-        columns, numeric = ("file", "environment", "quads"), ("quads",)
-    else:
-        report = export_level_rebuilds(context, objects, args.output, LevelRebuildSettings.from_options(args))
-        rows = [(m.path, m.item.quads, m.item.rooms, m.item.objects) for m in report.made]
-        columns, numeric = ("master", "quads", "rooms", "objects"), ("quads", "rooms", "objects")
-    print_messages(report)
-    if report.made:
-        print(format_table(columns, rows, numeric=numeric))
-    return 1 if missing or report.errors else 0
-
-
-def _meshes(context, args, candidates, missing):
-    """`export --format mesh`: each mesh object's M3GM parts and their textures' TXMPs."""
-    from ..oni.export.meshes import export_meshes, mesh_objects
-    return _files_of(context, args, mesh_objects(candidates), "mesh object", missing, export_meshes,
-                     MeshExportSettings, mesh_files_table)
-
-
-def _bodies(context, args, candidates, missing):
-    """`export --format body`: each character armature's body set, textures and class."""
-    from ..oni.export.bodies.export import export_bodies
-    from ..oni.export.trams.export import character_armatures
-    return _files_of(context, args, character_armatures(candidates), "character armature", missing, export_bodies,
-                     BodyExportSettings, body_files_table)
-
-
-def _files_of(context, args, chosen, kind, missing, export, settings, files_table):
-    """An export of `chosen` (`kind`s) into files: its messages, then its files as a table."""
+def _export_files(context, args, export, candidates, missing):
+    """An export (EXPORTS) of what it chooses among `candidates`: its messages, then its files
+    as a table."""
+    chosen = export.function("chooser")(candidates)
     if not chosen:
-        print(f"{PROG} export: {args.blend} has no {kind}" + (" of those named" if args.objects else ""),
+        print(f"{PROG} export: {args.blend} has no {export.what}" + (" of those named" if args.objects else ""),
               file=sys.stderr)
         return 1
-    report = export(context, chosen, args.output, settings.from_options(args))
+    report = export.function()(context, chosen, args.output, export.settings.from_options(args))
     print_messages(report)
     if report.made:
-        print(files_table(report.made))
+        print(export.table(report.made))
     return 1 if missing or report.errors else 0
 
 

@@ -1,6 +1,5 @@
 """Plain-text tables for the command line's --list and the demo (no bpy)."""
 
-import os
 
 import numpy as np
 
@@ -55,18 +54,6 @@ def body_file_contents(item) -> str:
     if isinstance(item, ClassLinks):
         return "class of " + ", ".join(name for at, name in item.links.items() if ONCC_LINK_TAGS[at] in ("TRBS", "TRMA"))
     return mesh_file_contents(item)
-
-
-def body_files_table(made) -> str:
-    """The body export's files (Made each): file, armature, what it holds, how it was made."""
-    return format_table(("file", "armature", "holds", "note"),
-                        [(os.path.basename(m.path), m.block.name, body_file_contents(m.item), m.note) for m in made])
-
-
-def mesh_files_table(made) -> str:
-    """The mesh export's files (Made each): file, object, what it holds, how it was made."""
-    return format_table(("file", "object", "holds", "note"),
-                        [(os.path.basename(m.path), m.block.name, mesh_file_contents(m.item), m.note) for m in made])
 
 
 def texture_formats(meshes) -> str:

@@ -8,21 +8,12 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
-from ..oni.export.bodies.export import export_bodies
-from ..oni.export.trams.export import character_armatures, export_characters
 from ..oni.blender.importer import import_files
-from ..oni.export.level.patch import environment_objects, export_level_patches
-from ..oni.export.level.rebuild import export_level_rebuilds, level_objects
-from ..oni.export.oban import animated_objects, export_objects
-from ..oni.export.meshes import export_meshes, mesh_objects
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
-from .listing import body_file_contents, mesh_file_contents
-from .options import (BODY_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT, ONI_EXPORT, ONI_IMPORT,
-                      ORIENTATION, SPRITE_IMPORT, BodyExportSettings, CharacterExportSettings, LevelPatchSettings,
-                      LevelRebuildSettings, MeshExportSettings, OniExportSettings, OniImportSettings,
-                      SpriteImportSettings, groups, parse_ranges)
+from .exports import EXPORTS
+from .options import ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, OniImportSettings, SpriteImportSettings, groups, parse_ranges
 
 
 def _property(option):
@@ -139,7 +130,7 @@ class ImportOP2Sprites(bpy.types.Operator, _ImportDialog):
 
 
 class _ExportDialog:
-    """What both export dialogs share: a folder to write into, presets, and the report with a
+    """What every export dialog shares: a folder to write into, presets, and the report with a
     line per file written."""
     bl_options = {"REGISTER", "PRESET"}
 
@@ -150,104 +141,34 @@ class _ExportDialog:
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
-    def export(self, context, candidates, what, export, settings, describe, measured=True):
-        """`describe(item)` of each file written, with its worst error where `measured`."""
-        if not candidates:
-            self.report({"ERROR"}, f"No {what} to export")
+    def execute(self, context):
+        export = self.export
+        candidates = context.selected_objects if self.use_selection else context.scene.objects
+        chosen = export.function("chooser")(candidates)
+        if not chosen:
+            self.report({"ERROR"}, f"No {export.what} to export")
             return {"CANCELLED"}
-        report = export(context, candidates, bpy.path.abspath(self.directory), settings)
+        report = export.function()(context, chosen, bpy.path.abspath(self.directory),
+                                   export.settings.from_options(self))
         for m in report.made:
-            self.report({"INFO"}, f"{m.path}: {describe(m.item)}" + (f", worst error {m.error:.2g}" if measured else "")
+            self.report({"INFO"}, f"{m.path}: {export.describe(m)}"
+                                  + (f", worst error {m.error:.2g}" if export.measured else "")
                                   + (f" ({m.note})" if m.note else ""))
         return show(self, report, "Exported")
 
-    def candidates(self, context):
-        return context.selected_objects if self.use_selection else context.scene.objects
+
+def _export_operator(export):
+    """The operator of an export (EXPORTS): its dialog's id, button, options and tooltip."""
+    dialog = export.dialog
+    cls = type("Export" + dialog.idname.split(".")[1].title().replace("_", ""), (bpy.types.Operator, _ExportDialog),
+               {"__doc__": dialog.tooltip, "bl_idname": dialog.idname, "bl_label": dialog.button, "export": export,
+                "__annotations__": {}})
+    if {option.name for option in dialog.options} >= set(ORIENTATION):
+        cls = orientation_helper(axis_forward="-Z", axis_up="Y")(cls)
+    return with_options(dialog.options)(cls)
 
 
-@orientation_helper(axis_forward="-Z", axis_up="Y")
-@with_options(ONI_EXPORT.options)
-class ExportOBAN(bpy.types.Operator, _ExportDialog):
-    """Export animated objects as Oni object animations (OBAN), one file each, with the
-    fewest keys the engine turns back into every frame"""
-    bl_idname = ONI_EXPORT.idname
-    bl_label = ONI_EXPORT.button
-
-    def execute(self, context):
-        return self.export(context, animated_objects(self.candidates(context)), "animated object", export_objects,
-                           OniExportSettings.from_options(self),
-                           lambda oban: f"{oban.frames} frames, {len(oban.keys)} keys")
-
-
-@orientation_helper(axis_forward="-Z", axis_up="Y")
-@with_options(CHARACTER_EXPORT.options)
-class ExportTRAM(bpy.types.Operator, _ExportDialog):
-    """Export the actions of character armatures as Oni character animations (TRAM), one file
-    each: an unchanged import as it was read, any other motion fitted as keys"""
-    bl_idname = CHARACTER_EXPORT.idname
-    bl_label = CHARACTER_EXPORT.button
-
-    def execute(self, context):
-        return self.export(context, character_armatures(self.candidates(context)), "character armature",
-                           export_characters, CharacterExportSettings.from_options(self),
-                           lambda tram: f"{tram.frames} frames, {sum(len(t.frames) for t in tram.tracks)} keys")
-
-
-@with_options(LEVEL_PATCH.options)
-class ExportLevelShading(bpy.types.Operator, _ExportDialog):
-    """Write a copy of each imported level with its environment's shades, flags and textures as
-    the scene has them, rewritten in place (every other byte as read); what cannot change in
-    place is refused, naming the face"""
-    bl_idname = LEVEL_PATCH.idname
-    bl_label = LEVEL_PATCH.button
-
-    def execute(self, context):
-        return self.export(context, environment_objects(self.candidates(context)), "imported environment",
-                           export_level_patches, LevelPatchSettings.from_options(self),
-                           lambda environment: f"{len(environment.flags)} quads")
-
-
-@orientation_helper(axis_forward="-Z", axis_up="Y")
-@with_options(LEVEL_REBUILD.options)
-class ExportLevel(bpy.types.Operator, _ExportDialog):
-    """Write each imported level, or one made in Blender, as the files OniSplit builds it from
-    (environment and rooms Colladas, master XML, object lists, classes, new textures), a
-    folder per level, as the scene has it; what OniSplit cannot build is refused, naming it"""
-    bl_idname = LEVEL_REBUILD.idname
-    bl_label = LEVEL_REBUILD.button
-
-    def execute(self, context):
-        return self.export(context, level_objects(self.candidates(context)), "level environment",
-                           export_level_rebuilds, LevelRebuildSettings.from_options(self),
-                           lambda level: f"{level.quads} quads, {level.rooms} rooms, {level.objects} objects")
-
-
-@orientation_helper(axis_forward="-Z", axis_up="Y")
-@with_options(MESH_EXPORT.options)
-class ExportMesh(bpy.types.Operator, _ExportDialog):
-    """Write each mesh object's M3GM parts and the textures they show as Oni .oni files: an
-    unchanged import as it was read, bit for bit, an edited or new one as Blender holds it;
-    an edit an M3GM cannot carry refuses the object, naming it"""
-    bl_idname = MESH_EXPORT.idname
-    bl_label = MESH_EXPORT.button
-
-    def execute(self, context):
-        return self.export(context, mesh_objects(self.candidates(context)), "mesh object", export_meshes,
-                           MeshExportSettings.from_options(self), mesh_file_contents, measured=False)
-
-
-@orientation_helper(axis_forward="-Z", axis_up="Y")
-@with_options(BODY_EXPORT.options)
-class ExportBody(bpy.types.Operator, _ExportDialog):
-    """Write each character armature's body as Oni .oni files (TRBS with its five levels of detail,
-    TRMA, TXMPs, and the ONCC it was imported from, linking them): an unchanged import as it was
-    read, bit for bit, edited parts and moved bones as Blender holds them"""
-    bl_idname = BODY_EXPORT.idname
-    bl_label = BODY_EXPORT.button
-
-    def execute(self, context):
-        return self.export(context, character_armatures(self.candidates(context)), "character armature",
-                           export_bodies, BodyExportSettings.from_options(self), body_file_contents, measured=False)
+EXPORT_OPERATORS = [_export_operator(export) for export in EXPORTS]
 
 
 def _menu_entry(operator, dialog):
@@ -260,12 +181,7 @@ def _menu_entry(operator, dialog):
 
 MENUS = (("TOPBAR_MT_file_import", _menu_entry(ImportOBAN, ONI_IMPORT)),
          ("TOPBAR_MT_file_import", _menu_entry(ImportOP2Sprites, SPRITE_IMPORT)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportOBAN, ONI_EXPORT)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportTRAM, CHARACTER_EXPORT)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportLevelShading, LEVEL_PATCH)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportLevel, LEVEL_REBUILD)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportMesh, MESH_EXPORT)),
-         ("TOPBAR_MT_file_export", _menu_entry(ExportBody, BODY_EXPORT)))
+         *(("TOPBAR_MT_file_export", _menu_entry(operator, operator.export.dialog)) for operator in EXPORT_OPERATORS))
 
 
 def _file_handler(idname, label, operator, extensions):
@@ -275,8 +191,7 @@ def _file_handler(idname, label, operator, extensions):
         "bl_file_extensions": extensions, "poll_drop": classmethod(lambda cls, context: compat.poll_drop(context))})
 
 
-classes = [ImportOBAN, ImportOP2Sprites, ExportOBAN, ExportTRAM, ExportLevelShading, ExportLevel, ExportMesh,
-           ExportBody]
+classes = [ImportOBAN, ImportOP2Sprites, *EXPORT_OPERATORS]
 if compat.HAS_FILE_HANDLER:
     classes += [_file_handler("OBAN_FH_import", "Oni files", ImportOBAN, ";".join(EXTENSIONS)),
                 _file_handler("OP2_FH_import", "Outpost 2 sprite animations", ImportOP2Sprites, ".prt")]

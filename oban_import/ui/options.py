@@ -117,14 +117,19 @@ IMPORT_OPTIONS = (
     Option("character_animations", "Animations", "A character's animation collection (TRAC, with its parents')",
            "ALL", "Characters", flag="--character-animations", items=CHARACTER_ANIMATIONS, cli_lower=True),
 )
+REPLACE_SOURCES = Option("replace_sources", "Replace Sources", "Write over (or into a folder holding) the files "
+                         "what is exported was read from (off: such a file is refused, naming it)", False, "File",
+                         flag="--replace-sources")
+TOLERANCE_OPTION = Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", TOLERANCE,
+                          "Keys", flag="--tolerance", minimum=1e-9, maximum=0.1, precision=6)
 EXPORT_OPTIONS = (
     Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS,
            cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT, MESH_FORMAT,
                       BODY_FORMAT)),
     Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
            "File"),
-    Option("tolerance", "Tolerance", "Largest relative error allowed on any frame's matrix", TOLERANCE, "Keys",
-           flag="--tolerance", minimum=1e-9, maximum=0.1, precision=6),
+    REPLACE_SOURCES,
+    TOLERANCE_OPTION,
     EXPORT_SCALE,
     FORWARD, UP,
 )
@@ -145,6 +150,7 @@ CHARACTER_EXPORT_OPTIONS = (
            "File"),
     Option("character_actions", "Actions", "Which actions of each armature", "ALL", "File", flag="--actions",
            items=CHARACTER_ACTIONS, cli_lower=True),
+    REPLACE_SOURCES,
     Option("character_tolerance", "Tolerance", "Largest relative error allowed on any part's matrix at any frame",
            1e-3, "Keys", flag="--character-tolerance", minimum=1e-6, maximum=0.1, precision=6),
     Option("global_scale", "Scale", "Blender units per Oni unit, where an armature does not say (one imported by "
@@ -161,11 +167,15 @@ LEVEL_PATCH_OPTIONS = (
     Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
                                              "imported environment)", True, "File"),
     DESPITE_EDITS,
+    REPLACE_SOURCES,
 )
 LEVEL_REBUILD_OPTIONS = (
     Option("use_selection", "Selected Only", "Write the levels of the selected environment objects (else of every "
                                              "environment, imported or made in Blender)", True, "File"),
     DESPITE_EDITS,
+    REPLACE_SOURCES,
+    replace(TOLERANCE_OPTION, description="Largest relative error allowed on any frame's matrix of a door leaf's or "
+                                          "placed object's edited motion"),
     EXPORT_SCALE,
     FORWARD, UP,
 )
@@ -174,6 +184,7 @@ MESH_EXPORT_OPTIONS = (
                                              "environment and rooms)", True, "File"),
     replace(DESPITE_EDITS, description="Write an object even where it holds an edit an M3GM cannot carry, each named "
                                        "in the report (off: such an object is refused)"),
+    REPLACE_SOURCES,
     Option("global_scale", "Scale", "Blender units per Oni unit, where a mesh does not say (one imported by this "
                                     "add-on keeps its own)", 0.1, "Transform", flag="--scale",
            minimum=1e-6, maximum=1e6),
@@ -184,6 +195,7 @@ BODY_EXPORT_OPTIONS = (
                                              "armature)", True, "File"),
     replace(DESPITE_EDITS, description="Write a body even where a part's mesh object holds an edit an M3GM cannot "
                                        "carry, each named in the report (off: such a body is refused)"),
+    REPLACE_SOURCES,
     Option("global_scale", "Scale", "Blender units per Oni unit, where an armature does not say (one imported by "
                                     "this add-on keeps its own)", 0.1, "Transform", flag="--scale",
            minimum=1e-6, maximum=1e6),
@@ -221,26 +233,43 @@ SPRITE_OPTIONS = (
 
 @dataclass(frozen=True)
 class Dialog:
-    """An operator: its id, its File menu entry, its dialog's button, and the options it shows."""
+    """An operator: its id, its File menu entry, its dialog's button, the options it shows, and
+    its tooltip (an import's is its class's docstring)."""
     idname: str
     menu: str
     button: str
     options: tuple
+    tooltip: str = ""
 
 
 ONI_IMPORT = Dialog("import_anim.oban", "Oni Objects, Characters and Animations (.oni, .dat, .oban, .xml)",
                     "Import Oni", IMPORT_OPTIONS)
 SPRITE_IMPORT = Dialog("import_anim.op2_sprites", "Outpost 2 Sprite Animations (.prt)", "Import Outpost 2 Sprites",
                        SPRITE_OPTIONS)
-ONI_EXPORT = Dialog("export_anim.oban", "Oni Object Animation (.oni, .xml, .oban)", "Export OBAN", EXPORT_OPTIONS)
+ONI_EXPORT = Dialog("export_anim.oban", "Oni Object Animation (.oni, .xml, .oban)", "Export OBAN", EXPORT_OPTIONS,
+                    "Export animated objects as Oni object animations (OBAN), one file each, with the fewest keys "
+                    "the engine turns back into every frame")
 CHARACTER_EXPORT = Dialog("export_anim.tram", "Oni Character Animation (.oni, .xml)", "Export TRAM",
-                          CHARACTER_EXPORT_OPTIONS)
+                          CHARACTER_EXPORT_OPTIONS, "Export the actions of character armatures as Oni character "
+                          "animations (TRAM), one file each: an unchanged import as it was read, any other motion "
+                          "fitted as keys")
 LEVEL_PATCH = Dialog("export_anim.oni_level_shading", "Oni Level Shading (.dat, .oni)", "Export Level Shading",
-                     LEVEL_PATCH_OPTIONS)
+                     LEVEL_PATCH_OPTIONS, "Write a copy of each imported level with its environment's shades, "
+                     "flags and textures as the scene has them, rewritten in place (every other byte as read); what "
+                     "cannot change in place is refused, naming the face")
 LEVEL_REBUILD = Dialog("export_anim.oni_level", "Oni Level for OniSplit (.dae, .xml)", "Export Level",
-                       LEVEL_REBUILD_OPTIONS)
-MESH_EXPORT = Dialog("export_anim.oni_mesh", "Oni Mesh (.oni)", "Export Mesh", MESH_EXPORT_OPTIONS)
-BODY_EXPORT = Dialog("export_anim.oni_body", "Oni Character Body (.oni)", "Export Body", BODY_EXPORT_OPTIONS)
+                       LEVEL_REBUILD_OPTIONS, "Write each imported level, or one made in Blender, as the files "
+                       "OniSplit builds it from (environment and rooms Colladas, master XML, object lists, classes, "
+                       "new textures), a folder per level, as the scene has it; what OniSplit cannot build is "
+                       "refused, naming it")
+MESH_EXPORT = Dialog("export_anim.oni_mesh", "Oni Mesh (.oni)", "Export Mesh", MESH_EXPORT_OPTIONS,
+                     "Write each mesh object's M3GM parts and the textures they show as Oni .oni files: an "
+                     "unchanged import as it was read, bit for bit, an edited or new one as Blender holds it; an "
+                     "edit an M3GM cannot carry refuses the object, naming it")
+BODY_EXPORT = Dialog("export_anim.oni_body", "Oni Character Body (.oni)", "Export Body", BODY_EXPORT_OPTIONS,
+                     "Write each character armature's body as Oni .oni files (TRBS with its five levels of "
+                     "detail, TRMA, TXMPs, and the ONCC it was imported from, linking them): an unchanged import as "
+                     "it was read, bit for bit, edited parts and moved bones as Blender holds them")
 DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT,
            BODY_EXPORT)
 

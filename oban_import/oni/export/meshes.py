@@ -10,15 +10,14 @@ it should hold, then put in place."""
 import numpy as np
 
 from ...core.errors import ObanError
-from ...core.files import output_path, write_checked
-from ...core.output_files import FileJob, OutputFile, one_content_per_file
+from ...core.output_files import FileJob, OutputFile, file_name, one_content_per_file, write_jobs
 from ...core.report import Made, Report
 from ..io.container.library import Libraries
 from ..io.level.properties import ENVIRONMENT, ROOMS
 from ..io.import_frame import import_frame
 from ..io.objects.properties import PARTS, TEXTURE_NAME
 from ..io.objects.read import read_mesh_file
-from .shared.parts import scene_parts
+from .shared.parts import read_from, scene_parts
 from .shared.edits import dropped_mesh_edits
 from .shared.textures import slot_texture_names, texture_file, texture_output
 
@@ -38,9 +37,10 @@ def export_meshes(context, objects, directory, settings) -> Report:
     encoded = {}   # (TXMP name, image name) -> its TextureFile, made once an export
     with Libraries() as libraries:
         jobs = [job for job in (_job(obj, settings, libraries, encoded, report) for obj in objects) if job]
-    written = set()
     remedy = f"give each its own name (the mesh's '{PARTS}', the material's or image's '{TEXTURE_NAME}')"
-    report.each(one_content_per_file(jobs, report.errors, remedy), lambda job: _write(job, directory, written))
+    jobs = one_content_per_file(jobs, report.errors, remedy)
+    for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
+        report.made += [Made(file.path, file.item, job.source, 0.0, file.file.note) for file in written]
     report.counts = {"files": len(report.made)}
     return report
 
@@ -77,7 +77,7 @@ def _job(obj, settings, libraries, encoded, report):
         return None
     report.warnings += [f"{label}: {edit}; written without it" for edit in dropped]
     report.notes += notes
-    return FileJob(obj, label, files)
+    return FileJob(obj, label, files, sources=read_from(mesh, [image for _, image in slots]))
 
 
 def _mesh(part, texture: str, label) -> OutputFile:
@@ -98,16 +98,4 @@ def _mesh(part, texture: str, label) -> OutputFile:
             raise ObanError(path, f"{label} part '{part.name}': read back, it is not what was written; not written")
         return back
 
-    return OutputFile(f"M3GM{part.name}.oni", data, check, part.note)
-
-
-def _write(job, directory, written) -> list:
-    """[Made] of the job's files not written already (by an earlier object, the same bytes)."""
-    made = []
-    for file in job.files:
-        if file.name.casefold() in written:
-            continue
-        path = output_path(directory, file.name)
-        made.append(Made(path, write_checked(path, file.data, file.check), job.source, 0.0, file.note))
-        written.add(file.name.casefold())
-    return made
+    return OutputFile(file_name(f"M3GM{part.name}.oni"), data, check, part.note)

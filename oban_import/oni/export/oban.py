@@ -8,7 +8,7 @@ exactly as it was read."""
 import numpy as np
 
 from ...core.errors import ObanError
-from ...core.files import output_path, write_checked
+from ...core.output_files import FileJob, OutputFile, file_name, one_content_per_file, write_jobs
 from ...core.report import Made, Report
 from ..engine.rotations import relative_errors
 from ..blender.oban.targets import is_animated
@@ -41,39 +41,43 @@ def _of_character(obj):
 def export_objects(context, objects, directory, settings) -> Report:
     """Write one file per object: Made(file path, the animation read back from it, the
     object, its worst error over every frame, "unchanged import" where written as read).
-    A failed object writes nothing; its error is in `errors`."""
+    A failed object writes nothing; its error is in `errors`; objects that would write one
+    file with other bytes are all refused."""
     report = Report(files=len(objects), unit="objects")
+    jobs, unchanged = [], {}
     for obj in objects:
         try:
             motion = Motion(context, obj, settings.global_scale, settings.axes)
-            animation, unchanged = animation_of(motion, settings.tolerance)
-            path, back, error = _write(animation, motion, directory, settings)
+            animation, unchanged[obj.name] = animation_of(motion, settings.tolerance)
+            jobs.append(FileJob(obj, motion.label, [_file(animation, motion, settings)]))
         except ObanError as error:
             report.errors.append(str(error))
-            continue
-        report.made.append(Made(path, back, obj, error, "unchanged import" if unchanged else ""))
+    jobs = one_content_per_file(jobs, report.errors, "give each animation its own name (its 'oban_name')")
+    for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
+        for file in written:
+            back, worst = file.item
+            report.made.append(Made(file.path, back, job.source, worst,
+                                    "unchanged import" if unchanged[job.source.name] else ""))
     report.counts = {"files": len(report.made)}
     return report
 
 
-def _write(animation, motion, directory, settings):
-    """Write atomically what, read back and replayed, gives the sampled world matrices within
-    the tolerance at every frame; refuse it (ObanError, no file) otherwise. (path, the
-    animation read back, its worst relative error)."""
+def _file(animation, motion, settings) -> OutputFile:
+    """The animation's file, checked to read back as what, replayed, gives the sampled world
+    matrices within the tolerance at every frame: (the animation read back, its worst
+    relative error)."""
     pattern, to_bytes = FILES[settings.file_format]
-    file_name = pattern.format(name=animation.name, id=animation.record_header[0])
-    path = output_path(directory, file_name)
 
-    def check(temporary):
-        back = read_file(temporary)[0]
+    def check(path):
+        back = read_file(path)[0]
         back.name = animation.name
         errors = relative_errors(motion.replayed(back), motion.world)
         worst = int(np.argmax(errors))
         if errors[worst] > settings.tolerance:
             raise ObanError(motion.label, f"frame {motion.first_frame + int(motion.ticks[worst])}: the file would "
                                           f"replay it off by {errors[worst]:.3g}, more than the tolerance "
-                                          f"{settings.tolerance:g}; nothing written")
+                                          f"{settings.tolerance:g}")
         return back, float(errors[worst])
 
-    back, worst = write_checked(path, to_bytes(animation), check)
-    return path, back, worst
+    name = pattern.format(name=animation.name, id=animation.record_header[0])
+    return OutputFile(file_name(name), to_bytes(animation), check)

@@ -548,12 +548,14 @@ def test_despite_edits_writes_a_body_with_a_modifier_with_a_warning(tmp_path):
                                "M3GM holds the mesh itself); written without it"]
 
 
-@pytest.mark.parametrize("problem", ["a file", "missing"])
-def test_an_output_folder_that_cannot_be_written_is_refused(tmp_path, problem):
+def test_an_output_folder_that_cannot_be_written_is_refused_and_a_missing_one_made(tmp_path):
+    """The output is a file: refused, nothing written; a folder that is not there yet: made, as every
+    export makes it (core/output_files.py)."""
     armature = import_char0()
     target = tmp_path / "out"
-    if problem == "a file":
-        target.write_bytes(b"")
+    target.write_bytes(b"")
     report = export_bodies(bpy.context, [armature], str(target), BodyExportSettings())
     assert not report.made and len(report.errors) == 1 and "cannot be written" in report.errors[0], report.errors
-    assert os.listdir(tmp_path) == (["out"] if problem == "a file" else [])
+    assert os.listdir(tmp_path) == ["out"] and target.read_bytes() == b""
+    report = export_bodies(bpy.context, [armature], str(tmp_path / "new" / "folder"), BodyExportSettings())
+    assert not report.errors and sorted(os.listdir(tmp_path / "new" / "folder")) == sorted(SAMPLE_FILES)

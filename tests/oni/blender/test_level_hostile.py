@@ -179,5 +179,5 @@ def test_the_rebuild_never_writes_over_the_level_it_read(tmp_path, level):
         if obj.get("oni_level_file") == level:
             obj["oni_level_file"] = str(holder / "level5_Final.dat")
     report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "in"))
-    assert report.errors and "would replace the level it was read from" in report.errors[0]
+    assert report.errors and "would replace the folder holding" in report.errors[0]
     assert sorted(os.listdir(holder)) == ["level5_Final.dat", "level5_Final.raw"]

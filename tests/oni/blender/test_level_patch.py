@@ -209,7 +209,7 @@ def test_a_loose_environment_is_patched_in_its_own_file(tmp_path):
 
 
 def test_a_level_changed_since_or_its_own_folder_is_refused(tmp_path, level):
-    with pytest.raises(RuntimeError, match="would replace the level it was read from: write into another folder"):
+    with pytest.raises(RuntimeError, match="would replace the file it was read from: write into another folder"):
         bpy.ops.export_anim.oni_level_shading(directory=os.path.dirname(level), use_selection=False)
     before = read_level(level).environment
     data = bytearray(open(level, "rb").read())

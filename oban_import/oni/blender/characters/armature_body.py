@@ -32,6 +32,12 @@ class ArmatureBody:
     first_frame: int | None    # the scene frame of an import's frame 0
 
 
+def character_armatures(objects):
+    """The armatures among `objects` that are characters: one a character import made, or any
+    with a bone named after the root part (Pelvis): its bones must then be the body's parts."""
+    return [obj for obj in objects if obj.type == "ARMATURE" and (PARTS in obj or PART_NAMES[0] in obj.data.bones)]
+
+
 def armature_body(armature, scale: float, axes, parts: int = len(PART_NAMES)) -> ArmatureBody:
     """The body `armature` is: an import's (its properties), else its bones named after the
     first `parts` parts, with `scale` and `axes`. ObanError naming the armature and

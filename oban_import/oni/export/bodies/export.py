@@ -6,16 +6,12 @@ written from its files as stored, bit for bit; an edited part's mesh (oni/export
 it at every level of detail, a moved bone's head its translation; a body made in Blender is
 one list of meshes for the five levels, as OniSplit's -create:trbs makes one.
 
-Every armature's files are made before any is written; they are written into a folder of their
-own beside the output, each read back by the add-on's readers and checked, then put in place
-together: an armature whose files fail writes nothing."""
+Every armature's files are made before any is written, then written as one job
+(core/output_files.py): each read back by the add-on's readers and checked, all put in place
+together, an armature whose files fail writing nothing."""
 
-import os
-import shutil
-import tempfile
 from ....core.errors import ObanError
-from ....core.files import output_path
-from ....core.output_files import FileJob, OutputFile, one_content_per_file
+from ....core.output_files import FileJob, OutputFile, file_name, one_content_per_file, write_jobs
 from ....core.report import Made, Report, listed
 from ...io.characters.body_write import PartMesh, body_file_bytes, character_file_bytes, textures_file_bytes
 from ...io.characters.properties import BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE, CHARACTER_INSTANCE
@@ -23,7 +19,7 @@ from ...io.characters.read import ONCC_BODY_AT, ONCC_TEXTURES_AT, TRBS_LEVELS
 from ...io.characters.stored import stored_class, stored_levels
 from ...io.container.library import Libraries
 from ...io.objects.properties import TEXTURE_NAME
-from ..shared.parts import UNCHANGED
+from ..shared.parts import UNCHANGED, read_from
 from ..shared.textures import texture_file, texture_output
 from .checks import body_check, class_check, textures_check
 from .parts import SceneBody, scene_body
@@ -42,8 +38,8 @@ def export_bodies(context, armatures, directory, settings) -> Report:
                 if job]
     jobs = one_content_per_file(jobs, report.errors, f"give each body its own name ('{BODY}', '{CHARACTER}', the "
                                                      f"textures' '{TEXTURE_NAME}')")
-    if jobs:
-        report.each([directory], lambda folder: _write_all(jobs, folder, report.errors))
+    for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
+        report.made += [Made(file.path, file.item, job.source, 0.0, file.file.note) for file in written]
     report.counts = {"files": len(report.made)}
     return report
 
@@ -66,16 +62,16 @@ def _job(armature, settings, libraries, encoded, report):
         trma = names["TRMA"] if any(textures) else None
         if trma:
             note = UNCHANGED if character and textures == character[2] else (NEW if stored is None else "edited")
-            files.append(OutputFile(f"TRMA{trma}.oni", textures_file_bytes(trma, textures),
+            files.append(OutputFile(file_name(f"TRMA{trma}.oni"), textures_file_bytes(trma, textures),
                                     textures_check(trma, textures), note))
         body = (names["TRBS"], scene.body.names, scene.body.parents, scene.translations, levels)
-        files.append(OutputFile(f"TRBS{names['TRBS']}.oni", body_file_bytes(*body), body_check(*body),
+        files.append(OutputFile(file_name(f"TRBS{names['TRBS']}.oni"), body_file_bytes(*body), body_check(*body),
                                 _body_note(scene, stored, replaced, levels_note)))
         if character:
             data, links, _ = character
             now = {ONCC_BODY_AT: f"TRBS{names['TRBS']}", ONCC_TEXTURES_AT: trma and f"TRMA{trma}"}
             same = all(links.get(at) == (name or None) for at, name in now.items())
-            files.append(OutputFile(f"ONCC{names['ONCC']}.oni",
+            files.append(OutputFile(file_name(f"ONCC{names['ONCC']}.oni"),
                                     character_file_bytes(names["ONCC"], data, links, names["TRBS"], trma),
                                     class_check(names["ONCC"], data, {**links, **now}),
                                     UNCHANGED if same else "its body and texture links set to the new files"))
@@ -90,7 +86,15 @@ def _job(armature, settings, libraries, encoded, report):
     report.notes += scene.notes + notes + [
         f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): {part.placed}"
         for index, part in scene.parts.items() if part.placed]
-    return FileJob(armature, label, files)
+    return FileJob(armature, label, files, sources=_read_from(armature, scene))
+
+
+def _read_from(armature, scene: SceneBody) -> list:
+    """The files the armature's body and class, its parts' meshes and their images were read from."""
+    found = [armature.get(key) for key in (BODY_FILE, CHARACTER_FILE)]
+    for part in scene.parts.values():
+        found += read_from(part.obj.data, [part.image])
+    return [path for path in found if isinstance(path, str) and path]
 
 
 def _names(armature) -> dict:
@@ -222,50 +226,3 @@ def _texture_files(scene: SceneBody, label, libraries, encoded, notes) -> list:
             made[part.texture.casefold()] = key
             files.append(texture_output(encoded[key], label))
     return files
-
-
-def _write_all(jobs, directory, errors) -> list:
-    """[Made] of every job's files: written into a new folder in `directory`, read back and
-    checked there, then moved into place, a job at a time; a job whose file fails writes none."""
-    try:
-        staging = tempfile.mkdtemp(prefix=".oni-body-", dir=directory)
-    except OSError as error:
-        raise ObanError(directory, f"cannot be written: {error.strerror or error}") from None
-    made, written = [], set()
-    try:
-        for job in jobs:
-            try:
-                made += _write(job, directory, staging, written)
-            except ObanError as error:
-                errors.append(str(error))
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return made
-
-
-def _write(job, directory, staging, written) -> list:
-    """[Made] of one job's files (those an earlier job wrote already left out)."""
-    files = [file for file in job.files if file.name.casefold() not in written]
-    checked, target = [], directory
-    try:
-        for file in files:
-            path, target = output_path(staging, file.name), output_path(directory, file.name)
-            with open(path, "wb") as f:
-                f.write(file.data)
-            try:
-                checked.append(file.check(path))
-            except ObanError as error:
-                raise ObanError(target, f"{job.label}: {error.problem}; nothing written for it") from None
-        for file in files:
-            target = output_path(directory, file.name)
-            os.replace(output_path(staging, file.name), target)
-    except OSError as error:
-        raise ObanError(target, f"{job.label}: cannot be written: {error.strerror or error}") from None
-    finally:
-        for file in files:
-            leftover = output_path(staging, file.name)
-            if os.path.exists(leftover):
-                os.remove(leftover)
-    written.update(file.name.casefold() for file in files)
-    return [Made(output_path(directory, file.name), item, job.source, 0.0, file.note)
-            for file, item in zip(files, checked)]

@@ -10,6 +10,7 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.files import read_bytes
+from ....core.output_files import FileJob, OutputFile, one_content_per_file, write_jobs
 from ....core.report import Made, Report
 from ...io.container.container import raw_path
 from ...io.level.patch import patched_files, refusals
@@ -21,7 +22,7 @@ from ...io.objects.texture_write import encode, lossless, mip_levels
 from ...io.objects.textures import FORMAT_NAMES, HAS_MIPMAPS
 from ...blender.shared.fingerprints import image_pixels
 from .scene import (check_imported, dropped_edits, edited_images, levels_of, refusal, scene_faces, settled,
-                    shown_images, write_outputs)
+                    shown_images)
 
 MOVED = 1e-5   # relative: a corner (or texture coordinate) further than this from where it was read has moved
 REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
@@ -36,18 +37,30 @@ def export_level_patches(context, objects, directory, settings=None) -> Report:
     """Each level of the environment `objects` as patched copies in `directory`; Made(path,
     environment, first object) per file written. An object that does not say its import's
     scale and axes is taken at 1 and Oni's axes. An edit the patch cannot carry refuses its
-    level, unless `settings.despite_edits`: then it is a warning."""
+    level, unless `settings.despite_edits`: then it is a warning. Two levels that would write
+    one file (copies of a level from two folders) are both refused."""
     report = Report(unit="levels")
     frame, despite = (1.0, np.eye(3)), bool(getattr(settings, "despite_edits", False))
     levels = levels_of(environment_objects(objects), report.errors)
     report.files = len(levels) + len(report.errors)
-    report.each(levels.items(), lambda level: _patch(context, level[0][0], level[1], directory, frame, despite,
-                                                     report.warnings))
+    jobs, environments = [], {}
+    for (path, _), found in levels.items():
+        try:
+            job, environments[path] = _patch(context, path, found, frame, despite, report.warnings)
+        except ObanError as error:
+            report.errors.append(str(error))
+            continue
+        jobs.append(job)
+    jobs = one_content_per_file(jobs, report.errors, "export them one at a time, into folders of their own",
+                                shared=False)
+    for job, written in write_jobs(jobs, directory, report.errors):
+        report.made += [Made(file.path, environments[job.label], job.source) for file in written]
     report.counts = {"files": len(report.made)}
     return report
 
 
-def _patch(context, path, objects, directory, frame, despite, warnings):
+def _patch(context, path, objects, frame, despite, warnings):
+    """(the FileJob of the level at `path` patched as the scene has it, its environment as read)."""
     environment = read_environment(path)
     check_imported(path, environment, objects)
     faces = [scene_faces(obj, environment, frame) for obj in objects]
@@ -63,10 +76,9 @@ def _patch(context, path, objects, directory, frame, despite, warnings):
     files = patched_files(environment, shades, flags, textures, pixels)
     raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
             if raw not in files]   # the .raw goes with its .dat, as it is
-    outputs = {os.path.basename(source): data for source, data in files.items()}
-    outputs.update((os.path.basename(raw), read_bytes(raw)) for raw in raws)
-    write_outputs(os.path.join(directory, ""), outputs, [*files, *raws])
-    return [Made(os.path.join(directory, name), environment, objects[0]) for name in outputs]
+    outputs = [OutputFile(os.path.basename(source), data) for source, data in files.items()]
+    outputs += [OutputFile(os.path.basename(raw), read_bytes(raw)) for raw in raws]
+    return FileJob(objects[0], path, outputs, sources=[*files, *raws]), environment
 
 
 def _repainted(edited, environment):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import number, numbers, text, unsigned32, whole
+from ....core.output_files import FileJob, OutputFile, write_job
 from ....core.report import Made
 from ...engine.rotations import matrix_quaternions, stored_from_hamilton
 from ...io.container.container import OBOA_TAG
@@ -40,7 +41,7 @@ from ..shared.parts import scene_parts
 from ..shared.textures import slot_texture_names, texture_file
 from ...blender.shared.fingerprints import image_edited
 from .objects import moved_placement
-from .scene import refusal, settled, write_outputs
+from .scene import refusal, settled
 
 CLASSES_FOLDER = "classes"
 RIGID = 1e-4        # relative: a placement whose columns are this close to one length, at right angles, is rigid
@@ -165,10 +166,11 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
                                 objects)
     classes.update(written)
     name = os.path.splitext(os.path.basename(path))[0]
-    files = {OBOA_FILE.format(stored.name): oboa_xml(setups), CLASSES_FOLDER: None}
-    files.update((os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items())
+    files = [OutputFile(OBOA_FILE.format(stored.name), oboa_xml(setups)), OutputFile(CLASSES_FOLDER, None)]
+    files += [OutputFile(os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items()]
     target = os.path.join(directory, name)
-    write_outputs(target, files, [path, os.path.splitext(path)[0] + ".raw"])
+    write_job(FileJob(objects[0], path, files, folder=name, sources=[path, os.path.splitext(path)[0] + ".raw"]),
+              directory)
     xml, folder = os.path.join(target, OBOA_FILE.format(stored.name)), os.path.join(target, CLASSES_FOLDER)
     commands = (f"OniSplit -create {folder} {xml}, then -import:nosep {folder} "
                 f"{os.path.join('OUT', os.path.basename(path))}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....core.errors import ObanError
+from ....core.output_files import FileJob, OutputFile, write_job
 from ....core.report import Made, Report
 from ....core.tga import tga_bytes
 from ...engine.fit_keys import TOLERANCE
@@ -34,7 +35,7 @@ from .objects import SAME, door_animations, has_class, scene_objects, whole_list
 from .placed import export_placed_level, placed_in_level, placed_left_out, placed_objects, placed_setups
 from .textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
-                    settled, shown_images, write_outputs)
+                    settled, shown_images)
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
@@ -203,10 +204,10 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     files[CLASSES_FOLDER] = None
     files.update((os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items())
     files.update((texture + ".tga", tga_bytes(pixels)) for texture, pixels in textures.items())
-    target = os.path.join(directory, name)
-    write_outputs(target, files, source.sources)
+    write_job(FileJob(environment[0], path, [OutputFile(file, data) for file, data in files.items()], folder=name,
+                      sources=source.sources), directory)
     summary = LevelSource(name, len(quads.flags), len(floor_counts), len(listed) + len(own))
-    return Made(os.path.join(target, MASTER_FILE.format(name)), summary, environment[0])
+    return Made(os.path.join(directory, name, MASTER_FILE.format(name)), summary, environment[0])
 
 
 # --- the environment ---------------------------------------------------------------------------

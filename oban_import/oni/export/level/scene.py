@@ -3,13 +3,9 @@ exports (patch.py in place, rebuild.py through OniSplit): each environment
 object's faces with their corners, shades, flags, object tags, quads, texture coordinates
 and material slots, its points in Oni's space (the object's world matrix applied, the
 import's scale and axes undone); every property and attribute checked, what is wrong
-named; the check that the level file still holds what was imported, the refusal's text and
-the writer of what an export makes, which never leaves a half-written file or folder nor
-touches the level it read."""
+named; the check that the level file still holds what was imported, and the refusal's
+text."""
 
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -229,57 +225,3 @@ def refusal(path, doing, refused, hint="") -> ObanError:
     many more, what to do instead."""
     more = f"; and {len(refused) - NAMED} more" if len(refused) > NAMED else ""
     return ObanError(path, f"cannot be {doing}: " + "; ".join(refused[:NAMED]) + more + (f" ({hint})" if hint else ""))
-
-
-def write_outputs(target, files: dict, sources) -> None:
-    """{path in `target`: bytes, text or None (a folder)} into the folder `target`, all or nothing: written into
-    a new folder beside it, then each put in place (a folder of the same name replaced whole
-    when `files` is a folder's, `target` itself ending in a separator keeping what else it holds);
-    ObanError, nothing left of it, where the system refuses or where an output would be, or
-    hold, one of `sources` (the files the level was read from)."""
-    whole_folder = not target.endswith(os.sep)
-    target = os.path.abspath(target)
-    read = {os.path.abspath(source) for source in sources}
-    outputs = [os.path.join(target, name) for name in files] if not whole_folder else [target]
-    for output in outputs:
-        if any(source == output or source.startswith(output + os.sep) for source in read):
-            raise ObanError(output, "would replace the level it was read from: write into another folder")
-    parent = os.path.dirname(target)
-    try:
-        os.makedirs(parent, exist_ok=True)
-        staging = tempfile.mkdtemp(prefix=".oban-", dir=parent)
-    except OSError as error:
-        raise ObanError(error.filename or parent, f"cannot be written: {error.strerror or error}") from None
-    try:
-        for name, data in files.items():
-            path = os.path.join(staging, name)
-            os.makedirs(path if data is None else os.path.dirname(path), exist_ok=True)
-            if data is not None:
-                with open(path, "wb") as f:
-                    f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        if whole_folder:
-            _swap_folder(staging, target)
-        else:
-            os.makedirs(target, exist_ok=True)
-            for name in files:
-                os.replace(os.path.join(staging, name), os.path.join(target, name))
-    except OSError as error:
-        raise ObanError(error.filename or target, f"cannot be written: {error.strerror or error}") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _swap_folder(staging, target):
-    """The folder `staging` made `target`, an earlier `target` removed once it is."""
-    if not os.path.lexists(target):
-        os.replace(staging, target)
-        return
-    old = tempfile.mkdtemp(prefix=".oban-old-", dir=os.path.dirname(target))
-    os.rmdir(old)
-    os.replace(target, old)
-    try:
-        os.replace(staging, target)
-    except OSError:
-        os.replace(old, target)
-        raise
-    shutil.rmtree(old, ignore_errors=True)

@@ -11,9 +11,9 @@ import numpy as np
 
 from ....blender import compat
 from ....core.errors import ObanError
-from ....core.id_properties import numbers, texts
+from ....core.id_properties import numbers, plain, texts
 from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
-from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS
+from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS, TEXTURE_FILE
 from ...io.objects.read import stored_mesh
 from ...blender.shared.fingerprints import face_parts, part_fingerprints
 from ...blender.shared.mesh_data import corner_uvs, face_ints
@@ -63,6 +63,14 @@ class _Recorded:
     instance: int
     stored: int               # PART_STORED
     fingerprint: int          # PART_FINGERPRINTS
+
+
+def read_from(mesh, images) -> list:
+    """The files an imported mesh's parts and `images` (those its slots show) were read from."""
+    files = plain(mesh.get(PART_FILES, []))
+    files = [file for file in files if isinstance(file, str) and file] if isinstance(files, list | tuple) else []
+    return files + [image[TEXTURE_FILE] for image in images
+                    if image is not None and isinstance(image.get(TEXTURE_FILE), str)]
 
 
 def recorded_parts(mesh, label) -> list:

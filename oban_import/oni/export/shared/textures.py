@@ -10,7 +10,7 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import text, unsigned32, whole
-from ....core.output_files import OutputFile
+from ....core.output_files import OutputFile, file_name
 from ...io.objects.properties import (PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_FLAGS, TEXTURE_FORMAT, TEXTURE_INSTANCE,
                                       TEXTURE_NAME)
 from ...io.objects.read import read_texture_file, stored_texture
@@ -118,4 +118,4 @@ def texture_output(texture: TextureFile, label) -> OutputFile:
                                   f"not written")
         return back
 
-    return OutputFile(f"TXMP{texture.name}.oni", texture.data, check, texture.note)
+    return OutputFile(file_name(f"TXMP{texture.name}.oni"), texture.data, check, texture.note)

@@ -19,14 +19,12 @@ import numpy as np
 
 from ....blender.compat import action_fcurves
 from ....core.errors import ObanError
-from ....core.files import output_path, write_checked
+from ....core.output_files import FileJob, OutputFile, file_name, write_job
 from ....core.id_properties import unsigned32
 from ....core.report import Made, Report, listed
 from ...engine import poses
 from ...engine.fit_tram import fit_tracks, root_motion_from
 from ...engine.rotations import matrix_quaternions, relative_errors, split_rotation_scale, stored_from_hamilton
-from ...io.trams.tram import PART_NAMES
-from ...io.characters.properties import PARTS
 from ...io.trams.files import read_tram_file
 from ...io.trams.tram import OVERLAY, Tram
 from ...io.trams.properties import NAME, PREFIX, tram_from_properties, tram_properties
@@ -42,12 +40,6 @@ MAX_FRAMES = 0xFFFF
 SHOWN = "SHOWN"        # Actions: As Shown, the armature's motion as the scene shows it
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)')   # a bone's F-curve: its name, its channel
-
-
-def character_armatures(objects):
-    """The armatures among `objects` that are characters: one a character import made, or any
-    with a bone named after the root part (Pelvis): its bones must then be the body's parts."""
-    return [obj for obj in objects if obj.type == "ARMATURE" and (PARTS in obj or PART_NAMES[0] in obj.data.bones)]
 
 
 def actions_of(armatures, choice):
@@ -169,8 +161,8 @@ def _one_file_each(jobs, directory, settings, errors):
     by_file = {}
     for job in jobs:   # one file a name, whatever the case (not every file system tells them apart)
         said = job.described_by.get(NAME)
-        job.path = output_path(directory, pattern.format(name=said if isinstance(said, str) else
-                                                         job.described_by.name))
+        job.path = os.path.join(directory, file_name(pattern.format(name=said if isinstance(said, str) else
+                                                                    job.described_by.name)))
         by_file.setdefault(os.path.basename(job.path).casefold(), []).append(job)
     alone = []
     for same in by_file.values():
@@ -388,8 +380,8 @@ def _error(got, wanted):
 
 
 def _write(tram, body, world, path, settings, label, unchanged):
-    """Write atomically what, read back and replayed, gives the sampled part matrices within
-    the tolerance at every frame; refuse it (ObanError, no file) otherwise."""
+    """Write what, read back and replayed, gives the sampled part matrices within the
+    tolerance at every frame (core/output_files.py); refuse it (ObanError, no file) otherwise."""
     try:
         data = FILES[settings.character_format][1](tram)
     except ValueError as error:
@@ -403,9 +395,11 @@ def _write(tram, body, world, path, settings, label, unchanged):
         if errors[frame, part] > settings.character_tolerance and not unchanged:
             raise ObanError(label, f"frame {frame}, bone '{body.names[part]}': the file would replay it off by "
                                    f"{errors[frame, part]:.3g}, more than the tolerance "
-                                   f"{settings.character_tolerance:g}; nothing written")
+                                   f"{settings.character_tolerance:g}")
         return back, float(errors.max())
 
-    back, worst = write_checked(path, data, check)
+    job = FileJob(body.armature, label, [OutputFile(os.path.basename(path), data, check)])
+    [written] = write_job(job, os.path.dirname(path), replace_sources=settings.replace_sources)
+    back, worst = written.item
     back.name = tram.name
-    return Made(path, back, body.armature, worst, "unchanged import" if unchanged else "")
+    return Made(written.path, back, body.armature, worst, "unchanged import" if unchanged else "")
