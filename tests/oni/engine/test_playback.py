@@ -122,6 +122,31 @@ def test_random_start_is_seeded_in_range_and_reproducible():
     assert len({random_start_frame(100, seed) for seed in range(50)}) > 10
 
 
+def engine_start_odds(frames):
+    """(frames,) the odds of each start frame in the engine: OBrAnim_Reset starts a RandomStart
+    animation on UUmRandomRange(0, frames) = (frames * r) >> 16, r = UUrRandom(), a 16-bit
+    number (hogsy/OniFoxed BFW_Object.c, BFW.h, BFW_Utility.c)."""
+    return np.bincount((frames * np.arange(1 << 16)) >> 16, minlength=frames) / (1 << 16)
+
+
+@pytest.mark.parametrize("frames", [1, 2, 3, 5, 7, 48, 100])
+def test_random_start_gives_the_engines_start_frames_at_its_odds(frames):
+    """Over 6000 seeds (as the importer names them), the start frames are those the engine can
+    start on, every frame 0 .. frames - 1, the last too, each about as often as there."""
+    odds = engine_start_odds(frames)
+    assert len(odds) == frames and (odds > 0).all()
+    starts = np.array([random_start_frame(frames, f"{seed}:anim") for seed in range(6000)])
+    assert set(starts.tolist()) == set(np.flatnonzero(odds).tolist())
+    counts = np.bincount(starts, minlength=frames)
+    assert np.abs(counts / len(starts) - odds).max() < 5 * np.sqrt(odds.max() / len(starts))
+
+
+@pytest.mark.parametrize("frames", [2, 3, 40, 255, 1000])
+def test_some_seed_starts_on_the_last_frame(frames):
+    assert engine_start_odds(frames)[-1] > 0
+    assert any(random_start_frame(frames, seed) == frames - 1 for seed in range(50 * frames))
+
+
 def test_random_start_uses_the_given_generator():
     player = Player(100, RANDOM_START | LOOP)
     player.start(Random(7))
