@@ -37,9 +37,13 @@ def quad_groups(environment: Environment, contents: LevelContents) -> QuadGroups
         door_frames=np.flatnonzero(made & ~gunk & ~marker & hidden))
 
 
-def framed_quads(environment: Environment, contents: LevelContents) -> list:
-    """The quads of the door frames (AKDA) an InDoorFrame door finds: the engine looks for the
-    frame standing exactly where the door says (its frame position)."""
-    wanted = {tuple(np.asarray(door.frame_position, np.float32).tolist()) for door in contents.doors
-              if door.door_flags & IN_DOOR_FRAME}
-    return [int(frame["quad"]) for frame in environment.door_frames if tuple(frame["position"].tolist()) in wanted]
+def framed_quads(environment: Environment, contents: LevelContents) -> np.ndarray:
+    """The quads of the door frames (AKDA) InDoorFrame doors find: each such door takes the first
+    frame, in the file's order, standing exactly (float32 ==) at its frame position."""
+    wanted = np.array([door.frame_position for door in contents.doors if door.door_flags & IN_DOOR_FRAME],
+                      np.float32).reshape(-1, 3)
+    frames = environment.door_frames
+    if not len(frames):
+        return np.zeros(0, np.int64)
+    at = (wanted[:, None] == frames["position"][None]).all(axis=2)     # (doors, frames)
+    return frames["quad"][at.argmax(axis=1)[at.any(axis=1)]].astype(np.int64)

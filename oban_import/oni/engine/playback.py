@@ -135,13 +135,20 @@ def engine_keys(times: np.ndarray, columns: np.ndarray, frames: int, flags: int,
     LINEAR) laid out on ticks as the engine plays them from `start_frame` (docs/engine.md 3),
     tick 0 showing `start_frame`; with a period, the keys repeat with it (a Cycles modifier).
 
-    Loop: the keys, a key at 0 and at frames - 1 where the ends hold, and a closing key at
-    frames equal to frame 0. PingPong: those forward keys, then their mirror (frame k on
-    tick 2 frames - 1 - k), then frame 0 again at 2 frames. Neither: from `start_frame`
-    (a key there) to the last key, which holds. The times are shifted by -start_frame.
+    Keys past frames - 1, which the engine never shows, give way to one key there (what they
+    blend to). Loop: the keys, a key at 0 and at frames - 1 where the ends hold, and a closing
+    key at frames equal to frame 0. PingPong: those forward keys, then their mirror (frame k on
+    tick 2 frames - 1 - k), then frame 0 again at 2 frames. Neither: one key at `start_frame`
+    (the key there, or their blend), then the later keys; the last holds. One key a time,
+    increasing; the times are shifted by -start_frame.
     """
+    last = frames - 1.0
+    if times[-1] > last:
+        kept = times < last
+        columns = np.concatenate([columns[kept], value_at(times, columns, last)[None]])
+        times = np.append(times[kept], last)
     if flags & (LOOP | PINGPONG):
-        ends = [t for t in (0.0, frames - 1.0) if t not in times]
+        ends = [t for t in (0.0, last) if t not in times]
         columns = np.concatenate([columns] + [value_at(times, columns, t)[None] for t in ends])
         times = np.concatenate([times, ends])
         order = np.argsort(times, kind="stable")

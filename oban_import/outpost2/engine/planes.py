@@ -53,8 +53,9 @@ def plane_layers(frames) -> tuple:
     """([(bitmap, x, y)] in drawing order, (planes, frames) bool visibility).
 
     One plane per distinct (bitmap, x, y), ordered so that every frame's subframe order holds
-    (a topological order, ties by first use). If no such order exists (a cycle, or a pair
-    used twice in one frame), planes are split by subframe position too, which always holds."""
+    (a topological order, ties by first use: docs/outpost2.md 4). If no such order exists (a
+    cycle, or a pair used twice in one frame), planes are split by subframe position too,
+    which always holds (ties by first use again)."""
     used = [[(int(b), int(x), int(y)) for b, _, _, x, y in f.subframes.tolist()] for f in frames]
     order = _topological(used)
     if order is None:

@@ -122,6 +122,31 @@ def test_random_start_is_seeded_in_range_and_reproducible():
     assert len({random_start_frame(100, seed) for seed in range(50)}) > 10
 
 
+def engine_start_odds(frames):
+    """(frames,) the odds of each start frame in the engine: OBrAnim_Reset starts a RandomStart
+    animation on UUmRandomRange(0, frames) = (frames * r) >> 16, r = UUrRandom(), a 16-bit
+    number (hogsy/OniFoxed BFW_Object.c, BFW.h, BFW_Utility.c)."""
+    return np.bincount((frames * np.arange(1 << 16)) >> 16, minlength=frames) / (1 << 16)
+
+
+@pytest.mark.parametrize("frames", [1, 2, 3, 5, 7, 48, 100])
+def test_random_start_gives_the_engines_start_frames_at_its_odds(frames):
+    """Over 6000 seeds (as the importer names them), the start frames are those the engine can
+    start on, every frame 0 .. frames - 1, the last too, each about as often as there."""
+    odds = engine_start_odds(frames)
+    assert len(odds) == frames and (odds > 0).all()
+    starts = np.array([random_start_frame(frames, f"{seed}:anim") for seed in range(6000)])
+    assert set(starts.tolist()) == set(np.flatnonzero(odds).tolist())
+    counts = np.bincount(starts, minlength=frames)
+    assert np.abs(counts / len(starts) - odds).max() < 5 * np.sqrt(odds.max() / len(starts))
+
+
+@pytest.mark.parametrize("frames", [2, 3, 40, 255, 1000])
+def test_some_seed_starts_on_the_last_frame(frames):
+    assert engine_start_odds(frames)[-1] > 0
+    assert any(random_start_frame(frames, seed) == frames - 1 for seed in range(50 * frames))
+
+
 def test_random_start_uses_the_given_generator():
     player = Player(100, RANDOM_START | LOOP)
     player.start(Random(7))
@@ -193,17 +218,10 @@ def test_engine_frames_against_closed_forms():
             assert plain == list(range(start_frame, frames))
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_engine_keys_blended_and_cycled_show_what_the_engine_plays(seed):
-    """Keys laid out by engine_keys, blended LINEAR (and repeated by a Cycles modifier
-    where there is a period), show at each tick the blend of the OBAN frame the engine
-    shows on it, over three periods, for every flag and start frame."""
-    rng = np.random.default_rng(seed)
-    frames = int(rng.integers(1, 30))
-    times = np.sort(rng.choice(frames, int(rng.integers(1, frames + 1)), replace=False)).astype(np.float64)
-    columns = rng.normal(size=(len(times), 3))
-    flags, start = int(rng.choice([0, LOOP, PINGPONG, LOOP | PINGPONG])), int(rng.integers(0, frames))
-    key_times, key_columns, period = engine_keys(times, columns, frames, flags, start)
+def shows_what_the_engine_plays(times, columns, frames, flags, start, key_times, key_columns, period):
+    """Keys laid out by engine_keys, blended LINEAR (and repeated by a Cycles modifier where there
+    is a period), show at each tick, over three periods, the blend of the file's keys at the OBAN
+    frame the engine shows on it (docs/engine.md 2: the nearest end key beyond the keys)."""
     sequence, engine_period = engine_frames(frames, flags, start)
     assert period == engine_period
     for tick in range(3 * len(sequence) + 2):
@@ -211,3 +229,65 @@ def test_engine_keys_blended_and_cycled_show_what_the_engine_plays(seed):
         shown = sequence[tick % len(sequence)] if period else sequence[min(tick, len(sequence) - 1)]
         np.testing.assert_allclose(value_at(key_times, key_columns, at), value_at(times, columns, shown),
                                    atol=1e-12)
+
+
+KEYS_FLAGS = [0, LOCALIZED | AUTOSTART, LOOP, PINGPONG, LOOP | PINGPONG]
+
+
+@pytest.mark.parametrize("flags", KEYS_FLAGS)
+def test_a_start_on_a_key_gives_one_key_a_time(flags):
+    """Started exactly on one of its keys (a random or offset start), an animation's keys are laid
+    out one a time, increasing (two keys at one time would make a jump in Blender); a plain one
+    shows that key on tick 0 and each later key as many ticks after as it is frames after."""
+    times, columns = np.array([0.0, 4.0, 9.0, 15.0, 19.0]), np.arange(15.0).reshape(5, 3)
+    for k, start in enumerate(times.astype(int).tolist()):
+        key_times, key_columns, period = engine_keys(times, columns, 20, flags, start)
+        assert (np.diff(key_times) > 0).all(), (start, key_times)
+        if not flags & (LOOP | PINGPONG):
+            assert key_times.tolist() == (times[k:] - start).tolist()
+            assert np.array_equal(key_columns, columns[k:])
+        shows_what_the_engine_plays(times, columns, 20, flags, start, key_times, key_columns, period)
+
+
+@pytest.mark.parametrize("flags", KEYS_FLAGS)
+def test_a_random_start_on_a_key_gives_one_key_a_time(flags):
+    """An animation keyed on every frame starts on a key whatever frame RandomStart draws."""
+    rng = np.random.default_rng(flags)
+    for frames in (1, 2, 7, 30):
+        times, columns = np.arange(float(frames)), rng.normal(size=(frames, 4))
+        for seed in range(12):
+            start = random_start_frame(frames, seed)
+            key_times, key_columns, period = engine_keys(times, columns, frames, flags | RANDOM_START, start)
+            assert (np.diff(key_times) > 0).all(), (frames, start, key_times)
+            if period is None:
+                assert len(key_times) == frames - start
+            shows_what_the_engine_plays(times, columns, frames, flags, start, key_times, key_columns, period)
+
+
+@pytest.mark.parametrize("flags", KEYS_FLAGS)
+@pytest.mark.parametrize("frames, times", [(1, [3.0]), (1, [0.0, 2.0]), (10, [0.0, 9.0, 12.0]),
+                                           (10, [2.0, 5.0, 14.0, 20.0]), (10, [11.0, 15.0])])
+def test_keys_past_the_last_frame_end_there(flags, frames, times):
+    """Keys past frames - 1 (warned: docs/bad_input.md) are never shown: the keys laid out end on
+    frames - 1 (a loop's closing key aside; a ping-pong's mirror after it), one a time, and show
+    what the engine plays."""
+    times = np.array(times)
+    columns = np.random.default_rng(frames).normal(size=(len(times), 3))
+    for start in sorted({0, frames // 2, frames - 1}):
+        key_times, key_columns, period = engine_keys(times, columns, frames, flags, start)
+        assert (np.diff(key_times) > 0).all(), (start, key_times)
+        if not flags & PINGPONG:
+            assert (key_times[:-1] if period else key_times).max() + start == frames - 1
+        shows_what_the_engine_plays(times, columns, frames, flags, start, key_times, key_columns, period)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_engine_keys_blended_and_cycled_show_what_the_engine_plays(seed):
+    """For every flag and start frame, on keys inside the frames."""
+    rng = np.random.default_rng(seed)
+    frames = int(rng.integers(1, 30))
+    times = np.sort(rng.choice(frames, int(rng.integers(1, frames + 1)), replace=False)).astype(np.float64)
+    columns = rng.normal(size=(len(times), 3))
+    flags, start = int(rng.choice([0, LOOP, PINGPONG, LOOP | PINGPONG])), int(rng.integers(0, frames))
+    key_times, key_columns, period = engine_keys(times, columns, frames, flags, start)
+    shows_what_the_engine_plays(times, columns, frames, flags, start, key_times, key_columns, period)

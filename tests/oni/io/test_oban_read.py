@@ -331,6 +331,29 @@ def test_checking_files_together_says_what_checking_each_says(seed, count):
         assert (animation.warnings if not error else []) == warnings
 
 
+@pytest.mark.parametrize("count", [SCREENED_FROM, SCREENED_FROM + 3, SCREENED_AT_ONCE + SCREENED_FROM])
+def test_a_batch_warns_of_each_last_key_off_the_last_frame(count):
+    """check_all of a batch big enough to be screened together (SCREENED_FROM animations or more,
+    SCREENED_AT_ONCE a group) warns, for each animation whose last key is not on its last frame,
+    where that key is (docs/bad_input.md): the 8th, the first of a second group and the last of
+    the batch among them, a key before the last frame and one past it, with the first key on 0
+    and known flags (no other warning to come with it); the others get none."""
+    rng = np.random.default_rng(count)
+    animations = [random_animation(rng, name=f"a{i}", frames=40, key_count=5, flags=0x10) for i in range(count)]
+    expected = [[] for _ in animations]
+    for i in sorted({SCREENED_FROM - 1, count - 1} | ({SCREENED_AT_ONCE} if count > SCREENED_AT_ONCE else set())):
+        animation = animations[i]
+        if i % 2:
+            animation.keys = animation.keys[:-1]          # the last key before frame 39
+        else:
+            animation.frames = 30                         # the last key, on 39, past frame 29
+        last, frames = int(animation.keys["frame"][-1]), animation.frames
+        assert animation.keys["frame"][0] == 0 and last != frames - 1
+        expected[i] = [f"last key is at frame {last}, not {frames - 1} (frame count - 1)"]
+    assert check_all(animations, "batch.oban") == [None] * count
+    assert [animation.warnings for animation in animations] == expected
+
+
 def test_read_files_refuses_only_the_bad_files_and_reads_the_rest(tmp_path, valid):
     good = write(tmp_path, "good.oban", raw_file_bytes(valid))
     broken = copy.deepcopy(valid)

@@ -123,6 +123,14 @@ def test_flags(tmp_path, text, flags):
     assert read_file(write(tmp_path, "a.xml", edited("<Flags>NormalLoop</Flags>", f"<Flags>{text}</Flags>")))[0].flags == flags
 
 
+@pytest.mark.parametrize("text, flags", [("NormalLoop NormalLoop", 0x1), ("ZAxisUp NormalLoop ZAxisUp", 0x11),
+                                         ("Autostart Autostart Autostart", 0x8), ("None NormalLoop None", 0x1)])
+def test_a_flag_named_twice_is_set_once(tmp_path, text, flags):
+    """OniSplit reads <Flags> as .NET's Enum.Parse reads the names joined by commas (MetaEnum.XmlToBinary):
+    their bits OR-ed, so a name given again changes nothing (it never clears its bit)."""
+    assert read_file(write(tmp_path, "a.xml", edited("<Flags>NormalLoop</Flags>", f"<Flags>{text}</Flags>")))[0].flags == flags
+
+
 def test_empty_flags_element(tmp_path):
     assert read_file(write(tmp_path, "a.xml", edited("<Flags>NormalLoop</Flags>", "<Flags />")))[0].flags == 0
 

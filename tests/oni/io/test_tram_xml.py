@@ -418,6 +418,19 @@ def test_values_as_onisplit_reads_them(tmp_path, old, new, read_as, value):
     assert read_as(read_text(tmp_path, edited(old, new))) == value
 
 
+@pytest.mark.parametrize("old, new, read_as, value", [
+    ("<Flags>Attack Atomic AttackForward</Flags>", "<Flags>Attack Atomic AttackForward Attack</Flags>",
+     lambda t: t.flags, 0x10 | 0x80 | 0x200),
+    ("<Flags>Attack Atomic AttackForward</Flags>", "<Flags>atomic ATOMIC Atomic</Flags>", lambda t: t.flags, 0x80),
+    ("<Flags>High</Flags>", "<Flags>High high Low HIGH</Flags>", lambda t: t.attacks["flags"][0], 0x2 | 0x4),
+    ("<FromState>Standing</FromState>", "<FromState>Standing Standing</FromState>", lambda t: t.from_state, 7),
+])
+def test_a_name_given_twice_counts_once(tmp_path, old, new, read_as, value):
+    """OniSplit's MetaEnum.Parse reads the names, joined by commas, with .NET's Enum.Parse: their
+    values OR-ed, in any case, so a name given again (in any case) changes nothing."""
+    assert read_as(read_text(tmp_path, edited(old, new))) == value
+
+
 def hand_written():
     """The punch sample with values OniSplit's writer would not write (onisplit/created/TRAMhand.oni
     is its -create of this text as TRAMhand.xml)."""
