@@ -33,7 +33,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tools", "generate")]
 
-from measure import checked, leave, print_best, profile, quiet, registered_addon, scratch_folder, timed_rounds, trim  # noqa: E402
+from measure import (checked, leave, print_best, profile, quiet, registered_addon, scratch_folder,  # noqa: E402
+                     timed_rounds, trim)
 
 LIMIT = 1.5        # add-on time <= this x wm.obj_import time
 TEXTURES, SIDE = 250, 64

@@ -34,7 +34,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import checked, leave, print_best, profile, quiet, registered_addon, scratch_folder, timed_rounds, trim  # noqa: E402
+from measure import (checked, leave, print_best, profile, quiet, registered_addon, scratch_folder,  # noqa: E402
+                     timed_rounds, trim)
 
 from oban_import.core.png import png_bytes  # noqa: E402
 

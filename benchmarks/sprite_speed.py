@@ -38,8 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from measure import (  # noqa: E402
-    Peak, checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim)
+from measure import Peak, checked, leave, print_best, profile, quiet, scratch_folder, timed_rounds, trim  # noqa: E402
 
 from oban_import.core.png import png_bytes  # noqa: E402
 
@@ -104,8 +103,8 @@ def scene_counts():
 # ---------------------------------------------------------------- the rows
 
 def run_listing(prt_path):
-    from oban_import.ui.listing import sprite_rows
     from oban_import.outpost2.io.prt import read_prt
+    from oban_import.ui.listing import sprite_rows
     start = time.perf_counter()
     rows = sprite_rows(read_prt(prt_path))
     elapsed = time.perf_counter() - start

@@ -45,8 +45,8 @@ def importer(package):
 
 def rows(scratch):
     """{row: the files it imports}."""
-    import numpy as np
     import level_speed
+    import numpy as np
     level_speed.np = np   # it imports numpy when it runs
     generate = level_speed.generate
     os.makedirs(os.path.join(scratch, "generated"))

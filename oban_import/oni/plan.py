@@ -17,8 +17,6 @@ from ..core.names import name_matcher
 from .engine.doors import door_leaves, furniture_objects
 from .io.characters.model import Character
 from .io.characters.read import read_character, read_characters
-from .io.trams.files import read_trams
-from .io.trams.xml_read import looks_like_tram_xml
 from .io.container.container import (AKEV_TAG, BINA_TAG, DOOR_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG, OFGA_TAG, ONCC_TAG,
                                      ONLV_TAG, TRAC_TAG, TRAM_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG,
                                      TRTA_TAG, TXMP_TAG, looks_like_container, tag_name)
@@ -27,6 +25,8 @@ from .io.level.model import LevelContents
 from .io.level.read import read_level
 from .io.objects.model import Level, Texture, at_origin
 from .io.objects.read import read_mesh_file, read_objects, read_texture_file
+from .io.trams.files import read_trams
+from .io.trams.xml_read import looks_like_tram_xml
 
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element

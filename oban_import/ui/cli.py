@@ -16,13 +16,13 @@ import tempfile
 from ..core.errors import ObanError
 from ..oni.io.characters.model import Character
 from ..oni.io.characters.read import body_file, characters_beside
-from ..oni.io.trams.tram import Tram
 from ..oni.io.container.container import level_of_raw_data
 from ..oni.io.level.model import LevelContents
 from ..oni.io.oban.read import read_file
 from ..oni.io.oban.record import Animation
 from ..oni.io.objects.model import PlacedObject
 from ..oni.io.objects.textures import FORMAT_NAMES
+from ..oni.io.trams.tram import Tram
 from ..oni.plan import Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt

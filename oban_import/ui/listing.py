@@ -9,11 +9,11 @@ TRAM_EVENTS = ("attacks", "self_damage", "motion_blur", "shortcuts", "throw", "f
 from ..oni.engine.environment import quad_groups
 from ..oni.io.characters.body_write import ONCC_LINK_TAGS
 from ..oni.io.characters.model import Body, ClassLinks, TextureList
-from ..oni.io.trams.tram import tram_flag_text
 from ..oni.io.level.model import DOOR_FLAGS, QUAD_FLAGS
 from ..oni.io.level.properties import event_text, flag_counts, flag_names
 from ..oni.io.objects.model import Mesh
 from ..oni.io.objects.textures import FORMAT_NAMES
+from ..oni.io.trams.tram import tram_flag_text
 from ..outpost2.engine.draw import animation_boxes, subframe_owners
 from ..outpost2.io.prt import PrtFile
 

@@ -13,7 +13,8 @@ from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
 from .exports import EXPORTS
-from .options import ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, OniImportSettings, SpriteImportSettings, groups, parse_ranges
+from .options import (ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, OniImportSettings, SpriteImportSettings, groups,
+                      parse_ranges)
 
 
 def _property(option):

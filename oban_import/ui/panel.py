@@ -15,9 +15,6 @@ from ..core.errors import ObanError
 from ..core.id_properties import unsigned32
 from ..oni.blender.oban.actions import action_of, animated_of
 from ..oni.io.characters.properties import BODY, CHARACTER, PARTS
-from ..oni.io.trams.tram import tram_flag_text
-from ..oni.io.trams.properties import NAME as TRAM_NAME
-from ..oni.io.trams.properties import PREFIX as TRAM_PREFIX
 from ..oni.io.level.model import DOOR_FLAGS, OBJECT_TAG_TYPES, QUAD_FLAGS
 from ..oni.io.level.properties import (DOOR_CLASS, ENVIRONMENT, FLAGS_ATTRIBUTE, FURNITURE_CLASS, QUAD_ATTRIBUTE,
                                        TAG_ATTRIBUTE, TYPE, door_fields, event_text, flag_counts, flag_names,
@@ -25,6 +22,9 @@ from ..oni.io.level.properties import (DOOR_CLASS, ENVIRONMENT, FLAGS_ATTRIBUTE,
 from ..oni.io.oban.properties import FIELDS, FLAG_BITS, NAME, flag_properties
 from ..oni.io.oban.record import FLAGS, KNOWN_FLAGS, MAX_COUNT
 from ..oni.io.objects.properties import OBJECT_DOOR_ID, OBJECT_DOOR_LEAF
+from ..oni.io.trams.properties import NAME as TRAM_NAME
+from ..oni.io.trams.properties import PREFIX as TRAM_PREFIX
+from ..oni.io.trams.tram import tram_flag_text
 
 
 def _owners(obj):

@@ -17,9 +17,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-from oban_import.oni.io.level_rebuild.collada import DERIVED, environment_collada, rooms_collada  # noqa: E402
 from oban_import.oni.io.level.model import Quads  # noqa: E402
 from oban_import.oni.io.level.read import read_level  # noqa: E402
+from oban_import.oni.io.level_rebuild.collada import DERIVED, environment_collada, rooms_collada  # noqa: E402
 from oban_import.oni.io.level_rebuild.master_xml import master_xml  # noqa: E402
 
 SAMPLE = os.path.join(ROOT, "tests", "data", "environment")

@@ -16,11 +16,11 @@ from ...core.files import PROGRESS_STEP, each_file
 from ...core.report import Made, Report
 from ..io.characters.model import Character
 from ..io.characters.read import characters_beside
-from ..io.trams.tram import Tram
 from ..io.container.container import level_of_raw_data
 from ..io.oban.properties import PLACEMENT
 from ..io.oban.read import read_files
 from ..io.objects.model import PlacedObject
+from ..io.trams.tram import Tram
 from ..plan import Brought, Choices, bring
 from .characters import build as characters
 from .level import environment, object_lists, placed

@@ -36,6 +36,12 @@ def axes_matrix(forward: str, up: str) -> np.ndarray:
     return np.column_stack([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]) @ source.T
 
 
+def blender_points(points, axes_matrix: np.ndarray, scale: float) -> np.ndarray:
+    """(..., 3) Oni points (or offsets) -> Blender's axes and units: s.A.p (to_oni.oni_points turns
+    them back)."""
+    return scale * np.asarray(points, np.float64) @ np.asarray(axes_matrix, np.float64).T
+
+
 def blender_matrices(matrix: np.ndarray, axes_matrix: np.ndarray, scale: float) -> np.ndarray:
     """[sA 0; 0 1] . W . [sA 0; 0 1]^-1 for (..., 4, 4) engine matrices W (docs/objects.md 6)."""
     c, inverse = np.eye(4), np.eye(4)

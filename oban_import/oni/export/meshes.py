@@ -13,14 +13,13 @@ from ...core.errors import ObanError
 from ...core.output_files import FileJob, OutputFile, file_name, one_content_per_file, write_jobs
 from ...core.report import Made, Report
 from ..io.container.library import Libraries
-from ..io.level.properties import ENVIRONMENT, ROOMS
 from ..io.import_frame import import_frame
+from ..io.level.properties import ENVIRONMENT, ROOMS
 from ..io.objects.properties import PARTS, TEXTURE_NAME
 from ..io.objects.read import read_mesh_file
-from .shared.parts import read_from, scene_parts
 from .shared.edits import dropped_mesh_edits
+from .shared.parts import read_from, scene_parts
 from .shared.textures import slot_texture_names, texture_file, texture_output
-
 
 
 def mesh_objects(objects) -> list:

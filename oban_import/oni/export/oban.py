@@ -10,8 +10,8 @@ import numpy as np
 from ...core.errors import ObanError
 from ...core.output_files import FileJob, OutputFile, file_name, one_content_per_file, write_jobs
 from ...core.report import Made, Report
-from ..engine.rotations import relative_errors
 from ..blender.oban.targets import is_animated
+from ..engine.rotations import relative_errors
 from ..io.characters.properties import CHARACTER
 from ..io.oban.properties import PIVOT
 from ..io.oban.read import read_file

@@ -18,9 +18,9 @@ from commands import COMMANDS, run
 from paths import DATA
 
 from oban_import.blender.compat import action_fcurves
-from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.characters.read import read_character
 from oban_import.oni.io.trams.files import read_trams
+from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.trams.write import tram_oni_bytes
 
 pytestmark = pytest.mark.usefixtures("addon")

@@ -12,9 +12,9 @@ from oban_generate import BASES, random_animation
 from objects_generate import level_file_bytes
 
 from oban_import.blender.compat import action_fcurves
-from oban_import.oni.export.oban import export_objects
 from oban_import.oni.engine.frames import frame_matrices
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
+from oban_import.oni.export.oban import export_objects
 from oban_import.oni.io.oban.read import read_file
 from oban_import.oni.io.oban.record import LOCALIZED, LOOP
 from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes

@@ -24,12 +24,12 @@ from test_skinned import joined_sample
 
 from oban_import.blender import compat
 from oban_import.oni.blender.characters.armature_body import armature_body
-from oban_import.oni.export.bodies.export import export_bodies
 from oban_import.oni.engine import bones
 from oban_import.oni.engine.to_blender import axes_matrix
-from oban_import.oni.io.trams.tram import PART_NAMES
+from oban_import.oni.export.bodies.export import export_bodies
 from oban_import.oni.io.characters.read import read_character
 from oban_import.oni.io.characters.stored import stored_levels
+from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.ui.options import BodyExportSettings
 
 pytestmark = pytest.mark.usefixtures("addon")

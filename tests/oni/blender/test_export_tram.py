@@ -20,9 +20,9 @@ from test_characters import SCALE, part_worlds, play, to_blender
 from oban_import.blender.compat import action_fcurves
 from oban_import.oni.blender.characters.armature_body import character_armatures
 from oban_import.oni.export.trams.export import export_characters
-from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.characters.read import read_character
 from oban_import.oni.io.trams.files import read_tram_file
+from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.trams.write import tram_oni_bytes
 from oban_import.ui.options import CharacterExportSettings
 

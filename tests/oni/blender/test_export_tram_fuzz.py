@@ -17,10 +17,9 @@ from test_export_tram import import_char0, replay_error
 from oban_import.blender.compat import action_fcurves
 from oban_import.core.id_properties import unsigned32
 from oban_import.oni.export.trams.export import export_characters
-from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.trams.files import read_tram_file
-from oban_import.oni.io.trams.tram import RECORD_DTYPE
 from oban_import.oni.io.trams.properties import MASK_KEYS, PLAIN_KEYS, tram_markers
+from oban_import.oni.io.trams.tram import PART_NAMES, RECORD_DTYPE
 from oban_import.ui.options import CharacterExportSettings
 
 pytestmark = pytest.mark.usefixtures("addon")

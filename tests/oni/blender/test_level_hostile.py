@@ -141,7 +141,7 @@ def test_a_moved_environment_is_carried_by_the_rebuild_and_refused_in_place(tmp_
 def test_a_face_made_from_nothing_belongs_to_the_environment(tmp_path, level):
     """Blender gives a new face 0 in every face attribute: not an object's tag (type 0), so the
     face is the environment's own and the rebuild writes it, last."""
-    import bmesh   # after bpy, which brings it
+    import bmesh  # after bpy, which brings it
     obj = environment()
     mesh = obj.data
     before = read_level(level).environment

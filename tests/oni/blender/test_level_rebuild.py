@@ -19,8 +19,8 @@ from mathutils import Matrix
 from paths import DATA
 from placed_edits import raise_keys
 
-from oban_import.oni.io.level_rebuild.collada import DERIVED
 from oban_import.oni.io.level.read import read_level
+from oban_import.oni.io.level_rebuild.collada import DERIVED
 
 pytestmark = pytest.mark.usefixtures("addon")
 
@@ -638,6 +638,7 @@ def test_a_level_made_in_blender_takes_the_classes_of_imported_levels(tmp_path, 
     level (its name in oni_environment, no level file): the imported level's classes come with
     them, and OniSplit's level9 of what was written holds them with their gunk."""
     import made_level
+
     from oban_import.oni.export.level.rebuild import export_level_rebuilds
     from oban_import.ui.options import LevelRebuildSettings
     made_level.build()

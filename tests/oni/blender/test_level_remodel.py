@@ -50,7 +50,7 @@ def raise_mesh(name, height=UP):
 def add_face(name):
     """A triangle of three new vertices (NEW_FACE) added to the leaf's mesh, as the mesh's
     first part (Blender gives a new face 0 in every attribute)."""
-    import bmesh   # after bpy, which brings it
+    import bmesh  # after bpy, which brings it
     mesh = bpy.data.objects[name].data
     bm = bmesh.new()
     bm.from_mesh(mesh)
@@ -205,7 +205,7 @@ def test_furnitures_gunk_edited_is_named(tmp_path, level):
     the environment, which the rebuild does not write (OniSplit makes them again of the class,
     shaded 207 grey). Crate 13's first gunk face moved up and another's deleted: both named,
     the level refused; with Despite Edits written, each a warning."""
-    import bmesh   # after bpy, which brings it
+    import bmesh  # after bpy, which brings it
     mesh = bpy.data.objects["level5 environment"].data
     tags = np.empty(len(mesh.polygons), np.int32)
     mesh.attributes["oni_object_tag"].data.foreach_get("value", tags)

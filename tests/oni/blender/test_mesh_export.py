@@ -19,8 +19,8 @@ from paths import DATA, EXAMPLES
 from pngs import read_png
 
 from oban_import.blender import compat
-from oban_import.oni.export.meshes import export_meshes, mesh_objects
 from oban_import.oni.engine.to_blender import axes_matrix
+from oban_import.oni.export.meshes import export_meshes, mesh_objects
 from oban_import.oni.io.container.container import TXMP_TAG, Container
 from oban_import.oni.io.objects.mesh_write import bounds
 from oban_import.oni.io.objects.read import read_mesh_file, read_texture_file

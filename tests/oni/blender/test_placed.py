@@ -13,9 +13,9 @@ from oni_scene import engine_matrices
 from paths import DATA
 
 from oban_import.blender import compat
+from oban_import.oni.blender.level.placed import import_level
 from oban_import.oni.blender.shared.materials import CLAMPED
 from oban_import.oni.blender.shared.meshes import converted_normals
-from oban_import.oni.blender.level.placed import import_level
 from oban_import.oni.engine.to_blender import DEFAULT_AXES
 from oban_import.oni.io.oban.properties import NAME
 from oban_import.oni.io.oban.record import LOCALIZED, matrix_from_columns

@@ -19,9 +19,9 @@ from oban_import.blender import compat
 from oban_import.blender.vertex_weights import vertex_weights
 from oban_import.core.errors import ObanError
 from oban_import.oni.blender.characters.armature_body import armature_body
+from oban_import.oni.blender.shared.meshes import converted_normals
 from oban_import.oni.export.bodies.skinned import skinned_parts
 from oban_import.oni.export.shared.parts import SceneMesh, faces_part
-from oban_import.oni.blender.shared.meshes import converted_normals
 from oban_import.oni.io.characters.read import read_character
 from oban_import.ui.options import CharacterExportSettings
 

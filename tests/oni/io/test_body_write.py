@@ -15,14 +15,14 @@ from paths import DATA
 from oban_import.core.errors import ObanError
 from oban_import.oni.io.characters.body_write import (ONCC_LINKS, PartMesh, body_file_bytes, character_file_bytes,
                                                       class_as_read, textures_file_bytes)
-from oban_import.oni.io.trams.tram import PART_NAMES
-from oban_import.oni.io.characters.read import (TRBS_LEVELS, TRCM_LINKS_AT, counted_items, read_character, texture_names,
-                                                tree_parents)
+from oban_import.oni.io.characters.read import (TRBS_LEVELS, TRCM_LINKS_AT, counted_items, read_character,
+                                                texture_names, tree_parents)
 from oban_import.oni.io.container.container import (M3GM_TAG, ONCC_TAG, PNTA_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG,
                                                     TRIA_TAG, TXCA_TAG, TXMP_TAG, Container)
 from oban_import.oni.io.container.instance_file import instance_file_bytes
 from oban_import.oni.io.objects import meshes
 from oban_import.oni.io.objects.mesh_write import PNTA_HEAD, TXCA_PADDING
+from oban_import.oni.io.trams.tram import PART_NAMES
 
 SAMPLES = os.path.join(DATA, "characters", "oni")
 

@@ -19,9 +19,9 @@ from test_body_write import opened, sample, stored_levels, texture_names
 
 from oban_import.oni.io.characters.body_write import (PartMesh, body_file_bytes, character_file_bytes, class_as_read,
                                                       textures_file_bytes)
-from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.characters.read import read_character
 from oban_import.oni.io.objects import meshes
+from oban_import.oni.io.trams.tram import PART_NAMES
 
 HERE = os.path.join(DATA, "characters_written")
 SAMPLES = os.path.join(DATA, "characters", "oni")

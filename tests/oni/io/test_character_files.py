@@ -19,10 +19,10 @@ from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.core.files import open_regular
-from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.characters.read import counted_items, read_character, read_characters
-from oban_import.oni.io.trams.files import read_tram_file
 from oban_import.oni.io.container.container import TRAC_TAG, TRMA_TAG, Container
+from oban_import.oni.io.trams.files import read_tram_file
+from oban_import.oni.io.trams.tram import PART_NAMES
 
 DATA = os.path.join(TEST_DATA, "characters")
 ONI = os.path.join(DATA, "oni")

@@ -31,10 +31,10 @@ from oban_import.core.errors import ObanError
 from oban_import.oni.engine import poses
 from oban_import.oni.io.characters.model import Character
 from oban_import.oni.io.characters.read import read_character, read_characters
+from oban_import.oni.io.container.container import HEADER_DTYPE
 from oban_import.oni.io.trams.files import read_tram_file, read_trams
 from oban_import.oni.io.trams.tram import Tram
 from oban_import.oni.io.trams.write import tram_oni_bytes
-from oban_import.oni.io.container.container import HEADER_DTYPE
 
 DATA = os.path.join(TEST_DATA, "characters")
 MAX_SQUARE = float(np.finfo(np.float32).max)

@@ -13,7 +13,7 @@ from paths import DATA
 from oban_import.core.errors import ObanError
 from oban_import.core.files import open_regular
 from oban_import.oni.io.container.container import (AKEV_TAG, M3GM_TAG, OBAN_TAG, PLACEHOLDER, TXMP_TAG, UNNAMED,
-                                                     Container, level_of_raw_data, short_name, tag_name)
+                                                    Container, level_of_raw_data, short_name, tag_name)
 from oban_import.oni.io.container.instance_file import instance_file_bytes
 
 ENVIRONMENT_LEVEL = os.path.join(DATA, "environment", "level", "level5_Final.dat")

@@ -7,8 +7,8 @@ import pytest
 from paths import DATA
 
 from oban_import.oni.io.container.library import open_library
-from oban_import.oni.io.level_rebuild.list_file import list_file_bytes
 from oban_import.oni.io.level.object_lists import LIST_PREFIX, is_object_list, read_object_list
+from oban_import.oni.io.level_rebuild.list_file import list_file_bytes
 
 OBJC = os.path.join(DATA, "environment", "objc")
 

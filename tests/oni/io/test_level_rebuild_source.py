@@ -13,9 +13,9 @@ import pytest
 from level_reference import DOOR_FLAG_BITS, EVENT_NAMES, collada_polygons, flag_bits, numbers, xml_events
 from paths import DATA as TEST_DATA
 
-from oban_import.oni.io.level_rebuild.collada import DERIVED, collada_t, environment_collada, rooms_collada, runs
 from oban_import.oni.io.level.model import DoorEvent, Quads
 from oban_import.oni.io.level.read import read_level
+from oban_import.oni.io.level_rebuild.collada import DERIVED, collada_t, environment_collada, rooms_collada, runs
 from oban_import.oni.io.level_rebuild.master_xml import master_xml, objects_xml
 
 DATA = os.path.join(TEST_DATA, "environment")

@@ -45,8 +45,8 @@ from paths import DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.oni.io.container import container
-from oban_import.oni.io.oban import onisplit_xml
 from oban_import.oni.io.container.container import DESCRIPTOR_DTYPE, HEADER_DTYPE, OBAN_TAG, PC_CHECKSUM, SIGNATURE
+from oban_import.oni.io.oban import onisplit_xml
 from oban_import.oni.io.oban.read import read_file
 from oban_import.oni.io.oban.record import KEY_DTYPE, RECORD_DTYPE, Animation, record_bytes
 from oban_import.oni.io.oban.write import oni_file_bytes, raw_file_bytes

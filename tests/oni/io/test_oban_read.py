@@ -12,9 +12,9 @@ from paths import DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.core.id_properties import unsigned32
+from oban_import.oni.io.container.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
 from oban_import.oni.io.oban import properties as oni_properties
 from oban_import.oni.io.oban import read as reader_module
-from oban_import.oni.io.container.container import DESCRIPTOR_DTYPE, HEADER_DTYPE
 from oban_import.oni.io.oban.properties import descriptions, keys_from_property, properties, stored_data
 from oban_import.oni.io.oban.read import read_file, read_files
 from oban_import.oni.io.oban.record import (RECORD_DTYPE, SCREENED_AT_ONCE, SCREENED_FROM, check, check_all,

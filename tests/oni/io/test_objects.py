@@ -13,13 +13,13 @@ import struct
 import numpy as np
 import objects_generate as gen
 import pytest
-from paths import DATA as TEST_DATA
 from onisplit_readings import ONISPLIT_BITS, assert_same_faces, mesh_corners, onisplit_bytes, read_obj
+from paths import DATA as TEST_DATA
 from pngs import read_png
 
 from oban_import.core.errors import ObanError
-from oban_import.oni.io.objects import textures
 from oban_import.oni.io.oban.record import matrix_from_columns
+from oban_import.oni.io.objects import textures
 from oban_import.oni.io.objects.read import read_mesh_file, read_objects, read_texture_file
 
 DATA = os.path.join(TEST_DATA, "objects")

@@ -19,15 +19,14 @@ from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.oni.engine import poses
-from oban_import.oni.io.trams import tram as tram_module
-from oban_import.oni.io.trams import read as tram_read
-from oban_import.oni.io.trams.tram import PART_NAMES
-from oban_import.oni.io.trams.files import read_tram_file, read_trams
-from oban_import.oni.io.trams.tram import RECORD_DTYPE, Track, Tram
-from oban_import.oni.io.trams.read import read_tram_instances
-from oban_import.oni.io.trams.write import tram_oni_bytes
 from oban_import.oni.io.container.container import HEADER_DTYPE
 from oban_import.oni.io.container.library import Library
+from oban_import.oni.io.trams import read as tram_read
+from oban_import.oni.io.trams import tram as tram_module
+from oban_import.oni.io.trams.files import read_tram_file, read_trams
+from oban_import.oni.io.trams.read import read_tram_instances
+from oban_import.oni.io.trams.tram import PART_NAMES, RECORD_DTYPE, Track, Tram
+from oban_import.oni.io.trams.write import tram_oni_bytes
 
 DATA = os.path.join(TEST_DATA, "characters")
 MANIFEST = json.load(open(os.path.join(DATA, "manifest.json")))

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from paths import DATA
 
-from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.trams.files import read_tram_file
 from oban_import.oni.io.trams.properties import tram_from_properties, tram_markers, tram_properties
+from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.trams.write import tram_oni_bytes
 
 SAMPLES = sorted(glob.glob(os.path.join(DATA, "characters", "oni", "TRAM*.oni")))

@@ -5,8 +5,8 @@ counts and pointers following edited arrays; what cannot be stored refused."""
 
 import numpy as np
 import pytest
-from test_tram import (GENERATED, LEVEL, SAMPLES, assert_tracks_equal_reference, cg, plain_tram, record_at,
-                       sample_path, samples)
+from test_tram import (GENERATED, LEVEL, SAMPLES, assert_tracks_equal_reference, cg, plain_tram, record_at, sample_path,
+                       samples)
 
 from oban_import.oni.io.trams.files import read_tram_file, read_trams
 from oban_import.oni.io.trams.tram import RECORD_DTYPE, Track, Tram

@@ -24,6 +24,7 @@ from limits import measured
 from paths import DATA as TEST_DATA
 
 from oban_import.core.errors import ObanError
+from oban_import.oni.io.container.container import HEADER_DTYPE
 from oban_import.oni.io.trams import tram as tr
 from oban_import.oni.io.trams import xml_read as tram_xml_read
 from oban_import.oni.io.trams.files import read_tram_file
@@ -32,7 +33,6 @@ from oban_import.oni.io.trams.write import tram_oni_bytes
 from oban_import.oni.io.trams.xml_read import looks_like_tram_xml, read_tram_xml
 from oban_import.oni.io.trams.xml_schema import DEGREES, RADIANS, ekey_codes, ekey_degrees
 from oban_import.oni.io.trams.xml_write import tram_xml_bytes
-from oban_import.oni.io.container.container import HEADER_DTYPE
 
 DATA = os.path.join(TEST_DATA, "characters")
 ONISPLIT = os.path.join(DATA, "onisplit")

@@ -12,10 +12,10 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import number, numbers
-from ...io.trams.tram import PART_NAMES
+from ...engine.to_oni import oni_points
 from ...io.characters.properties import ACTIONS, PARENTS, PARTS, TRANSLATIONS
-from ...io.trams.tram import MAX_PARTS
 from ...io.import_frame import FIRST_FRAME, import_frame
+from ...io.trams.tram import MAX_PARTS, PART_NAMES
 
 MAX_FRAME = 1 << 20                  # past any frame Blender's timeline reaches
 
@@ -54,7 +54,7 @@ def armature_body(armature, scale: float, axes, parts: int = len(PART_NAMES)) ->
     scale, axes = import_frame(armature, label, scale, axes)
     heads = rest[:, :3, 3]
     offsets = heads - np.where(parents[:, None] >= 0, heads[parents], 0.0)
-    translations = numbers(armature, TRANSLATIONS, label, 3 * len(names), (offsets @ axes / scale).ravel(), PARTS)
+    translations = numbers(armature, TRANSLATIONS, label, 3 * len(names), oni_points(offsets, axes, scale).ravel(), PARTS)
     first_frame = None
     if FIRST_FRAME in armature:
         first_frame = number(armature, FIRST_FRAME, label)

@@ -16,14 +16,13 @@ from ....core.errors import ObanError
 from ....core.report import Made, Report
 from ....core.runs import bounded_runs
 from ...engine import bones
-from ...io.trams.tram import PART_NAMES
-from ...io.characters.properties import (BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE,
-                                        CHARACTER_INSTANCE, PARENTS, PARTS, TRANSLATIONS)
+from ...io.characters.properties import (BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE, CHARACTER_INSTANCE,
+                                         PARENTS, PARTS, TRANSLATIONS)
 from ...io.characters.read import also_listed, body_file, listers, read_character
-from ...io.trams.tram import OVERLAY
+from ...io.import_frame import import_properties
 from ...io.trams.properties import tram_markers, tram_properties
 from ...io.trams.read import MAX_SQUARE
-from ...io.import_frame import import_properties
+from ...io.trams.tram import OVERLAY, PART_NAMES
 from ..shared.blocks import SharedBlocks
 from .armature_body import armature_body, record_actions
 

@@ -13,11 +13,12 @@ import numpy as np
 from ....blender import compat
 from ....core.report import Made
 from ...engine.environment import quad_groups
+from ...engine.to_blender import blender_points
+from ...io.import_frame import import_properties
 from ...io.level.fingerprint import fingerprint
 from ...io.level.model import QUAD_FLAGS, TWO_SIDED, Environment, LevelContents
 from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, LEVEL_FILE, QUAD_ATTRIBUTE, ROOMS,
                                     SHADE_ATTRIBUTE, TAG_ATTRIBUTE, UV_MAP)
-from ...io.import_frame import import_properties
 from ..shared.materials import UNTEXTURED
 
 TRANSPARENT = QUAD_FLAGS["Transparent"]
@@ -63,7 +64,7 @@ def _objects(contents, groups, path, settings, collection, shared):
 
 def _rooms_mesh(name, environment: Environment, settings) -> "bpy.types.Mesh":
     """A face per room (AKVA order): its floor polygon, converted."""
-    points = environment.room_floors.astype(np.float64) @ (settings.global_scale * np.asarray(settings.axes)).T
+    points = blender_points(environment.room_floors, settings.axes, settings.global_scale)
     mesh = bpy.data.meshes.new(name)
     corners = np.arange(len(points), dtype=np.int32)
     compat.set_polygons(mesh, points.astype(np.float32), corners, environment.room_floor_counts,
@@ -79,7 +80,7 @@ def new_environment_mesh(name, environment: Environment, quads, shared, settings
     used = np.arange(4)[None, :] < counts[:, None]                       # (n, 4) the corners each has
     corner_points = environment.quad_points[quads][used]
     kept, corners = _compacted(corner_points, len(environment.points))
-    points = environment.points[kept].astype(np.float64) @ (settings.global_scale * np.asarray(settings.axes)).T
+    points = blender_points(environment.points[kept], settings.axes, settings.global_scale)
     uvs = environment.texture_coordinates[environment.quad_uvs[quads][used]].astype(np.float32)
     uvs[:, 1] = 1.0 - uvs[:, 1]                                          # Direct3D v -> Blender's
     mesh = bpy.data.meshes.new(name)

@@ -10,9 +10,9 @@ from mathutils import Matrix
 from ....core.report import Made
 from ...engine.doors import placements
 from ...engine.to_blender import blender_matrices
+from ...io.import_frame import import_properties
 from ...io.level.model import LevelContents, ObjectList
 from ...io.level.properties import LEVEL_FILE, door_properties, furniture_properties, object_properties
-from ...io.import_frame import import_properties
 from ..shared.empties import new_empty
 
 

@@ -10,6 +10,7 @@ import bpy
 import numpy as np
 
 from ....blender import compat
+from ...engine.to_blender import blender_points
 from ...io.import_frame import IMPORT_AXES, IMPORT_SCALE
 from ...io.objects.properties import PART_ATTRIBUTE, part_properties
 from .fingerprints import record_mesh
@@ -39,7 +40,7 @@ def new_mesh(name: str, parts: list, materials: list, axes, scale: float) -> "bp
     uv = np.take(uvs, corners, axis=0)
     uv[:, 1] = 1.0 - uv[:, 1]                                 # Direct3D v -> Blender's (docs/objects.md 4)
     mesh = bpy.data.meshes.new(name)
-    compat.set_polygons(mesh, (scale * points @ axes.T).astype(np.float32), corners.astype(np.int32),
+    compat.set_polygons(mesh, blender_points(points, axes, scale).astype(np.float32), corners.astype(np.int32),
                         np.full(len(triangles), 3, np.int32), uv.astype(np.float32), UV_MAP)
     if len(slots) > 1:   # one slot: every face has index 0 already
         compat.set_material_indices(mesh, np.concatenate(slot_of))

@@ -14,19 +14,20 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.report import listed
+from ...blender.characters.armature_body import ArmatureBody, armature_body
 from ...engine import bones
+from ...engine.to_oni import oni_points
 from ...io.characters.properties import TRANSLATIONS
 from ...io.import_frame import import_frame
+from ..shared.as_read import AS_READ
 from ..shared.edits import dropped_mesh_edits
 from ..shared.parts import Part, recorded_parts, scene_parts
 from ..shared.textures import slot_texture_names
-from ...blender.characters.armature_body import ArmatureBody, armature_body
 from .skinned import skinned_parts
 
 PLACED = 1e-4      # relative: a part's placement on its bone this close to the import's is the import's (Blender
                    # makes a bone's rest matrix in float32 from its head, tail and roll, some directions 1e-5 off
                    # orthonormal, and the import's parent inverse is its transpose: 1.5e-5 seen)
-MOVED = 1e-5       # relative to the body's reach: a bone head this close to where the import put it has not moved
 SINGULAR = 1e-9    # a placement whose linear part's determinant is this small flattens the mesh: refused
 
 
@@ -89,14 +90,14 @@ def _translations(armature, body: ArmatureBody, label):
     armature.data.bones.foreach_get("head_local", every)
     heads = every.reshape(-1, 3)[[armature.data.bones.find(name) for name in body.names]].astype(np.float64)
     parents = body.parents
-    now = (heads - np.where(parents[:, None] >= 0, heads[parents], 0.0)) @ body.axes / body.scale
+    now = oni_points(heads - np.where(parents[:, None] >= 0, heads[parents], 0.0), body.axes, body.scale)
     if not np.isfinite(now).all() or np.abs(now).max(initial=0.0) > np.finfo(np.float32).max:
         raise ObanError(label, "a bone's rest head is too far out for a translation (float32)")
     if TRANSLATIONS not in armature:
         return now.astype(np.float32), list(body.names)
     expected = bones.rest_heads(parents, body.translations, body.axes, body.scale)
     reach = max(np.abs(expected).max(initial=0.0), body.scale)
-    off = np.abs(heads - expected).max(axis=1) > MOVED * reach
+    off = np.abs(heads - expected).max(axis=1) > AS_READ * reach   # relative to the body's reach
     moved = off | np.where(parents >= 0, off[parents], False)
     chosen = np.where(moved[:, None], now, body.translations).astype(np.float32)
     return chosen, [name for name, m in zip(body.names, moved.tolist()) if m]

@@ -12,9 +12,9 @@ import numpy as np
 from ....blender.vertex_weights import vertex_weights
 from ....core.errors import ObanError
 from ....core.report import listed
+from ...blender.shared.fingerprints import face_corners
 from ..shared.edits import unheld_edits
 from ..shared.parts import SceneMesh, checked, faces_part
-from ...blender.shared.fingerprints import face_corners
 
 NO_PART = -1        # the part of a vertex or corner without weight, of a group naming none
 

@@ -7,15 +7,16 @@ no mesh of its own in a level with an environment, so its re-modelling is not ca
 
 import numpy as np
 
+from ..shared.as_read import close
 from .scene import NAMED
 
 KINDS = {3: "door", 5: "furniture"}
 
 
-def edited_gunk(faces, environment, same) -> list:
+def edited_gunk(faces, environment) -> list:
     """[what is dropped, one an object] of the `faces` (scene.SceneFaces of a level's
     environment objects) that are an object's gunk: each such face not as its quad of
-    `environment` was read (corners within `same`, relative), a new one, and each gunk quad no
+    `environment` was read (corners as read: shared/as_read.py), a new one, and each gunk quad no
     face holds any more of an object whose other gunk quads are there."""
     tags, whats, numbers = [], [], []   # by edited face or quad: its object's tag, what ('<object> faces|moved'), its number
     held = np.zeros(len(environment.flags) if environment is not None else 0, bool)
@@ -26,7 +27,7 @@ def edited_gunk(faces, environment, same) -> list:
         held[quads[known]] = True
         why = np.where(known, "", "added").astype(object)
         if environment is not None and known.any():
-            for changed, what in reversed(_changes(found, gunk[known], quads[known], environment, same)):
+            for changed, what in reversed(_changes(found, gunk[known], quads[known], environment)):
                 why[np.flatnonzero(known)[changed]] = what
         edited = why != ""
         tags.append(found.tags[gunk[edited]])
@@ -49,7 +50,7 @@ def edited_gunk(faces, environment, same) -> list:
     return dropped
 
 
-def _changes(found, rows, quads, environment, same) -> list:
+def _changes(found, rows, quads, environment) -> list:
     """[((k,) bool, what)] of how the faces `rows` differ from their `quads` as read, the
     weightiest first."""
     corners = np.arange(4) < found.sizes[rows, None]     # a triangle's fourth corner is no corner
@@ -57,18 +58,13 @@ def _changes(found, rows, quads, environment, same) -> list:
     read_uvs = environment.texture_coordinates[environment.quad_uvs[quads]]
     read_names = np.array(environment.texture_names, object)[environment.quad_textures[quads]]
     names = np.array(found.slot_names, object)[found.slots[rows]]
-    return [(~((_close(found.points[rows], read_points, same) | ~corners).all(axis=1)
+    return [(~((close(found.points[rows], read_points).all(axis=2) | ~corners).all(axis=1)
                & (environment.corner_counts(quads) == found.sizes[rows])), "moved or re-shaped"),
-            (~(_close(found.uvs[rows], read_uvs, same) | ~corners).all(axis=1), "re-mapped"),
+            (~(close(found.uvs[rows], read_uvs).all(axis=2) | ~corners).all(axis=1), "re-mapped"),
             (names != read_names, "re-textured"),
             (((found.shades[rows] != environment.shades[quads]) & corners).any(axis=1), "re-shaded"),
             (found.flags[rows] != environment.flags[quads], "re-flagged"),
             (found.tags[rows] != environment.object_tags[quads], "given to another object")]
-
-
-def _close(values, read, same) -> np.ndarray:
-    """(f, 4) whether each corner's values are within `same` (relative) of those read."""
-    return (np.abs(values - read) <= same * np.maximum(1.0, np.abs(read))).all(axis=2)
 
 
 def _listed(what, numbers) -> str:

@@ -12,14 +12,14 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.report import listed
-from ...io.container.library import Libraries
-from ...io.level.properties import door_fields
-from ...io.level_rebuild.class_files import class_file_name
-from ...io.import_frame import import_frame
-from ...io.objects.read import stored_mesh
-from ..shared.parts import recorded_parts, scene_parts
 from ...blender.shared.fingerprints import mesh_edited
 from ...blender.shared.materials import slot_textures
+from ...io.container.library import Libraries
+from ...io.import_frame import import_frame
+from ...io.level.properties import door_fields
+from ...io.level_rebuild.class_files import class_file_name
+from ...io.objects.read import stored_mesh
+from ..shared.parts import recorded_parts, scene_parts
 from .scene import leaves_of
 
 

@@ -9,8 +9,11 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import text
+from ...blender.oban.targets import is_animated
 from ...engine.doors import MIRROR, flipped, leaf_flips, placements
 from ...engine.to_blender import blender_matrices
+from ...engine.to_oni import oni_matrices
+from ...io.import_frame import import_frame
 from ...io.level.model import Door, Furniture
 from ...io.level.object_lists import LIST_PREFIX
 from ...io.level.properties import OSD, door_fields, furniture_fields, object_header
@@ -18,13 +21,11 @@ from ...io.level_rebuild.class_files import class_file_name
 from ...io.level_rebuild.list_file import LIST_NAMES, list_file_bytes
 from ...io.level_rebuild.master_xml import OtherObject
 from ...io.level_rebuild.object_xml import CLASS_TYPES, OSD_TYPES, level_given, level_osd_xml
-from ...io.import_frame import import_frame
 from ...io.oban.write import oni_file_bytes
 from ...io.objects.properties import OBJECT_DOOR_LEAF
+from ..shared.as_read import matrix_as_read
 from ..shared.motion import Motion, animation_of
-from ...blender.oban.targets import is_animated
 
-SAME = 1e-5    # relative: a point, coordinate or matrix this close to what was read is what was read
 OWN_LISTS = ("CMBT", "MELE")   # the types -create:level does not take: written in lists of their own (whole_lists)
 
 
@@ -172,17 +173,15 @@ def _placement(obj, header, frame):
 
 def moved_placement(obj, label, read, frame):
     """None where the object stands where the import put it (`read`, its engine matrix: the
-    world matrix within SAME), else (its world matrix in Oni's axes and units, that matrix's
+    world matrix as read, shared/as_read.py), else (its world matrix in Oni's axes and units, that matrix's
     column lengths, the world matrix, the imported one); ObanError where it is not finite or
     scales the object to nothing. `frame`: the (scale, axes) where the object does not say."""
     scale, axes = import_frame(obj, label, *frame)
     world = np.asarray(obj.matrix_world, np.float64)
     imported = blender_matrices(read, axes, scale)
-    if np.abs(imported - world).max() <= SAME * max(1.0, np.abs(world).max()):
+    if matrix_as_read(world, imported):
         return None
-    c = np.eye(4)
-    c[:3, :3] = scale * axes
-    oni = np.linalg.inv(c) @ world @ c
+    oni = oni_matrices(world, axes, scale)
     lengths = np.linalg.norm(oni[:3, :3], axis=0)
     if not np.isfinite(oni).all() or not (lengths > 0).all():
         raise ObanError(label, "its placement (world matrix) is not finite, or scaled to nothing")

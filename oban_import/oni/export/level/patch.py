@@ -12,6 +12,7 @@ from ....core.errors import ObanError
 from ....core.files import read_bytes
 from ....core.output_files import FileJob, OutputFile, one_content_per_file, write_jobs
 from ....core.report import Made, Report
+from ...blender.shared.fingerprints import image_pixels
 from ...io.container.container import raw_path
 from ...io.level.patch import patched_files, refusals
 from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, TYPE
@@ -20,11 +21,9 @@ from ...io.objects.properties import TEXTURE_FILE, TEXTURE_INSTANCE
 from ...io.objects.read import stored_texture
 from ...io.objects.texture_write import encode, lossless, mip_levels
 from ...io.objects.textures import FORMAT_NAMES, HAS_MIPMAPS
-from ...blender.shared.fingerprints import image_pixels
-from .scene import (check_imported, dropped_edits, edited_images, levels_of, refusal, scene_faces, settled,
-                    shown_images)
+from ..shared.as_read import close
+from .scene import check_imported, dropped_edits, edited_images, levels_of, refusal, scene_faces, settled, shown_images
 
-MOVED = 1e-5   # relative: a corner (or texture coordinate) further than this from where it was read has moved
 REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
 
 
@@ -171,7 +170,7 @@ def _moved(found, quad, environment) -> list:
     for what, got, read in (("its corners moved", found.points, environment.points[environment.quad_points[quad]]),
                             ("its texture coordinates changed", found.uvs,
                              environment.texture_coordinates[environment.quad_uvs[quad]])):
-        off = (np.abs(got - read).max(axis=2) > MOVED * np.maximum(1.0, np.abs(read).max(axis=2))) & used
+        off = ~close(got, read).all(axis=2) & used
         said += [f"{found.label} face {face} (quad {quad[face]}): {what}"
                  for face in np.flatnonzero(off.any(axis=1))[:3].tolist()]
     return said

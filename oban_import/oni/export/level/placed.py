@@ -17,9 +17,12 @@ from ....core.errors import ObanError
 from ....core.id_properties import number, numbers, text, unsigned32, whole
 from ....core.output_files import FileJob, OutputFile, write_job
 from ....core.report import Made
+from ...blender.oban.targets import is_animated
+from ...blender.shared.fingerprints import image_edited
 from ...engine.rotations import matrix_quaternions, stored_from_hamilton
 from ...io.container.container import OBOA_TAG
 from ...io.container.library import Libraries, open_library
+from ...io.import_frame import import_frame
 from ...io.level.properties import INT32, LEVEL_FILE
 from ...io.level.read import read_level
 from ...io.level_rebuild.class_files import class_file_name, class_files
@@ -27,19 +30,16 @@ from ...io.level_rebuild.door_leaves import moved_leaves
 from ...io.level_rebuild.oboa_xml import NAME_BYTES, OBOA_FILE, Setup, oboa_xml, stored_setups
 from ...io.level_rebuild.onlv_file import (gunk_objects, onlv_file_bytes, own_quad_count, stored_gunk_objects,
                                            stored_level, written_quad_count)
-from ...io.import_frame import import_frame
 from ...io.oban.record import matrix_from_columns, stored_columns
 from ...io.oban.write import oni_file_bytes
-from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJECT_DOOR_LEAF, OBJECT_FLAGS,
-                                      OBJECT_NAME, OBJECT_ORIGIN, OBJECT_PHYSICS, OBJECT_POSITION, OBJECT_ROTATION,
-                                      OBJECT_SCALE, OBJECT_SCRIPT_ID, OBJECT_SETUP)
+from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJECT_DOOR_LEAF, OBJECT_FLAGS, OBJECT_NAME,
+                                      OBJECT_ORIGIN, OBJECT_PHYSICS, OBJECT_POSITION, OBJECT_ROTATION, OBJECT_SCALE,
+                                      OBJECT_SCRIPT_ID, OBJECT_SETUP)
 from ...io.objects.read import empty_setup
-from ..shared.motion import Motion, animation_of
-from ...blender.oban.targets import is_animated
 from ..shared.edits import dropped_mesh_edits
+from ..shared.motion import Motion, animation_of
 from ..shared.parts import scene_parts
 from ..shared.textures import slot_texture_names, texture_file
-from ...blender.shared.fingerprints import image_edited
 from .objects import moved_placement
 from .scene import refusal, settled
 

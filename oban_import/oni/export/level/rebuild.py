@@ -17,6 +17,7 @@ from ....core.errors import ObanError
 from ....core.output_files import FileJob, OutputFile, write_job
 from ....core.report import Made, Report
 from ....core.tga import tga_bytes
+from ...blender.shared.materials import NOT_IN_A_NAME
 from ...engine.fit_keys import TOLERANCE
 from ...io.container.container import raw_path
 from ...io.container.library import open_library
@@ -28,14 +29,14 @@ from ...io.level_rebuild.collada import environment_collada, rooms_collada
 from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, OBJECTS_FILE,
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
-from ...blender.shared.materials import NOT_IN_A_NAME
+from ..shared.as_read import kept_as_read
 from .gunk import edited_gunk
 from .leaves import remodelled_classes
-from .objects import SAME, door_animations, has_class, scene_objects, whole_lists
+from .objects import door_animations, has_class, scene_objects, whole_lists
 from .placed import export_placed_level, placed_in_level, placed_left_out, placed_objects, placed_setups
-from .textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
                     settled, shown_images)
+from .textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
@@ -181,7 +182,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     if refused:
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
-                                remodelled_leaves) + retextured + edited_gunk(faces, source.environment, SAME)
+                                remodelled_leaves) + retextured + edited_gunk(faces, source.environment)
             + placed_dropped, despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
     warnings += placed_left_out(path, source.placed, placed)
@@ -263,18 +264,11 @@ def _face_rows(found, index, environment) -> dict:
     else:
         stored = np.where(known, found.quads, 0)
         same_shape = (known & (environment.corner_counts(stored) == found.sizes))[:, None, None]
-        points = _as_read(points, environment.points[environment.quad_points[stored]], same_shape)
-        uvs = _as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
+        points = kept_as_read(points, environment.points[environment.quad_points[stored]], same_shape)
+        uvs = kept_as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
     return {"key": np.where(known, found.quads, ADDED), "object": np.full(count, index), "face": np.arange(count),
             "points": points, "uvs": uvs, "shades": found.shades, "flags": flags, "tag": found.tags,
             "texture_name": np.array(found.slot_names, str)[found.slots]}
-
-
-def _as_read(values, read, comparable=True) -> np.ndarray:
-    """float32 `values`, each one within SAME of what was read (`read`, where `comparable`,
-    broadcast: the face or room kept its shape) exactly that."""
-    close = np.abs(values - read) <= SAME * np.maximum(1.0, np.abs(read))
-    return np.where(comparable & close, read, values).astype(np.float32)
 
 
 # --- the rooms -----------------------------------------------------------------------------------
@@ -291,7 +285,7 @@ def _scene_rooms(objects, environment, frame):
         if not np.isfinite(points).all():
             raise ObanError(f"object '{obj.name}'", "a room's corner is not a finite number")
         if environment is not None and np.array_equal(sizes, environment.room_floor_counts):
-            points = _as_read(points, environment.room_floors)
+            points = kept_as_read(points, environment.room_floors)
         parts.append(points.astype(np.float32))
         counts.append(sizes)
     if not parts:

@@ -13,16 +13,17 @@ import numpy as np
 from ....blender import compat
 from ....core.errors import ObanError
 from ....core.id_properties import text, whole
+from ...blender.shared.fingerprints import image_edited, mesh_edited
+from ...blender.shared.materials import slot_textures
+from ...blender.shared.mesh_data import corner_uvs, face_ints
+from ...engine.to_oni import oni_points
+from ...io.import_frame import import_frame
 from ...io.level.fingerprint import fingerprint
 from ...io.level.model import Environment, packed_shades
 from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, INT32, LEVEL_FILE, QUAD_ATTRIBUTE,
                                     SHADE_ATTRIBUTE, TAG_ATTRIBUTE)
-from ...io.import_frame import import_frame
 from ...io.objects.properties import OBJECT_DOOR_LEAF, PIXELS_FINGERPRINT
 from ..shared.edits import unheld_edits
-from ...blender.shared.fingerprints import image_edited, mesh_edited
-from ...blender.shared.materials import slot_textures
-from ...blender.shared.mesh_data import corner_uvs, face_ints
 
 WHITE = 0xFFFFFFFF
 NAMED = 5            # refusals a message names before it counts the rest
@@ -151,7 +152,7 @@ def _oni_points(obj, mesh, vertex, scale, axes) -> np.ndarray:
     mesh.vertices.foreach_get("co", co)
     world = np.asarray(obj.matrix_world, np.float64)
     points = co.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
-    return (points @ axes / scale)[vertex]   # A^-1 = A^T
+    return oni_points(points, axes, scale)[vertex]
 
 
 def shown_images(faces, doors) -> list:

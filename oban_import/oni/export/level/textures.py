@@ -4,10 +4,10 @@ TXMP, the pixels of the material's image, which OniSplit makes one of (written a
 the image the import made of a TXMP was painted, that TXMP written from it."""
 
 from ....core.errors import ObanError
-from ...io.level_rebuild.class_files import class_file_name
-from ..shared.textures import texture_file
 from ...blender.shared.fingerprints import image_pixels
 from ...blender.shared.materials import NOT_IN_A_NAME
+from ...io.level_rebuild.class_files import class_file_name
+from ..shared.textures import texture_file
 
 MAX_TEXTURE = 512   # OniSplit's largest texture side: a larger image is scaled down
 MAX_NAME = 60       # a new texture's or a level's name

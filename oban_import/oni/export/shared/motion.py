@@ -9,6 +9,7 @@ import numpy as np
 
 from ....blender.compat import action_fcurves
 from ....core.errors import ObanError
+from ...blender.oban.actions import action_of
 from ...engine.fit_keys import animation_from_matrices
 from ...engine.frames import frame_matrices
 from ...engine.playback import engine_frames
@@ -19,7 +20,6 @@ from ...io.import_frame import FIRST_FRAME, START_FRAME, import_frame
 from ...io.oban.properties import PLACEMENT, from_properties
 from ...io.oban.record import LOCALIZED, LOOP, matrix_from_columns
 from ...io.objects.properties import OBJECT_ORIGIN
-from ...blender.oban.actions import action_of
 from .as_read import motion_as_read
 
 STEADY = 1e-5   # relative: a scale that changes less than this over the motion, or shear under it, is none

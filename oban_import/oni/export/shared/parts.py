@@ -12,16 +12,17 @@ import numpy as np
 from ....blender import compat
 from ....core.errors import ObanError
 from ....core.id_properties import numbers, plain, texts
-from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
-from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS, TEXTURE_FILE
-from ...io.objects.read import stored_mesh
 from ...blender.shared.fingerprints import face_parts, part_fingerprints
 from ...blender.shared.mesh_data import corner_uvs, face_ints
 from ...blender.shared.meshes import converted_normals
+from ...engine.to_oni import oni_directions, oni_points
+from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
+from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS, TEXTURE_FILE
+from ...io.objects.read import stored_mesh
+from .as_read import rows_close
 
 MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a mesh (BFW_Motoko.h, M3cMaxObjVertices)
 MAX_TRIANGLES = 4095    # ... and fewer than 4096 face normals (M3cMaxObjTris)
-AS_READ = 1e-5          # relative: a point or texture coordinate this close to what was read is what was read
 UNCHANGED = "unchanged import"
 EDITED = "edited"
 
@@ -113,7 +114,7 @@ class SceneMesh:
         self.drawn = compat.corner_normals(mesh)                                        # Blender's axes
         if matrix is not None and not np.array_equal(matrix[:3, :3], np.eye(3)):
             self.drawn = _turned_normals(self.drawn, matrix[:3, :3])
-        self.normals = (self.drawn.astype(np.float64) @ self.axes).astype(np.float32)    # Oni's
+        self.normals = oni_directions(self.drawn, self.axes).astype(np.float32)
         self.parts = face_parts(mesh, parts)
         self.slots = np.clip(face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(len(mesh.polygons), np.int32)), 0,
                              max(len(mesh.materials) - 1, 0))
@@ -129,7 +130,7 @@ class SceneMesh:
         own origin) in Oni's axes and units, A^T (x - origin) / s, worked out in float64."""
         at = self.positions if origin is None else self.positions - np.asarray(origin, np.float64)
         with np.errstate(over="ignore"):      # past float32: inf, refused (_check_finite)
-            return ((at @ self.axes) / self.scale).astype(np.float32)            # A^-1 = A^T
+            return oni_points(at, self.axes, self.scale).astype(np.float32)
 
     def faces_of(self, part: int) -> np.ndarray:
         return np.flatnonzero(self.parts == part)
@@ -142,11 +143,11 @@ class SceneMesh:
         points, normals, uvs = (np.concatenate([getattr(m, key) for m in meshes]) for key in ("points", "normals",
                                                                                                "uvs"))
         count = min(len(points), len(self.points))
-        close = _close(self.points[:count], points[:count])
+        close = rows_close(self.points[:count], points[:count])
         self.points[:count][close] = points[:count][close]
         known = self.corner_point < len(points)
         vertex = np.where(known, self.corner_point, 0)
-        close = known & _close(self.uvs, uvs[vertex])
+        close = known & rows_close(self.uvs, uvs[vertex])
         self.uvs[close] = uvs[vertex][close]
         drawn = converted_normals(normals, self.axes)[vertex]
         close = known & (np.abs(self.drawn - drawn).max(axis=1, initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
@@ -237,11 +238,6 @@ def _turned_normals(normals, linear) -> np.ndarray:
     turned = normals.astype(np.float64) @ np.linalg.inv(linear)     # rows: (L^-T n)^T = n^T L^-1
     length = np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
     return (turned / np.where(length == 0.0, 1.0, length)).astype(np.float32)
-
-
-def _close(values, read) -> np.ndarray:
-    """(n,) whether each row of `values` is within AS_READ of `read`'s (relative, at least 1)."""
-    return (np.abs(values - read) <= AS_READ * np.maximum(1.0, np.abs(read))).all(axis=1)
 
 
 def _check_finite(where, values, items, what):

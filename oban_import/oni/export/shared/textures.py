@@ -11,13 +11,13 @@ import numpy as np
 from ....core.errors import ObanError
 from ....core.id_properties import text, unsigned32, whole
 from ....core.output_files import OutputFile, file_name
+from ...blender.shared.fingerprints import image_edited, image_pixels, pixels_fingerprint
+from ...blender.shared.materials import IMAGE_SUFFIX, NOT_IN_A_NAME, slot_textures
 from ...io.objects.properties import (PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_FLAGS, TEXTURE_FORMAT, TEXTURE_INSTANCE,
                                       TEXTURE_NAME)
 from ...io.objects.read import read_texture_file, stored_texture
 from ...io.objects.texture_write import fits, lossless, onisplit_flags, texture_file_bytes, txmp_file_bytes
 from ...io.objects.textures import BGR, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA
-from ...blender.shared.fingerprints import image_edited, image_pixels, pixels_fingerprint
-from ...blender.shared.materials import IMAGE_SUFFIX, NOT_IN_A_NAME, slot_textures
 from .parts import UNCHANGED
 
 

@@ -19,22 +19,23 @@ import numpy as np
 
 from ....blender.compat import action_fcurves
 from ....core.errors import ObanError
-from ....core.output_files import FileJob, OutputFile, file_name, write_job
 from ....core.id_properties import unsigned32
+from ....core.output_files import FileJob, OutputFile, file_name, write_job
 from ....core.report import Made, Report, listed
+from ...blender.characters.armature_body import ArmatureBody, armature_body, recorded_actions
 from ...engine import poses
 from ...engine.fit_tram import fit_tracks, root_motion_from
 from ...engine.rotations import matrix_quaternions, relative_errors, split_rotation_scale, stored_from_hamilton
+from ...engine.to_oni import oni_matrices
 from ...io.trams.files import read_tram_file
-from ...io.trams.tram import OVERLAY, Tram
 from ...io.trams.properties import NAME, PREFIX, tram_from_properties, tram_properties
+from ...io.trams.tram import OVERLAY, Tram
 from ...io.trams.write import tram_oni_bytes
 from ...io.trams.xml_write import tram_xml_bytes
-from ...blender.characters.armature_body import ArmatureBody, armature_body, recorded_actions
+from ..shared.as_read import motion_as_read
 from .action import described, events, tram_name
 
 FILES = {"oni": ("TRAM{name}.oni", tram_oni_bytes), "xml": ("TRAM{name}.xml", tram_xml_bytes)}
-UNCHANGED = 1e-5       # relative: an imported animation whose motion is within this is written as read
 RIGID = 1e-4           # a bone's local matrix off a rotation (scale, shear), or off its rest offset, by more: refused
 MAX_FRAMES = 0xFFFF
 SHOWN = "SHOWN"        # Actions: As Shown, the armature's motion as the scene shows it
@@ -187,12 +188,10 @@ def _one_file_each(jobs, directory, settings, errors):
 
 def _engine(body, pose):
     """(F, P, 4, 4) engine part matrices from Blender pose matrices (F, P, 4, 4): each bone's
-    turned back by its rest rotation, [sA]^-1 . Wb . [sA]."""
+    turned back by its rest rotation, then in the engine's axes and units."""
     unturned = np.tile(np.eye(4), (len(body.names), 1, 1))
     unturned[:, :3, :3] = np.swapaxes(body.rest[:, :3, :3], 1, 2)
-    c = np.eye(4)
-    c[:3, :3] = body.scale * body.axes
-    return np.linalg.inv(c) @ (pose @ unturned) @ c
+    return oni_matrices(pose @ unturned, body.axes, body.scale)
 
 
 def _export(context, job, settings):
@@ -210,7 +209,8 @@ def _export(context, job, settings):
     rotations, locations = _local_motion(world, body, label, first)
     stored = _stored(found, markers, body)
     unchanged = stored is not None and stored.frames == count and \
-        _error(poses.animation_matrices(body, stored), world) < UNCHANGED
+        motion_as_read(relative_errors(poses.animation_matrices(body, stored).reshape(-1, 4, 4),
+                                       world.reshape(-1, 4, 4)))
     tram = stored if unchanged else _fitted(job, markers, rotations, locations, settings.character_tolerance)
     return _write(tram, body, world, job.path, settings, label, unchanged)
 
@@ -373,10 +373,6 @@ def _fitted(job, markers, rotations, locations, tolerance):
         return tram_from_properties(described, markers, body.names, tracks, heights, velocities)
     except ValueError as error:
         raise ObanError(job.label, str(error)) from None
-
-
-def _error(got, wanted):
-    return float(relative_errors(got.reshape(-1, 4, 4), wanted.reshape(-1, 4, 4)).max())
 
 
 def _write(tram, body, world, path, settings, label, unchanged):

@@ -16,11 +16,10 @@ from ..container.container import (LINK_FLAG, ONCC_TAG, TRBS_TAG, TRCM_TAG, TRGA
                                    TXMP_TAG, Container)
 from ..container.instance_file import instance_file_bytes
 from ..objects.mesh_write import instance_name, mesh_instances, triangle_strips, vertex_arrays
-from ..trams.tram import PART_NAMES
+from ..trams.read import MAX_SQUARE
+from ..trams.tram import MAX_PARTS, PART_NAMES
 from .read import (COUNT_AT, ONCC_ANIMATIONS_AT, ONCC_BODY_AT, ONCC_TEXTURES_AT, TRBS_LEVELS, TRCM_LINKS_AT,
                    TRCM_PARTS_AT)
-from ..trams.tram import MAX_PARTS
-from ..trams.read import MAX_SQUARE
 
 # OniSplit's InstanceMetadata: every link of an ONCC (offset, tag), in field order
 ONCC_LINKS = ((0x20, "TXMP"), (0x42C, "ONCV"), (0x430, "ONCP"), (0x434, "ONIA"), (ONCC_BODY_AT, "TRBS"),

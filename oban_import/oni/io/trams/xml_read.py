@@ -23,14 +23,14 @@ import numpy as np
 from ....core.errors import ObanError
 from ..container.container import short_name
 from ..container.xml_guard import GuardedXml, check_size, quote
+from .read import check_motion
 from .tram import (ATTACK_DTYPE, EXTENT_DTYPE, EXTENT_INFO_DTYPE, FOOTSTEP_DTYPE, MOTION_BLUR_DTYPE, OVERLAY,
                    PARTICLE_DTYPE, POSITION_DTYPE, SELF_DAMAGE_DTYPE, SHORTCUT_DTYPE, SOUND_DTYPE, THROW_DTYPE, Track,
                    Tram)
-from .read import check_motion
-from .xml_schema import (ALIASES, ANIMATION, ATTACK_FIELDS, BLUR_FIELDS, BONE_KEYS, DAMAGE_FIELDS, F32,
-                              FOOTSTEP_FIELDS, LINKS, MAX_FRAMES, MAX_KEYS, PARTICLE_FIELDS, POSITIONS, RADIANS, RING,
-                              ROTATIONS, SHORTCUT_FIELDS, SOUND_FIELDS, VELOCITIES, Group, Items, Leaf, ekey_codes,
-                              extent_angle_codes, round2, rounded, signed16)
+from .xml_schema import (ALIASES, ANIMATION, ATTACK_FIELDS, BLUR_FIELDS, BONE_KEYS, DAMAGE_FIELDS, F32, FOOTSTEP_FIELDS,
+                         LINKS, MAX_FRAMES, MAX_KEYS, PARTICLE_FIELDS, POSITIONS, RADIANS, RING, ROTATIONS,
+                         SHORTCUT_FIELDS, SOUND_FIELDS, VELOCITIES, Group, Items, Leaf, ekey_codes, extent_angle_codes,
+                         round2, rounded, signed16)
 
 THROW_TARGET = 0x10000                     # AnimationFlags.ThrowTarget: no max attack bound
 MAX_ELEMENTS = MAX_KEYS + 16 * MAX_FRAMES  # the keys, and heights, velocities, position points, sounds, extents

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tram import PART_NAMES
-from .tram import MAX_PARTS
+from .tram import MAX_PARTS, PART_NAMES
 
 F32 = np.float32
 DEGREES, RADIANS = F32(57.295773), F32(0.017453294)   # OniSplit's MathHelper.ToDegrees, ToRadians (float32)

@@ -18,10 +18,10 @@ from ..container.xml_guard import float_texts
 from .tram import OVERLAY, Tram
 from .write import checked as checked_tram
 from .xml_read import tram_of
-from .xml_schema import (ANIMATION, ATTACK, ATTACK_FIELDS, BLUR_FIELDS, DAMAGE, DAMAGE_FIELDS, DEGREES, F32,
-                              FOOTSTEP, FOOTSTEP_FIELDS, MOTION_BLUR, PARTICLE, PARTICLE_FIELDS, RADIANS, SHORT,
-                              SHORTCUT, SHORTCUT_FIELDS, SOUND, SOUND_FIELDS, Group, Leaf, ekey_degrees,
-                              extent_angle_codes, round2, rounded, signed16)
+from .xml_schema import (ANIMATION, ATTACK, ATTACK_FIELDS, BLUR_FIELDS, DAMAGE, DAMAGE_FIELDS, DEGREES, F32, FOOTSTEP,
+                         FOOTSTEP_FIELDS, MOTION_BLUR, PARTICLE, PARTICLE_FIELDS, RADIANS, SHORT, SHORTCUT,
+                         SHORTCUT_FIELDS, SOUND, SOUND_FIELDS, Group, Leaf, ekey_degrees, extent_angle_codes, round2,
+                         rounded, signed16)
 
 INDENT = "    "
 SEARCH = np.array([0, -1, 1, -2, 2, -3, 3, -4, 4])     # ulps around OniSplit's own float tried (_inverse)
