@@ -98,3 +98,13 @@ def texts(owner, key, label, default=()) -> list:
     if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
         raise ObanError(label, f"property '{key}' is not a list of texts")
     return list(value)
+
+
+def renamed(owner, keys: dict) -> bool:
+    """Each of `keys` ({today's key: an earlier one}) an owner holds under its earlier name moved
+    to today's (where today's is not there already); whether any was."""
+    found = [(new, old) for new, old in keys.items() if old in owner and new not in owner]
+    for new, old in found:
+        owner[new] = owner[old]
+        del owner[old]
+    return bool(found)

@@ -66,10 +66,12 @@ class Report:
         return f"{verb} {made} from {self.files - len(self.errors)} of {_plural(self.files, self.unit)}"
 
 
-def listed(names, most: int = 5) -> str:
-    """"'a', 'b' and 3 more": the first `most` names quoted, how many more."""
-    return ", ".join(f"'{name}'" for name in names[:most]) + (f" and {len(names) - most} more"
-                                                              if len(names) > most else "")
+def listed(names, most: int = 5, quoted: bool = True) -> str:
+    """"'a', 'b' and 3 more": the first `most` names (quoted, or as they are: '3, 4 and 2 more'),
+    how many more; the one way every message names a list."""
+    names = list(names)
+    shown = [f"'{name}'" if quoted else str(name) for name in names[:most]]
+    return ", ".join(shown) + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _plural(count, kind):

@@ -268,7 +268,7 @@ def export_main(argv):
     oban, tram = EXPORTS[:2]   # the file formats: animated objects as OBANs, character armatures' actions as TRAMs
     armatures = tram.function("chooser")(candidates)
     objects = [obj for obj in chosen if obj not in armatures] if args.objects else oban.function("chooser")(candidates)
-    reports = [(export, export.function()(bpy.context, found, args.output, export.settings.from_options(args)))
+    reports = [(export, export.run(bpy.context, found, args.output, export.settings.from_options(args)))
                for export, found in ((oban, objects), (tram, armatures)) if found]
     for export, report in reports:
         print_messages(report)
@@ -288,7 +288,7 @@ def _export_files(context, args, export, candidates, missing):
         print(f"{PROG} export: {args.blend} has no {export.what}" + (" of those named" if args.objects else ""),
               file=sys.stderr)
         return 1
-    report = export.function()(context, chosen, args.output, export.settings.from_options(args))
+    report = export.run(context, chosen, args.output, export.settings.from_options(args))
     print_messages(report)
     if report.made:
         print(export.table(report.made))

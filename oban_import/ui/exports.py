@@ -25,6 +25,12 @@ class Export:
     describe: object     # describe(Made) -> what a written file holds
     measured: bool       # whether a file's worst error is worth saying
 
+    def run(self, context, objects, directory, settings):
+        """The driver's report of writing `objects` (the chooser's) into `directory`, the scene's
+        properties of the last release read as today's first (imports bpy)."""
+        importlib.import_module("..oni.blender.shared.legacy", __package__).upgrade()
+        return self.function()(context, objects, directory, settings)
+
     def function(self, which="driver"):
         """The driver (or the chooser) itself (imports bpy)."""
         module, name = getattr(self, which).split(":")

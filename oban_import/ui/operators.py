@@ -9,6 +9,7 @@ from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
 from ..oni.blender.importer import import_files
+from ..oni.blender.shared.legacy import upgrade_loaded
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
@@ -149,8 +150,7 @@ class _ExportDialog:
         if not chosen:
             self.report({"ERROR"}, f"No {export.what} to export")
             return {"CANCELLED"}
-        report = export.function()(context, chosen, bpy.path.abspath(self.directory),
-                                   export.settings.from_options(self))
+        report = export.run(context, chosen, bpy.path.abspath(self.directory), export.settings.from_options(self))
         for m in report.made:
             self.report({"INFO"}, f"{m.path}: {export.describe(m)}"
                                   + (f", worst error {m.error:.2g}" if export.measured else "")
@@ -206,6 +206,7 @@ def register():
     for menu, entry in MENUS:
         getattr(bpy.types, menu).append(entry)
     panel.register()
+    bpy.app.handlers.load_post.append(upgrade_loaded)
     _cli_handle = compat.register_cli_command("oban_import", cli.main)
 
 
@@ -213,6 +214,8 @@ def unregister():
     global _cli_handle
     compat.unregister_cli_command(_cli_handle)
     _cli_handle = None
+    if upgrade_loaded in bpy.app.handlers.load_post:
+        bpy.app.handlers.load_post.remove(upgrade_loaded)
     panel.unregister()
     for menu, entry in reversed(MENUS):
         getattr(bpy.types, menu).remove(entry)

@@ -15,11 +15,11 @@ from ...core.report import Made, Report
 from ..io.container.library import Libraries
 from ..io.import_frame import import_frame
 from ..io.level.properties import ENVIRONMENT, ROOMS
-from ..io.objects.properties import PARTS, TEXTURE_NAME
+from ..io.objects.properties import MESH_PARTS, TEXTURE_NAME
 from ..io.objects.read import read_mesh_file
 from .shared.edits import dropped_mesh_edits
 from .shared.parts import read_from, scene_parts
-from .shared.textures import slot_texture_names, texture_file, texture_output
+from .shared.textures import linked_notes, shown_textures, slot_textures, texture_outputs
 
 
 def mesh_objects(objects) -> list:
@@ -36,7 +36,7 @@ def export_meshes(context, objects, directory, settings) -> Report:
     encoded = {}   # (TXMP name, image name) -> its TextureFile, made once an export
     with Libraries() as libraries:
         jobs = [job for job in (_job(obj, settings, libraries, encoded, report) for obj in objects) if job]
-    remedy = f"give each its own name (the mesh's '{PARTS}', the material's or image's '{TEXTURE_NAME}')"
+    remedy = f"give each its own name (the mesh's '{MESH_PARTS}', the material's or image's '{TEXTURE_NAME}')"
     jobs = one_content_per_file(jobs, report.errors, remedy)
     for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
         report.made += [Made(file.path, file.item, job.source, 0.0, file.file.note) for file in written]
@@ -53,24 +53,15 @@ def _job(obj, settings, libraries, encoded, report):
         mesh = obj.data
         scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", settings.global_scale, settings.axes)
         parts, scene = scene_parts(obj, label, scale, axes, libraries)
-        slots = slot_texture_names(mesh)
+        slots = slot_textures(mesh)
         dropped = dropped_mesh_edits(obj, parts, scene, slots)
         if dropped and not settings.despite_edits:
             raise ObanError(label, "; ".join(dropped) + "; nothing written for it (or export with Despite Edits "
                                                         "(--despite-edits) to write it without them)")
-        textures, notes = {}, []
-        for part in parts:
-            name, image = slots[part.slot]
-            if image is None:
-                if name:
-                    notes.append(f"{label} part '{part.name}': its texture '{name}' is linked, not written "
-                                 f"(its material shows no image)")
-                continue
-            key = (name, image.name)
-            if key not in encoded:
-                encoded[key] = texture_file(name, image, label, libraries)
-            textures[key] = texture_output(encoded[key], label)
-        files = list(textures.values()) + [_mesh(part, slots[part.slot][0], label) for part in parts]
+        pairs, unshown = shown_textures([(part.name, *slots[part.slot]) for part in parts], label)
+        notes = linked_notes(unshown, label)
+        files = texture_outputs(pairs, label, libraries, encoded) + [_mesh(part, slots[part.slot][0], label)
+                                                                       for part in parts]
     except ObanError as error:
         report.errors.append(str(error))
         return None

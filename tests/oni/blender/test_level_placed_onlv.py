@@ -225,7 +225,7 @@ def test_a_level_imported_without_its_placed_objects_says_its_rebuild_has_none(t
     report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "out"),
                                    LevelRebuildSettings(use_selection=False, despite_edits=False))
     said = left_out_warning(path, "none of its 9 placed objects is in the scene",
-                            "'obj00_part0', 'obj01_part0', 'obj02_part1', 'obj03_part0', 'obj04_part0' (and 4 more)")
+                            "'obj00_part0', 'obj01_part0', 'obj02_part1', 'obj03_part0', 'obj04_part0' and 4 more")
     assert not report.errors and said in report.warnings, report.warnings
     assert not (tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni").exists()   # -create:level's: leaves alone
     assert export(tmp_path / "operator") == {"FINISHED"}

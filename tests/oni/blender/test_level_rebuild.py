@@ -350,7 +350,7 @@ def test_objects_of_every_other_type_are_written_from_their_data(tmp_path, level
     written = (tmp_path / "out" / "level5" / "level5_objects.xml").read_text()
     assert written.index("<FURN>") < written.index(elements) and written.endswith(elements + "</Objects></Oni>\n")
     renumbered = f"{level}: OniSplit numbers the objects -create:level builds 1 to {16 + len(added)} in id order: " \
-                 f"id {added[0]['oni_object_id']} becomes 17 (and {len(added) - 1} more)"
+                 f"id {added[0]['oni_object_id']} becomes 17 and {len(added) - 1} more"
     assert renumbered in report.warnings
     assert [fault in w for w in report.warnings if w != renumbered] == ([True] if fault else [])
 
@@ -374,8 +374,8 @@ def test_flags_particles_and_sounds_replace_onisplits_lists(tmp_path, level):
     from oban_import.oni.export.level.rebuild import export_level_rebuilds, level_objects
     report = export_level_rebuilds(bpy.context, level_objects(bpy.context.scene.objects), str(tmp_path / "out"))
     assert not report.errors and report.warnings == [
-        f"{level}: OniSplit numbers the objects -create:level builds 1 to 31 in id order: id 1017 becomes 17 (and 14 "
-        "more)"]
+        f"{level}: OniSplit numbers the objects -create:level builds 1 to 31 in id order: id 1017 becomes 17 and 14 "
+        "more"]
     assert_wrote(tmp_path / "out" / "level5", os.path.join(ENV, "whole", "source"))
     rebuilt = read_level(os.path.join(ENV, "whole", "level", "level5_Final.dat"))
     found = {int(i): (str(t), bytes(p)) for objects in rebuilt.object_lists

@@ -13,7 +13,7 @@ from mathutils import Matrix
 
 from ....blender import compat
 from ....core.errors import ObanError
-from ....core.report import Made, Report
+from ....core.report import Made, Report, listed
 from ....core.runs import bounded_runs
 from ...engine import bones
 from ...io.characters.properties import (BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE, CHARACTER_INSTANCE,
@@ -71,9 +71,8 @@ def onto_armature(context, trams, path, armatures, settings, collection, shared,
                 imported[body] = made.made[0].block
             body = imported[body]
         result.add(animate(body, group, settings, path))
-        names = ", ".join(repr(tram.name) for tram in group[:NAMED_IN_A_NOTE])
-        more = f" and {len(group) - NAMED_IN_A_NOTE} more" if len(group) > NAMED_IN_A_NOTE else ""
-        result.notes.append(f"{path}: {names}{more} onto '{body.name}': {why}")
+        result.notes.append(f"{path}: {listed([tram.name for tram in group], NAMED_IN_A_NOTE)} onto "
+                            f"'{body.name}': {why}")
     return result
 
 

@@ -1,21 +1,17 @@
 """Materials of placed objects (docs/objects.md 5): Principled BSDF fed by an Image Texture,
 one per texture and shared; a missing texture gives an untextured material of its name. And
 of environment quads (docs/level.md, "In Blender"): the texture times each corner's shade, as
-the game modulates it, blended or culled as the quad's flags say. And back: the TXMP each
-material slot shows, and its image, for every export."""
-
-import re
+the game modulates it, blended or culled as the quad's flags say. The image node an import
+makes is TEXTURE_NODE (the exports read the image a slot shows there first)."""
 
 import bpy
 
 from ....blender import compat
 from ...io.level.properties import SHADE_ATTRIBUTE
 from ...io.objects.model import Texture
-from ...io.objects.properties import TEXTURE_NAME, texture_properties
+from ...io.objects.properties import texture_properties
 from ...io.objects.textures import NO_U_WRAP, NO_V_WRAP
 
-IMAGE_SUFFIX = re.compile(r"\.(png|tga|jpe?g|bmp|tiff?|exr|dds|webp)$", re.IGNORECASE)
-NOT_IN_A_NAME = re.compile(r"[^A-Za-z0-9_.-]")   # what a level's or new texture's name cannot hold (files, URIs)
 CLAMPED = "EXTEND"       # Direct3D's clamp: the edge texel goes on (CLIP would show black)
 TEXTURE_NODE = "texture"   # an environment material's image node
 UNTEXTURED = "untextured"  # the material of parts that name no texture at all
@@ -91,28 +87,3 @@ def _product(tree, kind, a, b, location):
     tree.links.new(a, node.inputs[0])
     tree.links.new(b, node.inputs[1])
     return node.outputs[0]
-
-
-def slot_textures(mesh) -> tuple:
-    """([the TXMP each material slot shows: the material's TEXTURE_NAME, else its image's name
-    without a file extension, characters a name cannot hold as '_' ('' none)], [its image or
-    None]); one slot of neither for a mesh without materials."""
-    names, images = [], []
-    for material in list(mesh.materials) or [None]:
-        image = _material_image(material)
-        name = str(material.get(TEXTURE_NAME, "")) if material is not None else ""
-        if not name and image is not None:
-            name = NOT_IN_A_NAME.sub("_", IMAGE_SUFFIX.sub("", image.name))
-        names.append(name)
-        images.append(image)
-    return names, images
-
-
-def _material_image(material):
-    """The image a material shows: its TEXTURE_NODE's (as imported), else its first image node's."""
-    tree = getattr(material, "node_tree", None)
-    if tree is None:
-        return None
-    nodes = sorted((n for n in tree.nodes if n.bl_idname == "ShaderNodeTexImage" and n.image is not None),
-                   key=lambda n: n.name != TEXTURE_NODE)
-    return nodes[0].image if nodes else None

@@ -20,7 +20,7 @@ from ...io.characters.stored import stored_class, stored_levels
 from ...io.container.library import Libraries
 from ...io.objects.properties import TEXTURE_NAME
 from ..shared.parts import UNCHANGED, read_from
-from ..shared.textures import texture_file, texture_output
+from ..shared.textures import linked_notes, shown_textures, texture_outputs
 from .checks import body_check, class_check, textures_check
 from .parts import SceneBody, scene_body
 
@@ -58,7 +58,10 @@ def _job(armature, settings, libraries, encoded, report):
         names = _names(armature)
         character = _stored_class(armature, libraries, label, notes)
         textures = _texture_names(scene, stored, character[2] if character else None)
-        files = _texture_files(scene, label, libraries, encoded, notes)
+        pairs, unshown = shown_textures([(scene.body.names[index], part.texture, part.image)
+                                         for index, part in scene.parts.items()], label)
+        notes += linked_notes(unshown, label)
+        files = texture_outputs(pairs, label, libraries, encoded)
         trma = names["TRMA"] if any(textures) else None
         if trma:
             note = UNCHANGED if character and textures == character[2] else (NEW if stored is None else "edited")
@@ -206,23 +209,3 @@ def _texture_names(scene: SceneBody, stored, read):
     return [name or None for name in names]
 
 
-def _texture_files(scene: SceneBody, label, libraries, encoded, notes) -> list:
-    """A TXMP _File per texture the parts show, each once; an image the material shows none of, a note."""
-    files, made = [], {}
-    for index, part in scene.parts.items():
-        if part.image is None:
-            if part.texture:
-                notes.append(f"{label} part '{scene.body.names[index]}': its texture '{part.texture}' is linked, "
-                             f"not written (its material shows no image)")
-            continue
-        key = (part.texture, part.image.name)
-        if key not in encoded:
-            encoded[key] = texture_file(part.texture, part.image, label, libraries)
-        other = made.get(part.texture.casefold())
-        if other is not None and other != key:
-            raise ObanError(label, f"images '{other[1]}' and '{part.image.name}' are both texture '{part.texture}'; "
-                                   f"give each its own name (the image's or material's '{TEXTURE_NAME}')")
-        if other is None:
-            made[part.texture.casefold()] = key
-            files.append(texture_output(encoded[key], label))
-    return files

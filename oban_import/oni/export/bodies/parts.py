@@ -22,7 +22,7 @@ from ...io.import_frame import import_frame
 from ..shared.as_read import AS_READ
 from ..shared.edits import dropped_mesh_edits
 from ..shared.parts import Part, recorded_parts, scene_parts
-from ..shared.textures import slot_texture_names
+from ..shared.textures import slot_textures
 from .skinned import skinned_parts
 
 PLACED = 1e-4      # relative: a part's placement on its bone this close to the import's is the import's (Blender
@@ -67,7 +67,7 @@ def scene_body(armature, scale: float, axes, libraries) -> SceneBody:
         dropped += [f"object '{obj.name}': {edit}" for edit in edits]
     for obj in skinned:
         split = skinned_parts(obj, body, label)
-        slots = slot_texture_names(obj.data)
+        slots = slot_textures(obj.data)
         for index, part in enumerate(split.parts):
             if part is not None and index in parts:
                 raise ObanError(f"{label}: object '{obj.name}'", f"gives faces to part '{body.names[index]}', which "
@@ -160,7 +160,7 @@ def _scene_part(obj, index, body: ArmatureBody, where, libraries):
     if len(parts) != 1:
         raise ObanError(where, f"holds {len(parts)} M3GM parts; a body part is one mesh (join them, or put each "
                                f"on its own bone)")
-    slots = slot_texture_names(mesh)
+    slots = slot_textures(mesh)
     recorded = recorded_parts(mesh, f"{where} mesh '{mesh.name}'")
     source = (recorded[0].file, recorded[0].instance) if recorded else ("", -1)
     name, image = slots[parts[0].slot]

@@ -7,6 +7,7 @@ no mesh of its own in a level with an environment, so its re-modelling is not ca
 
 import numpy as np
 
+from ....core.report import listed
 from ..shared.as_read import close
 from .scene import NAMED
 
@@ -71,8 +72,7 @@ def _listed(what, numbers) -> str:
     """"object 'X' faces 3, 4 (and 2 more) moved" of `what` ('object 'X' faces|moved') and the
     faces' (or quads') numbers."""
     where, how = what.split("|")
-    more = f" (and {len(numbers) - NAMED} more)" if len(numbers) > NAMED else ""
-    return f"{where} {', '.join(map(str, numbers[:NAMED].astype(int).tolist()))}{more} {how}"
+    return f"{where} {listed(numbers.astype(int).tolist(), NAMED, quoted=False)} {how}"
 
 
 def _whose(tag) -> str:

@@ -13,13 +13,13 @@ import numpy as np
 from ....core.errors import ObanError
 from ....core.report import listed
 from ...blender.shared.fingerprints import mesh_edited
-from ...blender.shared.materials import slot_textures
 from ...io.container.library import Libraries
 from ...io.import_frame import import_frame
 from ...io.level.properties import door_fields
 from ...io.level_rebuild.class_files import class_file_name
 from ...io.objects.read import stored_mesh
 from ..shared.parts import recorded_parts, scene_parts
+from ..shared.textures import slot_textures
 from .scene import leaves_of
 
 
@@ -112,7 +112,7 @@ def _leaf_meshes(leaf, door_class, classes, frame, libraries) -> list:
         textures.append(stored.texture_name)
     scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", *frame)
     parts, scene = scene_parts(leaf, label, scale, axes, libraries, as_read=[element.mesh for element in elements])
-    names = slot_textures(mesh)[0]
+    names = [name for name, _ in slot_textures(mesh)]
     retextured = []
     for k, texture in enumerate(textures):
         shown = sorted({names[slot] for slot in np.unique(scene.slots[scene.faces_of(k)]).tolist()} - {texture})

@@ -16,7 +16,7 @@ import numpy as np
 from ....core.errors import ObanError
 from ....core.id_properties import number, numbers, text, unsigned32, whole
 from ....core.output_files import FileJob, OutputFile, write_job
-from ....core.report import Made
+from ....core.report import Made, listed
 from ...blender.oban.targets import is_animated
 from ...blender.shared.fingerprints import image_edited
 from ...engine.rotations import matrix_quaternions, stored_from_hamilton
@@ -32,14 +32,14 @@ from ...io.level_rebuild.onlv_file import (gunk_objects, onlv_file_bytes, own_qu
                                            stored_level, written_quad_count)
 from ...io.oban.record import matrix_from_columns, stored_columns
 from ...io.oban.write import oni_file_bytes
-from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJECT_DOOR_LEAF, OBJECT_FLAGS, OBJECT_NAME,
-                                      OBJECT_ORIGIN, OBJECT_PHYSICS, OBJECT_POSITION, OBJECT_ROTATION, OBJECT_SCALE,
-                                      OBJECT_SCRIPT_ID, OBJECT_SETUP)
+from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJECT_DOOR_LEAF, OBJECT_NAME, OBJECT_ORIGIN,
+                                      OBJECT_PHYSICS, OBJECT_SCALE, OBJECT_SCRIPT_ID, OBJECT_SETUP, SETUP_FLAGS,
+                                      SETUP_POSITION, SETUP_ROTATION)
 from ...io.objects.read import empty_setup
 from ..shared.edits import dropped_mesh_edits
 from ..shared.motion import Motion, animation_of
 from ..shared.parts import scene_parts
-from ..shared.textures import slot_texture_names, texture_file
+from ..shared.textures import shown_textures, slot_textures, texture_outputs
 from .objects import moved_placement
 from .scene import refusal, settled
 
@@ -83,8 +83,7 @@ def placed_left_out(path, setups, objects) -> list:
     missing = [name or f"setup {n}" for n, name in setups.items() if n not in present]
     if not missing:
         return []
-    named = ", ".join(f"'{name}'" for name in missing[:NAMED]) + (
-        f" (and {len(missing) - NAMED} more)" if len(missing) > NAMED else "")
+    named = listed(missing, NAMED)
     which = (f"none of its {len(setups)} placed objects is in the scene" if len(missing) == len(setups) else
              f"{len(missing)} of its {len(setups)} placed objects {'is' if len(missing) == 1 else 'are'} not in the "
              "scene")
@@ -204,7 +203,7 @@ def _scene_setups(context, objects, count, particles, classes, frame, tolerance)
 
 def _object(context, obj, label, classes, libraries, frame, tolerance):
     """(its Setup, {class file: bytes} of what it shows edited, notes, dropped edits)."""
-    flags = unsigned32(whole(obj, OBJECT_FLAGS, label, INT32))
+    flags = unsigned32(whole(obj, SETUP_FLAGS, label, INT32))
     name = text(obj, OBJECT_NAME, label, limit=NAME_BYTES)
     files, notes, edits, animation, geometries = {}, [], [], "", []
     if obj.type == "MESH":   # its mesh says how it was imported (a still object does not)
@@ -231,18 +230,20 @@ def _meshes(obj, label, classes, libraries, frame, files, notes, edits) -> list:
     """The M3GM names of a mesh object's parts; into `files` each part not as read and each
     texture whose image was edited, or new (its TXMP written from the image)."""
     parts, scene = scene_parts(obj, label, *frame, libraries)
-    slots = slot_texture_names(obj.data)
+    slots = slot_textures(obj.data)
     edits += [f"{label}: {edit}" for edit in dropped_mesh_edits(obj, parts, scene, slots)]
+    pairs, unshown = shown_textures([(part.name, *slots[part.slot]) for part in parts], label)
+    for part, texture in unshown:
+        if class_file_name("TXMP" + texture) not in classes:
+            raise ObanError(label, f"part '{part}' shows texture '{texture}', which is not one of the level's and no "
+                                   "image shows it")
+    new = [(texture, image) for texture, image in pairs
+           if texture and (class_file_name("TXMP" + texture) not in classes or image_edited(image))]
+    for (texture, image), file in zip(new, texture_outputs(new, label, libraries, {})):
+        files[class_file_name("TXMP" + texture)] = file.data
+        notes.append(f"{label}: texture '{texture}' written from image '{image.name}': {file.note}")
     for part in parts:
-        texture, image = slots[part.slot]
-        txmp = class_file_name("TXMP" + texture)
-        if image is not None and texture and (txmp not in classes or image_edited(image)):
-            made = texture_file(texture, image, label, libraries)
-            files[txmp] = made.data
-            notes.append(f"{label}: texture '{texture}' written from image '{image.name}': {made.note}")
-        elif texture and txmp not in classes:
-            raise ObanError(label, f"part '{part.name}' shows texture '{texture}', which is not one of the level's "
-                                   "and no image shows it")
+        texture = slots[part.slot][0]
         if not part.stored:
             files[class_file_name("M3GM" + part.name)] = part.file_bytes(texture)
             notes.append(f"{label}: mesh '{part.name}' written from the scene ({part.note})")
@@ -251,8 +252,8 @@ def _meshes(obj, label, classes, libraries, frame, files, notes, edits) -> list:
 
 def _as_read(obj, label) -> dict:
     """The setup's placement as the import read it."""
-    return {"position": numbers(obj, OBJECT_POSITION, label, 3).astype(np.float32),
-            "rotation": numbers(obj, OBJECT_ROTATION, label, 4).astype(np.float32),
+    return {"position": numbers(obj, SETUP_POSITION, label, 3).astype(np.float32),
+            "rotation": numbers(obj, SETUP_ROTATION, label, 4).astype(np.float32),
             "scale": float(np.float32(number(obj, OBJECT_SCALE, label))),
             "origin": numbers(obj, OBJECT_ORIGIN, label, 12).astype(np.float32)}
 

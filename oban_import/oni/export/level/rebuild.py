@@ -15,9 +15,8 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.output_files import FileJob, OutputFile, write_job
-from ....core.report import Made, Report
+from ....core.report import Made, Report, listed
 from ....core.tga import tga_bytes
-from ...blender.shared.materials import NOT_IN_A_NAME
 from ...engine.fit_keys import TOLERANCE
 from ...io.container.container import raw_path
 from ...io.container.library import open_library
@@ -30,6 +29,7 @@ from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MA
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
 from ..shared.as_read import kept_as_read
+from ..shared.textures import NOT_IN_A_NAME
 from .gunk import edited_gunk
 from .leaves import remodelled_classes
 from .objects import door_animations, has_class, scene_objects, whole_lists
@@ -158,9 +158,9 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     if not len(floor_counts):
         refused.append("it has no rooms (import it with its environment: the rooms come with it; a level made "
                        f"in Blender needs a mesh of floor polygons carrying its name in {ROOMS})")
-    listed, own, left_out, wrong = scene_objects([obj for obj in same if TYPE in obj], classes, frame)
+    in_lists, own, left_out, wrong = scene_objects([obj for obj in same if TYPE in obj], classes, frame)
     refused += wrong
-    classes.update(whole_lists(listed, own))
+    classes.update(whole_lists(in_lists, own))
     doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
     animations, wrong = door_animations(context, doors, frame, tolerance)
     refused += wrong
@@ -175,7 +175,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     classes.update(painted)
     placed = [obj for found in placed_objects(same, []).values() for obj in found]
     placed_files, placed_notes, wrong, placed_dropped = (
-        placed_in_level(context, path, placed, listed, quads, classes, source.classes, frame, tolerance)
+        placed_in_level(context, path, placed, in_lists, quads, classes, source.classes, frame, tolerance)
         if placed and not refused else ({}, [], [], []))
     refused += wrong
     classes.update(placed_files)
@@ -187,27 +187,26 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
     warnings += placed_left_out(path, source.placed, placed)
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
-    renumbered = [(o.id, k) for k, o in enumerate(listed, 1) if o.id != k]
+    renumbered = [(o.id, k) for k, o in enumerate(in_lists, 1) if o.id != k]
     if renumbered:
-        warnings.append(f"{path}: OniSplit numbers the objects -create:level builds 1 to {len(listed)} in id order: "
-                        f"id {renumbered[0][0]} becomes {renumbered[0][1]}"
-                        + (f" (and {len(renumbered) - 1} more)" if len(renumbered) > 1 else ""))
+        warnings.append(f"{path}: OniSplit numbers the objects -create:level builds 1 to {len(in_lists)} in id order: "
+                        f"id {listed([f'{old} becomes {new}' for old, new in renumbered], 1, quoted=False)}")
     sizes = {texture: onisplit_size(pixels) for texture, pixels in textures.items()}
     warnings += [f"{path}: texture '{texture}' is {w} x {h}: OniSplit scales it to {sw} x {sh}"
                  for texture, (w, h, sw, sh) in sizes.items() if (w, h) != (sw, sh)]
     name = source.name
     environment_text, node_flags = environment_collada(quads)
-    object_files = [OBJECTS_FILE.format(name)] if listed else []
+    object_files = [OBJECTS_FILE.format(name)] if in_lists else []
     files = {ENVIRONMENT_FILE.format(name): environment_text,
              ROOMS_FILE.format(name): rooms_collada(floors, floor_counts, ghosts),
              MASTER_FILE.format(name): master_xml(name, node_flags, source.sky, object_files),
-             **({OBJECTS_FILE.format(name): objects_xml(listed)} if listed else {})}
+             **({OBJECTS_FILE.format(name): objects_xml(in_lists)} if in_lists else {})}
     files[CLASSES_FOLDER] = None
     files.update((os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items())
     files.update((texture + ".tga", tga_bytes(pixels)) for texture, pixels in textures.items())
     write_job(FileJob(environment[0], path, [OutputFile(file, data) for file, data in files.items()], folder=name,
                       sources=source.sources), directory)
-    summary = LevelSource(name, len(quads.flags), len(floor_counts), len(listed) + len(own))
+    summary = LevelSource(name, len(quads.flags), len(floor_counts), len(in_lists) + len(own))
     return Made(os.path.join(directory, name, MASTER_FILE.format(name)), summary, environment[0])
 
 

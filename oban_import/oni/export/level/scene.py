@@ -14,7 +14,6 @@ from ....blender import compat
 from ....core.errors import ObanError
 from ....core.id_properties import text, whole
 from ...blender.shared.fingerprints import image_edited, mesh_edited
-from ...blender.shared.materials import slot_textures
 from ...blender.shared.mesh_data import corner_uvs, face_ints
 from ...engine.to_oni import oni_points
 from ...io.import_frame import import_frame
@@ -24,6 +23,7 @@ from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, I
                                     SHADE_ATTRIBUTE, TAG_ATTRIBUTE)
 from ...io.objects.properties import OBJECT_DOOR_LEAF, PIXELS_FINGERPRINT
 from ..shared.edits import unheld_edits
+from ..shared.textures import slot_textures
 
 WHITE = 0xFFFFFFFF
 NAMED = 5            # refusals a message names before it counts the rest
@@ -43,7 +43,7 @@ class SceneFaces:
     points: np.ndarray             # (f, 4, 3) float64 Oni axes and units, world space
     uvs: np.ndarray                # (f, 4, 2) float64 as stored (v = 1 - Blender's)
     slots: np.ndarray              # (f,) int32 each face's material slot, within slot_names
-    slot_names: list               # [str] the TXMP each slot shows (shared/materials.slot_textures)
+    slot_names: list               # [str] the TXMP each slot shows (export/shared/textures.slot_textures)
     slot_images: list              # [Image | None] the image each slot shows
     refused: list                  # [str] what no export can write: corners not 3 or 4, points not finite
 
@@ -113,7 +113,7 @@ def scene_faces(obj, environment: Environment | None, frame) -> SceneFaces:
     uvs = corner_uvs(mesh).astype(np.float64)
     uvs[:, 1] = 1.0 - uvs[:, 1]                                # v as stored
     uvs = uvs[corner]
-    names, images = slot_textures(mesh)
+    names, images = (list(column) for column in zip(*slot_textures(mesh)))
     slots = np.clip(face_ints(mesh, compat.MATERIAL_INDEX, np.zeros(count, np.int32)), 0, len(names) - 1)
     refused = [f"{label} face {face}: {sizes[face]} corners (a quad has at most 4: triangulate or split it)"
                for face in np.flatnonzero((sizes < 3) | (sizes > 4))[:3].tolist()]
@@ -160,8 +160,7 @@ def shown_images(faces, doors) -> list:
     name; the image) of each material slot of the environment's faces and the doors' leaves."""
     shown = [("", name, image) for found in faces for name, image in zip(found.slot_names, found.slot_images)]
     for leaf in leaves_of(doors):
-        names, images = slot_textures(leaf.data)
-        shown += [(f"object '{leaf.name}': ", name, image) for name, image in zip(names, images)]
+        shown += [(f"object '{leaf.name}': ", name, image) for name, image in slot_textures(leaf.data)]
     return shown
 
 

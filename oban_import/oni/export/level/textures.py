@@ -5,9 +5,8 @@ the image the import made of a TXMP was painted, that TXMP written from it."""
 
 from ....core.errors import ObanError
 from ...blender.shared.fingerprints import image_pixels
-from ...blender.shared.materials import NOT_IN_A_NAME
 from ...io.level_rebuild.class_files import class_file_name
-from ..shared.textures import texture_file
+from ..shared.textures import NOT_IN_A_NAME, texture_file
 
 MAX_TEXTURE = 512   # OniSplit's largest texture side: a larger image is scaled down
 MAX_NAME = 60       # a new texture's or a level's name

@@ -17,7 +17,8 @@ from ...blender.shared.mesh_data import corner_uvs, face_ints
 from ...blender.shared.meshes import converted_normals
 from ...engine.to_oni import oni_directions, oni_points
 from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
-from ...io.objects.properties import PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED, PARTS, TEXTURE_FILE
+from ...io.objects.properties import (MESH_PARTS, PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED,
+                                      TEXTURE_FILE)
 from ...io.objects.read import stored_mesh
 from .as_read import rows_close
 
@@ -77,14 +78,14 @@ def read_from(mesh, images) -> list:
 def recorded_parts(mesh, label) -> list:
     """[_Recorded] of an imported mesh's parts; [] for a mesh made in Blender. ObanError naming
     the property that is not what the import wrote."""
-    if PARTS not in mesh:
+    if MESH_PARTS not in mesh:
         return []
-    names = texts(mesh, PARTS, label)
+    names = texts(mesh, MESH_PARTS, label)
     files = texts(mesh, PART_FILES, label)
     if len(files) != len(names):
         raise ObanError(label, f"property '{PART_FILES}' holds {len(files)} texts, not {len(names)} "
-                               f"(for the parts of '{PARTS}')")
-    whole = [numbers(mesh, key, label, len(names), per=PARTS).astype(np.int64)
+                               f"(for the parts of '{MESH_PARTS}')")
+    whole = [numbers(mesh, key, label, len(names), per=MESH_PARTS).astype(np.int64)
              for key in (PART_INSTANCES, PART_STORED, PART_FINGERPRINTS)]
     return [_Recorded(*row) for row in zip(names, files, *(values.tolist() for values in whole))]
 

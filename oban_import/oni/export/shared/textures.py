@@ -4,6 +4,7 @@ a painted or new image is encoded, in its texture's own format where that holds 
 exactly, else in the nearest one that does (RGBA where it uses alpha, else BGR), a note
 saying so."""
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,13 +13,16 @@ from ....core.errors import ObanError
 from ....core.id_properties import text, unsigned32, whole
 from ....core.output_files import OutputFile, file_name
 from ...blender.shared.fingerprints import image_edited, image_pixels, pixels_fingerprint
-from ...blender.shared.materials import IMAGE_SUFFIX, NOT_IN_A_NAME, slot_textures
+from ...blender.shared.materials import TEXTURE_NODE
 from ...io.objects.properties import (PIXELS_FINGERPRINT, TEXTURE_FILE, TEXTURE_FLAGS, TEXTURE_FORMAT, TEXTURE_INSTANCE,
                                       TEXTURE_NAME)
 from ...io.objects.read import read_texture_file, stored_texture
 from ...io.objects.texture_write import fits, lossless, onisplit_flags, texture_file_bytes, txmp_file_bytes
 from ...io.objects.textures import BGR, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA
 from .parts import UNCHANGED
+
+IMAGE_SUFFIX = re.compile(r"\.(png|tga|jpe?g|bmp|tiff?|exr|dds|webp)$", re.IGNORECASE)
+NOT_IN_A_NAME = re.compile(r"[^A-Za-z0-9_.-]")   # what a level's or new texture's name cannot hold (files, URIs)
 
 
 @dataclass
@@ -32,21 +36,70 @@ class TextureFile:
     note: str
 
 
-def texture_name(material, image) -> str:
-    """The TXMP a material slot shows: an imported image's own, else the material's
-    TEXTURE_NAME (an imported texture whose pixels were replaced), else the image's name
-    (its file extension off, what a name cannot hold '_'); '' for none."""
-    for owner in (image if image is not None and TEXTURE_FILE in image else None, material):
-        if owner is not None and isinstance(owner.get(TEXTURE_NAME), str) and owner[TEXTURE_NAME]:
-            return owner[TEXTURE_NAME]
-    return NOT_IN_A_NAME.sub("_", IMAGE_SUFFIX.sub("", image.name)) if image is not None else ""
+def slot_textures(mesh) -> list:
+    """[(the TXMP a material slot shows, its image or None)] per slot of `mesh` (one of neither
+    for a mesh without materials), by the one rule every export follows (docs/objects.md 10):
+    the image is the material's image node an import made, else its first image node; the
+    name is an imported image's own (the texture it was read as, whichever material shows
+    it), else the material's TEXTURE_NAME (an imported texture whose image was replaced by a
+    new one), else the image's name (its file extension off, what a name cannot hold '_');
+    '' for none."""
+    found = []
+    for material in list(mesh.materials) or [None]:
+        image = _material_image(material)
+        for owner in (image if image is not None and TEXTURE_FILE in image else None, material):
+            if owner is not None and isinstance(owner.get(TEXTURE_NAME), str) and owner[TEXTURE_NAME]:
+                found.append((owner[TEXTURE_NAME], image))
+                break
+        else:
+            found.append((NOT_IN_A_NAME.sub("_", IMAGE_SUFFIX.sub("", image.name)) if image is not None else "", image))
+    return found
 
 
-def slot_texture_names(mesh) -> list:
-    """(texture_name's TXMP, its image or None) per material slot of `mesh`; one of neither for
-    a mesh without materials."""
-    return [(texture_name(material, image), image)
-            for material, image in zip(list(mesh.materials) or [None], slot_textures(mesh)[1])]
+def _material_image(material):
+    """The image a material shows: its TEXTURE_NODE's (as imported), else its first image node's."""
+    tree = getattr(material, "node_tree", None)
+    if tree is None:
+        return None
+    nodes = sorted((n for n in tree.nodes if n.bl_idname == "ShaderNodeTexImage" and n.image is not None),
+                   key=lambda n: n.name != TEXTURE_NODE)
+    return nodes[0].image if nodes else None
+
+
+def shown_textures(shown, label) -> tuple:
+    """([(texture, image)] of the `shown` (part name, texture, image or None) each once, in
+    order: those an image shows; [(part name, texture)] of those no image shows). ObanError
+    where two images show one texture (by name, whatever the case: one file each)."""
+    pairs, unshown, by_name = {}, [], {}
+    for part, name, image in shown:
+        if image is None:
+            if name:
+                unshown.append((part, name))
+            continue
+        other = by_name.setdefault(name.casefold(), image)
+        if other is not image:
+            raise ObanError(label, f"images '{other.name}' and '{image.name}' are both texture '{name}'; give each "
+                                   f"its own name (the image's or material's '{TEXTURE_NAME}')")
+        pairs.setdefault((name, image.name), (name, image))
+    return list(pairs.values()), unshown
+
+
+def texture_outputs(pairs, label, libraries, encoded) -> list:
+    """The TXMP OutputFile of each (texture, image) of `pairs` (shown_textures'); `encoded`:
+    {(texture, image name): TextureFile} of an export, each encoded once."""
+    files = []
+    for name, image in pairs:
+        key = (name, image.name)
+        if key not in encoded:
+            encoded[key] = texture_file(name, image, label, libraries)
+        files.append(texture_output(encoded[key], label))
+    return files
+
+
+def linked_notes(unshown, label) -> list:
+    """The note of each texture a part links that no image shows (shown_textures')."""
+    return [f"{label} part '{part}': its texture '{name}' is linked, not written (its material shows no image)"
+            for part, name in unshown]
 
 
 def texture_file(name: str, image, label: str, libraries) -> TextureFile:
