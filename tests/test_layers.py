@@ -117,6 +117,18 @@ def test_the_rules_see_every_room():
             assert os.path.isfile(os.path.join(folder, "README.md")), folder
 
 
+def test_every_folders_readme_names_its_files():
+    """A folder's README names each of its modules and folders, so that a reader finds them."""
+    unnamed = []
+    for folder, dirs, files in os.walk(PACKAGE):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        text = open(os.path.join(folder, "README.md"), encoding="utf-8").read()
+        unnamed += [os.path.relpath(os.path.join(folder, name), PACKAGE)
+                    for name in [f for f in files if f.endswith(".py") and f != "__init__.py"] + [d + "/" for d in dirs]
+                    if f"`{name}" not in text]
+    assert not unnamed, unnamed
+
+
 def test_a_wrong_import_is_caught(tmp_path):
     """The checker itself: an upward, a cross-wing and a later format's import are seen and refused."""
     sample = os.path.join(PACKAGE, "oni", "io", "oban", "record.py")
