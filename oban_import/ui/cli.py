@@ -23,7 +23,7 @@ from ..oni.io.oban.record import Animation
 from ..oni.io.objects.model import PlacedObject
 from ..oni.io.objects.textures import FORMAT_NAMES
 from ..oni.io.trams.tram import Tram
-from ..oni.plan import Choices, bring
+from ..oni.plan import KINDS, Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
 from .exports import BY_FORMAT, EXPORTS
@@ -412,18 +412,12 @@ def _texture_rows(name, path, brought, tables, name_glob, beside):
                                FORMAT_NAMES.get(texture.format, texture.format)))
 
 
-LISTERS = {   # how --list shows each kind of plan.KINDS: by its name, in the same order (as importer.BUILDERS)
-    "objects": _level_rows,
-    "level": _level_rows,
-    "classes": None,              # listed with the level whose object lists name them
-    "characters": _character_rows,
-    "bodies": _character_rows,
-    "animations": _character_rows,
-    "character parts": None,      # listed with the character that links them
-    "obans": _oban_rows,
-    "mesh": _level_rows,
-    "texture": _texture_rows,
-}
+_SHOWN_BY = {_level_rows: ("objects", "level", "mesh"), _character_rows: ("characters", "bodies", "animations"),
+             _oban_rows: ("obans",), _texture_rows: ("texture",)}
+# how --list shows each kind of plan.KINDS, in its order (as importer.BUILDERS): classes and character
+# parts (None) are listed with the level and the character that link them
+LISTERS = {kind.name: next((rows for rows, names in _SHOWN_BY.items() if kind.name in names), None)
+           for kind in KINDS}
 
 
 def _body_names(tram_names, path, beside):

@@ -37,12 +37,10 @@ class Option:
 
 ROTATION_MODES = (("QUATERNION", "Quaternion", "Quaternion rotation, continuous in sign"),) + tuple(
     (order, f"Euler {order}", f"Euler angles in {order} order, continuous between frames") for order in EULER_AXES)
-TARGETS = (
-    ("EMPTY", "New Empty", "Each animation makes a new Empty"),
-    ("CAMERA", "New Camera", "Each animation makes a new Camera that looks where the Oni camera looked"),
-    ("SELECTED", "Selected Objects", "Animate the selected objects (matched by name when a file holds several "
-                                     "animations); Localized animations play relative to where the object stands"),
-)
+TARGETS = (("EMPTY", "New Empty", "Each animation makes a new Empty"),
+           ("CAMERA", "New Camera", "Each animation makes a new Camera that looks where the Oni camera looked"),
+           ("SELECTED", "Selected Objects", "Animate the selected objects (matched by name when a file holds "
+            "several animations); Localized animations play relative to where the object stands"))
 PLAYBACKS = (
     ("FRAMES", "Frames", "Keys for frames 0 .. frames - 1, then the last frame holds"),
     ("ENGINE", "As the Engine Plays", "Loop and PingPong animations repeat forever as in the game"),
@@ -179,28 +177,26 @@ LEVEL_REBUILD_OPTIONS = (
     EXPORT_SCALE,
     FORWARD, UP,
 )
-MESH_EXPORT_OPTIONS = (
-    Option("use_selection", "Selected Only", "Write the selected mesh objects (else every mesh object but a level's "
-                                             "environment and rooms)", True, "File"),
-    replace(DESPITE_EDITS, description="Write an object even where it holds an edit an M3GM cannot carry, each named "
-                                       "in the report (off: such an object is refused)"),
-    REPLACE_SOURCES,
-    Option("global_scale", "Scale", "Blender units per Oni unit, where a mesh does not say (one imported by this "
-                                    "add-on keeps its own)", 0.1, "Transform", flag="--scale",
-           minimum=1e-6, maximum=1e6),
-    FORWARD, UP,
-)
-BODY_EXPORT_OPTIONS = (
-    Option("use_selection", "Selected Only", "Write the bodies of the selected armatures (else of every character "
-                                             "armature)", True, "File"),
-    replace(DESPITE_EDITS, description="Write a body even where a part's mesh object holds an edit an M3GM cannot "
-                                       "carry, each named in the report (off: such a body is refused)"),
-    REPLACE_SOURCES,
-    Option("global_scale", "Scale", "Blender units per Oni unit, where an armature does not say (one imported by "
-                                    "this add-on keeps its own)", 0.1, "Transform", flag="--scale",
-           minimum=1e-6, maximum=1e6),
-    FORWARD, UP,
-)
+
+
+def _files_export(selected: str, despite: str, scale: str) -> tuple:
+    """The options of an export of files that carries edits: what Selected Only writes, what
+    Despite Edits writes, what Scale is for."""
+    return (Option("use_selection", "Selected Only", selected, True, "File"),
+            replace(DESPITE_EDITS, description=despite), REPLACE_SOURCES,
+            replace(EXPORT_SCALE, description=f"Blender units per Oni unit, {scale}"), FORWARD, UP)
+
+
+MESH_EXPORT_OPTIONS = _files_export(
+    "Write the selected mesh objects (else every mesh object but a level's environment and rooms)",
+    "Write an object even where it holds an edit an M3GM cannot carry, each named in the report (off: such an object "
+    "is refused)",
+    "where a mesh does not say (one imported by this add-on keeps its own)")
+BODY_EXPORT_OPTIONS = _files_export(
+    "Write the bodies of the selected armatures (else of every character armature)",
+    "Write a body even where a part's mesh object holds an edit an M3GM cannot carry, each named in the report (off: "
+    "such a body is refused)",
+    "where an armature does not say (one imported by this add-on keeps its own)")
 # The command line's --despite-edits serves every export that has it.
 CLI_DESPITE_EDITS = replace(DESPITE_EDITS, description="Write a level (--format level, level-patch), a mesh "
                             "object (--format mesh) or a body (--format body) even where it holds an edit the export "
