@@ -17,6 +17,7 @@ from ...core.report import Made, Report
 from ..io.characters.model import Character
 from ..io.characters.read import characters_beside
 from ..io.container.container import level_of_raw_data
+from ..io.import_frame import SOURCE_FILE
 from ..io.oban.properties import PLACEMENT
 from ..io.oban.read import read_files
 from ..io.objects.model import PlacedObject
@@ -26,6 +27,7 @@ from .characters import build as characters
 from .level import environment, object_lists, placed
 from .oban import motion as oban_motion
 from .oban import targets as oban_targets
+from .oban.actions import animated_of
 from .oban.new_objects import NewObjects, remove_new
 from .shared.blocks import SharedBlocks
 
@@ -198,7 +200,7 @@ def _animations(file, job):
     """The file's OBANs, each on its selected object or on a new one of the pool."""
     moved = [(animation, target, None) if target is not None else (animation, *job.new_objects.take(file._new))
              for animation, target in file.animations]
-    built = file.built
+    built, source = file.built, os.path.abspath(file.path)
     for done, (animation, obj, new) in enumerate(moved):
         if done and done % PROGRESS_STEP == 0:
             job.progress(done / len(moved))
@@ -210,6 +212,7 @@ def _animations(file, job):
             made = oban_motion.build(job.context, animation, obj, job.settings, new.motion, new.action, new.described,
                                      made=file._new, collection=job.collection)
         built.made.append(Made(file.path, animation, obj, made.error, made.note))
+        (animated_of(obj) or obj)[SOURCE_FILE] = source
         built.last_frame = max(built.last_frame, made.last_frame)
         built.warnings += oban_motion.warnings(file.path, animation.name, animation.warnings, made)
         if made.note:

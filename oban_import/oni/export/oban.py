@@ -13,6 +13,8 @@ from ...core.report import Made, Report
 from ..blender.oban.targets import is_animated
 from ..engine.rotations import relative_errors
 from ..io.characters.properties import CHARACTER
+from ..io.import_frame import SOURCE_FILE
+from ..io.level.properties import LEVEL_FILE
 from ..io.oban.properties import PIVOT
 from ..io.oban.read import read_file
 from ..io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes
@@ -49,7 +51,8 @@ def export_objects(context, objects, directory, settings) -> Report:
         try:
             motion = Motion(context, obj, settings.global_scale, settings.axes)
             animation, unchanged[obj.name] = animation_of(motion, settings.tolerance)
-            jobs.append(FileJob(obj, motion.label, [_file(animation, motion, settings)]))
+            read_from = [obj.get(key) for key in (SOURCE_FILE, LEVEL_FILE) if isinstance(obj.get(key), str)]
+            jobs.append(FileJob(obj, motion.label, [_file(animation, motion, settings)], sources=read_from))
         except ObanError as error:
             report.errors.append(str(error))
     jobs = one_content_per_file(jobs, report.errors, "give each animation its own name (its 'oban_name')")

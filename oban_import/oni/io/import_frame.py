@@ -15,6 +15,7 @@ IMPORT_SCALE = "oban_import_scale"     # Blender units per Oni unit
 IMPORT_AXES = "oban_import_axes"       # the Oni -> Blender change of basis, 9 floats by rows
 FIRST_FRAME = "oban_first_frame"       # the scene frame that shows the engine's first tick
 START_FRAME = "oban_start_frame"       # the OBAN frame engine playback starts on (a random start; 0 if absent)
+SOURCE_FILE = "oni_source_file"        # the file an OBAN object or a TRAM's action was read from (absolute)
 ORTHONORMAL = 1e-5                     # how far import axes may be off a rotation or reflection
 
 

@@ -64,6 +64,49 @@ def test_import_then_export_unchanged_gives_the_same_file(tmp_path, fmt, keys):
             assert open(w.path, "rb").read() == source.read_bytes(), w.path
 
 
+def test_an_export_into_the_folder_it_was_read_from_is_refused_unless_asked(tmp_path):
+    """An OBAN imported from OBANname.oni and exported into its own folder would replace that file:
+    refused, naming it, the file as it was (also edited: its motion moved); with Replace Sources,
+    written."""
+    animation = generated(1, seed=5)[0]
+    source = tmp_path / f"OBAN{animation.name}.oni"
+    source.write_bytes(oni_file_bytes(animation))
+    bpy.ops.import_anim.oban(filepath=str(source))
+    obj = bpy.data.objects[animation.name]
+    obj.animation_data.action = None             # edited: it stands still now
+    before = source.read_bytes()
+    report = export_objects(bpy.context, [obj], str(tmp_path), OniExportSettings(global_scale=1.0))
+    assert not report.made and len(report.errors) == 1, report.errors
+    assert report.errors[0].startswith(f"{source}: would replace the file it was read from"), report.errors
+    assert source.read_bytes() == before and sorted(os.listdir(tmp_path)) == [source.name]
+    report = export_objects(bpy.context, [obj], str(tmp_path), OniExportSettings(global_scale=1.0,
+                                                                                 replace_sources=True))
+    assert not report.errors and report.made[0].path == str(source) and source.read_bytes() != before
+    assert read_file(str(source))[0].frames == animation.frames
+
+
+def test_two_objects_of_one_animation_name_are_both_refused(tmp_path):
+    """A copy of an imported object (it keeps the animation's name) moved otherwise would write
+    the same OBAN file with other keys: both refused, each naming the other, nothing written; the
+    same bytes (a plain copy) are written once."""
+    animation = generated(1, seed=9)[0]
+    source = tmp_path / "in" / f"OBAN{animation.name}.oni"
+    source.parent.mkdir()
+    source.write_bytes(oni_file_bytes(animation))
+    bpy.ops.import_anim.oban(filepath=str(source))
+    obj = bpy.data.objects[animation.name]
+    copy = obj.copy()
+    bpy.context.scene.collection.objects.link(copy)
+    written, errors = export(tmp_path, [obj, copy])
+    assert errors == [] and len(written) == 1 and written[0].path.endswith(f"OBAN{animation.name}.oni")
+    copy.animation_data.action = None
+    copy.location = (5.0, 0.0, 0.0)
+    written, errors = export(tmp_path, [obj, copy])
+    assert not written and sorted(errors) == sorted(
+        f"object '{a.name}': object '{b.name}' would write OBAN{animation.name}.oni too, otherwise; nothing written "
+        f"for them: give each animation its own name (its 'oban_name')" for a, b in ((obj, copy), (copy, obj)))
+
+
 def test_a_level_file_exports_each_animation_as_its_oni(tmp_path):
     animations = generated(6, seed=8)
     level = tmp_path / "level2_Final.dat"

@@ -7,6 +7,7 @@ command lines."""
 import glob
 import math
 import os
+import shutil
 
 import bpy
 import characters_generate as cgen
@@ -69,6 +70,26 @@ def test_an_unchanged_import_is_written_as_onisplit_wrote_it(tmp_path, keys):
             assert mine.read() == theirs.read(), name
         assert made.note == "unchanged import" and made.error < 1e-5
     assert sorted(os.listdir(tmp_path)) == sorted(os.path.basename(p) for p in glob.glob(f"{SAMPLES}/oni/TRAM*"))
+
+
+def test_an_export_into_the_folder_its_trams_were_read_from_is_refused_unless_asked(tmp_path):
+    """The sample character imported from a folder of its own, its six TRAMs exported into that
+    folder: each would replace the file it was read from, refused naming it, every file as it
+    was; with Replace Sources written (the same bytes: an unchanged import)."""
+    folder = tmp_path / "char0"
+    shutil.copytree(os.path.join(SAMPLES, "oni"), folder)
+    assert bpy.ops.import_anim.oban(filepath=str(folder / "ONCCchar0.oni"), global_scale=SCALE) == {"FINISHED"}
+    armature = bpy.data.objects["char0"]
+    before = {path.name: path.stat().st_mtime_ns for path in folder.iterdir()}
+    report = export(armature, folder)
+    assert not report.made and len(report.errors) == 6, report.errors
+    assert all(": would replace the file it was read from" in error for error in report.errors), report.errors
+    assert {path.name: path.stat().st_mtime_ns for path in folder.iterdir()} == before
+    report = export(armature, folder, replace_sources=True)
+    assert not report.errors and len(report.made) == 6
+    for made in report.made:
+        assert open(made.path, "rb").read() == open(os.path.join(SAMPLES, "oni", os.path.basename(made.path)),
+                                                    "rb").read()
 
 
 def test_generated_animations_of_every_case_come_back_bit_for_bit(tmp_path):

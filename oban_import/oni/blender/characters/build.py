@@ -19,7 +19,7 @@ from ...engine import bones
 from ...io.characters.properties import (BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE, CHARACTER_INSTANCE,
                                          PARENTS, PARTS, TRANSLATIONS)
 from ...io.characters.read import also_listed, body_file, listers, read_character
-from ...io.import_frame import import_properties
+from ...io.import_frame import SOURCE_FILE, import_properties
 from ...io.trams.properties import tram_markers, tram_properties
 from ...io.trams.read import MAX_SQUARE
 from ...io.trams.tram import OVERLAY, PART_NAMES
@@ -240,6 +240,8 @@ class _Actions:
         if keys.root_location is not None:
             compat.fill_fcurve_runs(fcurves[-3:], keys.root_location, [tram.frames] * 3)
         action.id_properties_ensure().update(tram_properties(tram))
+        if tram.source:
+            action[SOURCE_FILE] = os.path.abspath(tram.source)
         for name, frame in tram_markers(tram, self.channels.parts):
             action.pose_markers.new(name).frame = self.frame_start + frame
         action.use_fake_user = True

@@ -27,6 +27,7 @@ from ...engine import poses
 from ...engine.fit_tram import fit_tracks, root_motion_from
 from ...engine.rotations import matrix_quaternions, relative_errors, split_rotation_scale, stored_from_hamilton
 from ...engine.to_oni import oni_matrices
+from ...io.import_frame import SOURCE_FILE
 from ...io.trams.files import read_tram_file
 from ...io.trams.properties import NAME, PREFIX, tram_from_properties, tram_properties
 from ...io.trams.tram import OVERLAY, Tram
@@ -212,7 +213,8 @@ def _export(context, job, settings):
         motion_as_read(relative_errors(poses.animation_matrices(body, stored).reshape(-1, 4, 4),
                                        world.reshape(-1, 4, 4)))
     tram = stored if unchanged else _fitted(job, markers, rotations, locations, settings.character_tolerance)
-    return _write(tram, body, world, job.path, settings, label, unchanged)
+    source = action.get(SOURCE_FILE) if action is not None else None
+    return _write(tram, body, world, job.path, settings, label, unchanged, [source] if isinstance(source, str) else [])
 
 
 def _frame_range(body, action, found):
@@ -375,7 +377,7 @@ def _fitted(job, markers, rotations, locations, tolerance):
         raise ObanError(job.label, str(error)) from None
 
 
-def _write(tram, body, world, path, settings, label, unchanged):
+def _write(tram, body, world, path, settings, label, unchanged, sources):
     """Write what, read back and replayed, gives the sampled part matrices within the
     tolerance at every frame (core/output_files.py); refuse it (ObanError, no file) otherwise."""
     try:
@@ -394,7 +396,7 @@ def _write(tram, body, world, path, settings, label, unchanged):
                                    f"{settings.character_tolerance:g}")
         return back, float(errors.max())
 
-    job = FileJob(body.armature, label, [OutputFile(os.path.basename(path), data, check)])
+    job = FileJob(body.armature, label, [OutputFile(os.path.basename(path), data, check)], sources=sources)
     [written] = write_job(job, os.path.dirname(path), replace_sources=settings.replace_sources)
     back, worst = written.item
     back.name = tram.name

@@ -89,7 +89,7 @@ def _tram(s, tracks, extent_info, impact, direct_animations, final_rotation):
     return Tram(
         name=c.short_name(s.index), frames=s.frames, key_size=s.key_size,
         heights=s.arrays.pop("heights"), velocities=s.arrays.pop("velocities"), tracks=tracks, **s.arrays,
-        extent_info=extent_info, impact=impact, final_rotation=final_rotation,
+        extent_info=extent_info, impact=impact, final_rotation=final_rotation, source=c.path,
         direct_animations=tuple(_direct_name(c, s.index, value, n) if value else ""
                                 for n, value in enumerate(direct_animations)),
         **{key: s.fields[key] for key in PLAIN_FIELDS})
