@@ -183,7 +183,7 @@ class Tram:
     name_pointer: int = 0                 # 0x00, 0x150, 0x154: the engine fills them at run time (0 in files)
     sound_name_pointer: int = 0
     sound_frame: int = 0
-    source: str = ""                      # the file it was read from (absolute; "" for one made)
+    source: str = field(default="", compare=False)   # the file it was read from ("" for one made): not content
 
     def __post_init__(self):
         if not isinstance(self.tracks, Tracks):
