@@ -14,8 +14,8 @@ import numpy as np
 from ....core.errors import ObanError
 from ..container.container import (LINK_FLAG, ONCC_TAG, TRBS_TAG, TRCM_TAG, TRGA_TAG, TRIA_TAG, TRMA_TAG, TRTA_TAG,
                                    TXMP_TAG, Container)
-from ..container.instance_file import instance_file_bytes
-from ..objects.mesh_write import instance_name, mesh_instances, triangle_strips, vertex_arrays
+from ..container.instance_file import instance_file_bytes, instance_name
+from ..objects.mesh_write import mesh_instances, triangle_strips, vertex_arrays
 from ..trams.read import MAX_SQUARE
 from ..trams.tram import MAX_PARTS, PART_NAMES
 from .read import (COUNT_AT, ONCC_ANIMATIONS_AT, ONCC_BODY_AT, ONCC_TEXTURES_AT, TRBS_LEVELS, TRCM_LINKS_AT,
@@ -50,7 +50,7 @@ def body_file_bytes(name: str, part_names, parents, translations, levels) -> byt
     pose); `levels` five lists, low to high detail, of a PartMesh (or None: no mesh) per part. A
     level given as the same list as an earlier one shares its TRCM (`-create:trbs` links one TRCM
     five times); the others get their own, in order."""
-    full = _named("TRBS", name)
+    full = instance_name("TRBS", name)
     parents, translations = _skeleton(full, part_names, parents, translations)
     if len(levels) != TRBS_LEVELS:
         raise ObanError(full, f"{len(levels)} levels of detail (a TRBS holds {TRBS_LEVELS})")
@@ -66,14 +66,14 @@ def body_file_bytes(name: str, part_names, parents, translations, levels) -> byt
 def textures_file_bytes(name: str, texture_names) -> bytes:
     """TRMA`name`.oni: a TXMP link per part by name (None or '': none), each name once as a
     placeholder, in order of first use."""
-    full = _named("TRMA", name)
+    full = instance_name("TRMA", name)
     if not 1 <= len(texture_names) <= MAX_PARTS:
         raise ObanError(full, f"{len(texture_names)} textures: a TRMA has one per part (1 to {MAX_PARTS} parts)")
     instances, placeholder = [(TRMA_TAG, full, None)], {}
     for texture in filter(None, texture_names):
         if texture not in placeholder:
             placeholder[texture] = len(instances)
-            instances.append((TXMP_TAG, _named("TXMP", texture), None))
+            instances.append((TXMP_TAG, instance_name("TXMP", texture), None))
     links = _links(placeholder[texture] if texture else 0 for texture in texture_names)
     instances[0] = (TRMA_TAG, full, _counted(len(texture_names), links))
     return instance_file_bytes(instances)
@@ -84,14 +84,15 @@ def character_file_bytes(name: str, data: bytes, links: dict, body: str, texture
     name the instances in `links` ({offset: full name}, ONCC_LINKS; an offset left out: no link)
     as placeholders in field order, as OniSplit's XML importer writes them; the body
     set link names TRBS`body`, the texture link TRMA`textures` (None: no TRMA)."""
-    full = _named("ONCC", name)
+    full = instance_name("ONCC", name)
     if len(data) < ONCC_MIN_SIZE:
         raise ObanError(full, f"{len(data)} bytes, too short for an ONCC (its links reach 0x{ONCC_MIN_SIZE:x})")
     stray = sorted(set(links) - set(ONCC_LINK_TAGS))
     if stray:
         raise ObanError(full, f"no ONCC link at offset 0x{stray[0]:x} (links: "
                               f"{', '.join(f'0x{at:x}' for at, _ in ONCC_LINKS)})")
-    links = {**links, ONCC_BODY_AT: _named("TRBS", body), ONCC_TEXTURES_AT: textures and _named("TRMA", textures)}
+    links = {**links, ONCC_BODY_AT: instance_name("TRBS", body),
+             ONCC_TEXTURES_AT: textures and instance_name("TRMA", textures)}
     out, instances = bytearray(data), [(ONCC_TAG, full, None)]
     for at, tag in ONCC_LINKS:   # every field is of another tag: no name comes twice
         target = links.get(at)
@@ -211,13 +212,6 @@ def _mesh_instances(full, where, mesh, at):
         return mesh_instances("M3GM", "", points, normals, uvs, strips, face_normals, indices, mesh.texture_name, at)
     except ObanError as error:
         raise ObanError(full, f"{where}: {error.problem}") from None
-
-
-def _named(tag: str, name: str) -> str:
-    """tag + name, a name the readers take; a file's own instances need one."""
-    if not name:
-        raise ObanError(tag, "an empty name: each instance written here is named (its file is named after it)")
-    return instance_name(tag, name)
 
 
 def _links(indices) -> bytes:

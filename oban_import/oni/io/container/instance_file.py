@@ -4,15 +4,45 @@ ImporterFile), so that an unedited read -> write gives the bytes OniSplit wrote
 
 import numpy as np
 
+from ....core.errors import ObanError
 from .container import DESCRIPTOR_DTYPE, HEADER_DTYPE, LINK_FLAG, PC_CHECKSUM, PLACEHOLDER, SIGNATURE, UNNAMED
 
 ALIGN = 32   # records, the name table, the data table and the raw table start at this
+# Characters of a full name, its tag included, that OniSplit v0.9.99.2 opens: its
+# InstanceFile.ReadNames reads each name into a char[64] (a file holding a longer one is not opened).
+MAX_NAME = 64
+
+
+def instance_name(tag: str, name: str) -> str:
+    """The full name `tag` + `name` of an instance to write, checked (checked_name); an empty
+    `name` refused: an instance written on its own is named."""
+    if not name:
+        raise ObanError(tag, "an empty name: each instance written here is named (its file is named after it)")
+    return checked_name(tag + name)
+
+
+def checked_name(full: str) -> str:
+    """`full`, an instance's name with its tag, where a file OniSplit opens can hold it: Latin-1,
+    no NUL, at most MAX_NAME characters; ObanError naming it otherwise."""
+    try:
+        full.encode("latin-1")
+    except UnicodeEncodeError:
+        raise ObanError(full, "the name holds a character outside Latin-1, which Oni's names cannot hold") from None
+    if "\0" in full:
+        raise ObanError(full, "the name holds a NUL, which ends a name in Oni's files")
+    if len(full) > MAX_NAME:
+        raise ObanError(full, f"the name is {len(full)} characters with its tag: OniSplit opens no file holding a "
+                              f"name of more than {MAX_NAME}")
+    return full
 
 
 def instance_file_bytes(instances: list, raw: bytes = bytes(ALIGN)) -> bytes:
     """A VR32 .oni: `instances` are (stored tag, full name or '', data past the record header
     or None for a placeholder), descriptor 0 the main one; `raw` is the raw table with its 32
-    leading zero bytes, written only if it holds more."""
+    leading zero bytes, written only if it holds more. Every name is checked (checked_name)."""
+    for _, name, _ in instances:
+        if name:
+            checked_name(name)
     count = len(instances)
     names = b"".join(name.encode("latin-1") + b"\0" for _, name, _ in instances if name)
     name_offset = align(64 + DESCRIPTOR_DTYPE.itemsize * count)

@@ -2,12 +2,14 @@
 environment's quads (one node per run of equal flags, one primitive per run of equal texture,
 a quad a 4-corner polygon, a Triangle a 3-corner one, positions, texture coordinates t = 1 - v
 and shades per corner) and the rooms (each room's floor polygon, then each ghost). Oni axes
-(Y_UP), decimetres (without `unit meter="0.1"` OniSplit scales by 10). No bpy."""
+(Y_UP), decimetres (without `unit meter="0.1"` OniSplit scales by 10). Every texture a name
+OniSplit's files hold (instance_name). No bpy."""
 
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
+from ..container.instance_file import instance_name
 from ..level.model import Quads, shade_rgba
 from .object_xml import xml_floats
 
@@ -27,9 +29,12 @@ def runs(values: np.ndarray) -> np.ndarray:
 
 def environment_collada(quads: Quads) -> tuple[str, list]:
     """(the environment Collada's text, [(its node id, the flags OniSplit is to be told)] per
-    node: the master XML's GunkFlags)."""
+    node: the master XML's GunkFlags). ObanError naming the texture whose name no instance can
+    take."""
     used = np.unique(quads.textures) if len(quads.textures) else np.zeros(0, np.int32)
     names = [quads.texture_names[i] for i in used.tolist()]
+    for name in names:
+        instance_name("TXMP", name)
     material = {int(texture): f"m{k}" for k, texture in enumerate(used.tolist())}
     nodes, geometries, flags = [], [], []
     bounds = runs(quads.flags)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ..container.container import ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG
+from ..container.instance_file import instance_name
 from ..container.library import Library, open_library
 from ..objects.meshes import parse_m3ga
 from ..objects.oboa import parse_oboa
@@ -41,15 +42,16 @@ class Setup:
 
 
 def oboa_xml(setups: list) -> str:
-    """The OBOA XML of `setups` in order, each object's M3GA after it."""
+    """The OBOA XML of `setups` in order, each object's M3GA after it; ObanError for a mesh or
+    animation name no instance can take (instance_name)."""
     objects, arrays = [], []
     for setup in setups:
         geometry = ""
         if setup.geometries:
             geometry = f"#{len(arrays) + 1}"
-            links = "".join(f"<Link>M3GM{escape(name)}</Link>" for name in setup.geometries)
+            links = "".join(f"<Link>{escape(instance_name('M3GM', name))}</Link>" for name in setup.geometries)
             arrays.append(f'<M3GA id="{len(arrays) + 1}"><Geometries>{links}</Geometries></M3GA>')
-        animation = f"OBAN{escape(setup.animation)}" if setup.animation else ""
+        animation = escape(instance_name("OBAN", setup.animation)) if setup.animation else ""
         physics = PHYSICS[setup.physics] if setup.physics < len(PHYSICS) else str(setup.physics)
         objects.append(
             f"<OBOAObject><Geometry>{geometry}</Geometry><Animation>{animation}</Animation><Particle></Particle>"
@@ -100,4 +102,6 @@ def stored_setups(path: str, library: Library | None = None) -> StoredSetups:
                 scale=float(record["scale"]), origin=record["origin"].copy(),
                 geometries=[c.full_name(mesh)[4:] for mesh in meshes],
                 animation=c.full_name(animation)[4:] if animation is not None else ""))
-        return StoredSetups(c.full_name(oboa)[4:], setups, particles)
+        name = c.full_name(oboa)[4:]
+        instance_name("OBOA", name)   # -create names the OBOA after its XML file: one it can open
+        return StoredSetups(name, setups, particles)

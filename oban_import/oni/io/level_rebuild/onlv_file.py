@@ -18,7 +18,7 @@ from ....core.errors import ObanError
 from ..container.container import (CRSA_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_TAG,
                                    ONCC_TAG, ONLV_TAG, ONOA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG, Container,
                                    counted, u32_at)
-from ..container.instance_file import instance_file_bytes
+from ..container.instance_file import instance_file_bytes, instance_name
 from ..level.model import QUAD_FLAGS, Door, Environment, Furniture, LevelContents, Quads
 from ..level.onlv import ONLV_LINKS, ONLV_SIZE, ONOA_DTYPE
 from ..objects.meshes import M3GM_LINKS_OFFSET, parse_m3ga
@@ -201,9 +201,10 @@ def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
     record = np.zeros((), OBJECT_DTYPE)
     if stored is not None:
         record["padding"] = level.records[stored]["padding"]
-    geometry = [out.add(M3GM_TAG, "M3GM" + name, None) for name in scene.geometries]
+    geometry = [out.add(M3GM_TAG, instance_name("M3GM", name), None) for name in scene.geometries]
     record["geometry"] = _m3ga(out, geometry)
-    record["animation"] = out.add(OBAN_TAG, "OBAN" + scene.animation, None) << 8 | LINK_FLAG if scene.animation else 0
+    record["animation"] = (out.add(OBAN_TAG, instance_name("OBAN", scene.animation), None) << 8 | LINK_FLAG
+                           if scene.animation else 0)
     for field in ("flags", "door_gunk_id", "door_id", "physics", "script_id", "position", "rotation", "scale",
                   "origin"):
         record[field] = getattr(scene, field)

@@ -4,7 +4,7 @@ containers 1, 2 and 4)."""
 import numpy as np
 
 from ..container.container import OBAN_TAG
-from ..container.instance_file import instance_file_bytes
+from ..container.instance_file import instance_file_bytes, instance_name
 from ..container.xml_guard import float_texts
 from .record import FLAGS, KNOWN_FLAGS, Animation, record_bytes
 
@@ -15,8 +15,8 @@ def raw_file_bytes(animation: Animation) -> bytes:
 
 
 def oni_file_bytes(animation: Animation) -> bytes:
-    """An OniSplit-style VR32 .oni file holding one named OBAN."""
-    return instance_file_bytes([(OBAN_TAG, "OBAN" + animation.name, record_bytes(animation)[8:])])
+    """An OniSplit-style VR32 .oni file holding one named OBAN (its name checked: instance_name)."""
+    return instance_file_bytes([(OBAN_TAG, instance_name("OBAN", animation.name), record_bytes(animation)[8:])])
 
 
 def xml_bytes(animation: Animation) -> bytes:

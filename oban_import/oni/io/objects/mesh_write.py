@@ -8,21 +8,22 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ..container.container import IDXA_TAG, LINK_FLAG, M3GM_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG
-from ..container.instance_file import instance_file_bytes
+from ..container.instance_file import instance_file_bytes, instance_name
 from . import meshes
 
 STRIP_START = -0x80000000     # the top bit of an index: it starts a strip
 TXCA_PADDING = 480            # zero bytes OniSplit appends to every TXCA
 ARRAY_HEAD = 0x14             # zero bytes before a VCRA's, TXCA's or IDXA's count
 PNTA_HEAD = 0x0c              # zero bytes before a PNTA's bounding box
-MAX_NAME = 255                # bytes of a full instance name the readers take
 
 
 def mesh_file_bytes(name: str, points, normals, uvs, strips, face_normals, face_normal_indices,
                     texture_name: str | None) -> bytes:
     """A VR32 .oni holding M3GM`name`: points (n, 3), vertex normals (n, 3), texture
     coordinates (n, 2, Direct3D v), the triangle strips with their face normals and face normal
-    indices (docs/objects.md 4), and a placeholder TXMP`texture_name` (none for None or '')."""
+    indices (docs/objects.md 4), and a placeholder TXMP`texture_name` (none for None or ''). A
+    loose file's mesh is named: OniSplit names the file after it, and lists and extracts no
+    unnamed instance of a loose file (a body's unnamed meshes are mesh_instances')."""
     full = instance_name("M3GM", name)
     return instance_file_bytes(mesh_instances(full, full, points, normals, uvs, strips, face_normals,
                                               face_normal_indices, texture_name, 0))
@@ -50,18 +51,6 @@ def mesh_instances(label: str, full: str, points, normals, uvs, strips, face_nor
             (IDXA_TAG, "", bytes(ARRAY_HEAD) + counted(strips)),
             (IDXA_TAG, "", bytes(ARRAY_HEAD) + counted(face_normal_indices))] + \
         ([(TXMP_TAG, texture, None)] if texture else [])
-
-
-def instance_name(tag: str, name: str) -> str:
-    """`tag` + `name`, checked to be a name the readers take (Latin-1, at most 255 bytes)."""
-    full = tag + name
-    try:
-        full.encode("latin-1")
-    except UnicodeEncodeError:
-        raise ObanError(full, "the name holds a character outside Latin-1, which Oni's names cannot hold") from None
-    if len(full) > MAX_NAME or "\0" in full:
-        raise ObanError(full, f"the name is {len(full)} characters (at most {MAX_NAME}, no NUL)")
-    return full
 
 
 def vertex_arrays(full: str, points, normals, uvs):

@@ -9,8 +9,7 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ..container.container import LINK_FLAG, TXMP_TAG
-from ..container.instance_file import ALIGN, instance_file_bytes
-from .mesh_write import instance_name
+from ..container.instance_file import ALIGN, instance_file_bytes, instance_name
 from .textures import (BGR, BGRA4444, BGRA5551, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA,
                        TXMP_OFFSET, decode, level_sizes)
 

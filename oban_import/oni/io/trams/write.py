@@ -8,7 +8,7 @@ stored (a count past its field, a track that misses the last frame, ...) is a Va
 import numpy as np
 
 from ..container.container import LINK_FLAG, TRAM_TAG
-from ..container.instance_file import instance_file_bytes
+from ..container.instance_file import instance_file_bytes, instance_name
 from .tram import (ENGINE_ONLY_KEY_SIZES, EXTENT_DTYPE, KEY_SIZES, MAX_PARTS, PLAIN_FIELDS, RAW_ALIGN, RAW_ARRAYS,
                    RECORD_DTYPE, Tracks, Tram)
 
@@ -18,14 +18,15 @@ U8_COUNTS = {"attacks": "attack_count", "self_damage": "self_damage_count", "mot
 
 def tram_oni_bytes(tram: Tram) -> bytes:
     """A VR32 .oni holding the TRAM (descriptor 0) and a placeholder for each direct animation,
-    as OniSplit writes one."""
-    instances, links = [(TRAM_TAG, "TRAM" + tram.name, None)], []
+    as OniSplit writes one; a name no such file can hold is an ObanError (instance_name)."""
+    full = instance_name("TRAM", tram.name)
+    instances, links = [(TRAM_TAG, full, None)], []
     for name in tram.direct_animations:
         if name:
-            instances.append((TRAM_TAG, "TRAM" + name, None))
+            instances.append((TRAM_TAG, instance_name("TRAM", name), None))
         links.append(((len(instances) - 1) << 8 | LINK_FLAG) if name else 0)
     raw = bytearray(RAW_ALIGN)
-    instances[0] = (TRAM_TAG, "TRAM" + tram.name, tram_instance_bytes(tram, raw, links))
+    instances[0] = (TRAM_TAG, full, tram_instance_bytes(tram, raw, links))
     return instance_file_bytes(instances, raw)
 
 
