@@ -291,6 +291,19 @@ def test_meshes_that_cannot_be_written():
     assert "outside Latin-1" in body_error(texture_name="Ω")
 
 
+def test_a_part_point_beyond_the_world_is_refused():
+    """A part's point of 4096 units (float32) on an axis is written, the next float32 refused,
+    naming the body, the level, the part and the point."""
+    edge = np.float32(4096)
+    points = prism(0).points.copy()
+    points[3] = [-edge, edge, edge]
+    assert body_file_bytes("b", PART_NAMES[:3], (-1, 0, 1), np.zeros((3, 3)), [[prism(0)._replace(points=points)] * 3] * 5)
+    points[3, 1] = np.nextafter(edge, np.float32(np.inf))
+    assert body_error(points=points) == ("TRBSb: level of detail 0, part 0 (Pelvis): point 3 lies at (-4096, "
+                                         "4096.00049, 4096), beyond 4096 units from the origin on an axis, where the "
+                                         "game's world ends (1 such)")
+
+
 def test_textures_that_cannot_be_written():
     for names, message in (([], "0 textures: a TRMA has one per part"), (["a"] * 33, "33 textures"),
                            (["a", "Ω"], "TXMPΩ: the name holds a character outside Latin-1")):

@@ -13,6 +13,7 @@ import pytest
 from level_reference import DOOR_FLAG_BITS, EVENT_NAMES, collada_polygons, flag_bits, numbers, xml_events
 from paths import DATA as TEST_DATA
 
+from oban_import.core.errors import ObanError
 from oban_import.oni.io.level.model import DoorEvent, Quads
 from oban_import.oni.io.level.read import read_level
 from oban_import.oni.io.level_rebuild.collada import DERIVED, collada_t, environment_collada, rooms_collada, runs
@@ -100,6 +101,33 @@ def test_the_rooms_are_the_authored_floors_then_the_ghosts(level, tmp_path):
     points = numbers(root.find(".//c:float_array", ns).text).reshape(-1, 3)
     assert numbers(root.find(".//c:vcount", ns).text).tolist() == [4, 4, 4, 4]
     assert (points.astype(np.float32) == np.concatenate([p.points for p in authored]).astype(np.float32)).all()
+
+
+def test_a_corner_beyond_the_world_is_refused(level):
+    """A corner 4096 units out on an axis (float32) is written, the next float32 refused, naming
+    the quad, ghost or floor corner: the game's octree ends there, and OniSplit's room grids of a
+    floor reaching 1e30 exhausted its memory (docs/level.md 11)."""
+    env = level.environment
+    own, ghost_quads = own_quads(env)
+    edge = np.float32(4096)
+    beyond = np.nextafter(edge, np.float32(np.inf))
+    quads = env.quads(own)
+    quads.points[7, 2] = [edge, -edge, edge]
+    environment_collada(quads)
+    quads.points[7, 2, 1] = -beyond
+    with pytest.raises(ObanError, match=r"^the environment: a corner of quad 7 lies at \(4096, -4096\.00049, 4096\), "
+                                        "beyond 4096 units from the origin on an axis, where the game's world ends "
+                                        r"\(1 such\)$"):
+        environment_collada(quads)
+    floors, ghosts = env.room_floors.copy(), env.points[env.quad_points[ghost_quads]]
+    floors[5, 2] = edge
+    rooms_collada(floors, env.room_floor_counts, ghosts)
+    floors[5, 2] = beyond
+    with pytest.raises(ObanError, match=r"^the rooms: floor corner 5 lies at .*, 4096\.00049\), beyond 4096 units"):
+        rooms_collada(floors, env.room_floor_counts, ghosts)
+    ghosts[0, 3, 0] = -beyond
+    with pytest.raises(ObanError, match=r"^the rooms: a corner of ghost 0 lies at \(-4096\.00049, "):
+        rooms_collada(env.room_floors, env.room_floor_counts, ghosts)
 
 
 def test_the_object_lists_are_the_authored_objects(level, tmp_path):

@@ -307,6 +307,24 @@ def test_meshes_that_cannot_be_written():
         triangle_strips("m", p, [[0.0, 1.0, 2.0]])
 
 
+def test_points_beyond_the_world_are_refused(tmp_path):
+    """A coordinate of at most 4096 (float32) in size is written, the next float32 past it on any
+    axis refused, naming the mesh, the point and where it lies."""
+    edge = np.float32(4096)
+    points = np.array([[edge, 0, -edge], [0, edge, 0], [-edge, -edge, edge]], np.float32)
+    n, uv = np.zeros((3, 3)), np.zeros((3, 2))
+    strips, fn, fi = triangle_strips("m", points, [[0, 1, 2]])
+    (tmp_path / "M3GMm.oni").write_bytes(mesh_file_bytes("m", points, n, uv, strips, fn, fi, None))
+    assert read_mesh_file(str(tmp_path / "M3GMm.oni")).points.tobytes() == points.tobytes()
+    for axis, side in ((0, 1), (1, -1), (2, 1)):
+        far = points.copy()
+        far[2, axis] = side * np.nextafter(edge, np.float32(np.inf))
+        where = ", ".join(f"{v:.9g}" for v in far[2].tolist())
+        assert mesh_error(far, n, uv, strips, fn, fi) == (
+            f"M3GMm: point 2 lies at ({where}), beyond 4096 units from the origin on an axis, where the game's world "
+            "ends (1 such)")
+
+
 @pytest.mark.parametrize("shape, fmt, flags, message", [
     ((4, 70000, 4), 7, 0, "a 70000 x 4 texture: width and height must be 1 to 65535"),
     ((0, 4, 4), 7, 0, "a 4 x 0 texture"),

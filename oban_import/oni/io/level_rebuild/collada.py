@@ -2,8 +2,9 @@
 environment's quads (one node per run of equal flags, one primitive per run of equal texture,
 a quad a 4-corner polygon, a Triangle a 3-corner one, positions, texture coordinates t = 1 - v
 and shades per corner) and the rooms (each room's floor polygon, then each ghost). Oni axes
-(Y_UP), decimetres (without `unit meter="0.1"` OniSplit scales by 10). Every texture a name
-OniSplit's files hold (instance_name). No bpy."""
+(Y_UP), decimetres (without `unit meter="0.1"` OniSplit scales by 10). Every point within the
+game's world (mesh_write.check_in_world; docs/level.md 11), every texture a name OniSplit's
+files hold (instance_name). No bpy."""
 
 from xml.sax.saxutils import escape, quoteattr
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from ..container.instance_file import instance_name
 from ..level.model import Quads, shade_rgba
+from ..objects.mesh_write import check_in_world
 from .object_xml import xml_floats
 
 HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '
@@ -29,8 +31,9 @@ def runs(values: np.ndarray) -> np.ndarray:
 
 def environment_collada(quads: Quads) -> tuple[str, list]:
     """(the environment Collada's text, [(its node id, the flags OniSplit is to be told)] per
-    node: the master XML's GunkFlags). ObanError naming the texture whose name no instance can
-    take."""
+    node: the master XML's GunkFlags). ObanError naming the quad whose corner lies beyond the
+    world, or the texture whose name no instance can take."""
+    check_in_world("the environment", "a corner of quad", _farthest_corners(quads.points))
     used = np.unique(quads.textures) if len(quads.textures) else np.zeros(0, np.int32)
     names = [quads.texture_names[i] for i in used.tolist()]
     for name in names:
@@ -66,7 +69,9 @@ def environment_collada(quads: Quads) -> tuple[str, list]:
 
 def rooms_collada(floors: np.ndarray, floor_counts: np.ndarray, ghosts: np.ndarray) -> str:
     """The rooms' Collada: the floor polygons ((k, 3) corners, (r,) counts), then the ghosts
-    ((g, 4, 3)), positions only, in one polygon list."""
+    ((g, 4, 3)), positions only, in one polygon list. ObanError naming the corner beyond the world."""
+    check_in_world("the rooms", "floor corner", floors.reshape(-1, 3))
+    check_in_world("the rooms", "a corner of ghost", _farthest_corners(ghosts))
     points = np.concatenate([floors.reshape(-1, 3), ghosts.reshape(-1, 3)])
     counts = np.concatenate([floor_counts, np.full(len(ghosts), 4, np.int32)])
     mesh = (_source("rooms-p", points, ("X", "Y", "Z")) + '<vertices id="rooms-v"><input semantic="POSITION" '
@@ -83,6 +88,12 @@ def collada_t(v: np.ndarray) -> np.ndarray:
     gives v back exactly wherever some float32 t can (every v OniSplit itself wrote: multiples
     of 2^-24 below 1/2), else the float32 nearest it."""
     return (1.0 - np.asarray(v, np.float64)).astype(np.float32)
+
+
+def _farthest_corners(polygons) -> np.ndarray:
+    """(n, 3): of each of the (n, k, 3) polygons, the corner with the largest coordinate (in size)."""
+    polygons = np.asarray(polygons).reshape(len(polygons), -1, 3)
+    return polygons[np.arange(len(polygons)), np.abs(polygons).max(axis=2).argmax(axis=1)]
 
 
 def _geometry(name, quads: Quads, part: slice, material: dict) -> tuple[str, list]:

@@ -15,6 +15,9 @@ STRIP_START = -0x80000000     # the top bit of an index: it starts a strip
 TXCA_PADDING = 480            # zero bytes OniSplit appends to every TXCA
 ARRAY_HEAD = 0x14             # zero bytes before a VCRA's, TXCA's or IDXA's count
 PNTA_HEAD = 0x0c              # zero bytes before a PNTA's bounding box
+# Units from the origin, on each axis, of the game's world: the cube its environment octree
+# covers (the engine's AKcMaxHalfOTDim, OniSplit's OctreeBuilder root box); docs/objects.md 9.
+WORLD_LIMIT = 4096.0
 
 
 def mesh_file_bytes(name: str, points, normals, uvs, strips, face_normals, face_normal_indices,
@@ -54,7 +57,8 @@ def mesh_instances(label: str, full: str, points, normals, uvs, strips, face_nor
 
 
 def vertex_arrays(full: str, points, normals, uvs):
-    """The three per-vertex arrays as little-endian float32, checked: shapes, lengths, finite."""
+    """The three per-vertex arrays as little-endian float32, checked: shapes, lengths, finite,
+    the points within the world (check_in_world)."""
     arrays = []
     for what, values, width in (("points", points, 3), ("vertex normals", normals, 3),
                                 ("texture coordinates", uvs, 2)):
@@ -70,14 +74,28 @@ def vertex_arrays(full: str, points, normals, uvs):
     for what, values in zip(("vertex normals", "texture coordinates"), arrays[1:]):
         if len(values) != len(arrays[0]):
             raise ObanError(full, f"{len(values)} {what} for {len(arrays[0])} points")
+    check_in_world(full, "point", arrays[0])
     return arrays
+
+
+def check_in_world(label: str, what: str, points) -> None:
+    """ObanError naming `label` and the first of the (n, 3) finite `points` (each a `what`, by
+    number) with a coordinate beyond WORLD_LIMIT, where the game's world ends (docs/objects.md 9)."""
+    points = np.asarray(points)
+    far = np.flatnonzero((np.abs(points) > WORLD_LIMIT).any(axis=1))
+    if far.size:
+        x, y, z = points[far[0]].tolist()
+        raise ObanError(label, f"{what} {far[0]} lies at ({x:.9g}, {y:.9g}, {z:.9g}), beyond {WORLD_LIMIT:g} units "
+                               f"from the origin on an axis, where the game's world ends ({far.size} such)")
 
 
 def bounds(points: np.ndarray) -> np.ndarray:
     """PNTA's bounding box (min, max) and sphere (centre, radius), 10 float32, as OniSplit
     computes them in float32: the box by running comparisons (of equal values the last point's,
     which decides a zero's sign), the centre by summing the points in order then multiplying by
-    1/n, the radius as the square root of the largest squared distance to it."""
+    1/n, the radius as the square root of the largest squared distance to it. Points within the
+    world (check_in_world) keep every square far inside float32 (at most 3 x 8192^2); in float64
+    the radius would differ from OniSplit's in the last bit for about a quarter of meshes."""
     columns = np.arange(3)
     low = points[_last_equal(points, points.min(axis=0)), columns]
     high = points[_last_equal(points, points.max(axis=0)), columns]
