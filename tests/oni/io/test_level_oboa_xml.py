@@ -13,7 +13,9 @@ import pytest
 from paths import DATA
 
 from oban_import.core.errors import ObanError
+from oban_import.oni.io.container.library import open_library
 from oban_import.oni.io.level_rebuild.oboa_xml import OBOA_FILE, oboa_xml, stored_setups
+from oban_import.oni.io.objects.oboa import OBJECT_DTYPE, OBOA_OBJECTS_OFFSET
 
 OBJECTS = os.path.join(DATA, "objects")
 LEVEL9 = os.path.join(OBJECTS, "level", "level9_Final.dat")
@@ -69,3 +71,39 @@ def test_flags_and_physics_without_a_name_are_numbers_and_names_are_escaped():
 def test_a_level_without_a_named_oboa_is_refused():
     with pytest.raises(ObanError, match="holds 0 named object setup arrays"):
         stored_setups(os.path.join(DATA, "environment", "level", "level5_Final.dat"))
+
+
+def oboa_with(tmp_path, at: int, value: int) -> str:
+    """OniSplit's loose OBOA of the sample, setup 3's byte `at` (of its record) set to `value`."""
+    source = os.path.join(OBJECTS, "oni", "OBOAlevel9_objects.oni")
+    data = bytearray(open(source, "rb").read())
+    with open_library(source) as library:
+        start = library.main.record(0)[1] + 8 + OBOA_OBJECTS_OFFSET + 3 * OBJECT_DTYPE.itemsize
+    data[start + at] = value
+    path = tmp_path / "OBOAlevel9_objects.oni"
+    path.write_bytes(data)
+    return str(path)
+
+
+@pytest.mark.parametrize("at", [OBJECT_DTYPE.fields["name"][1] + len("object03") + 1,   # past the name's NUL
+                                OBJECT_DTYPE.fields["padding"][1], OBJECT_DTYPE.itemsize - 1])
+def test_a_byte_past_a_name_the_xml_cannot_carry_is_refused(tmp_path, at):
+    """The XML holds a setup's name as text and writes the 64 bytes after it 0 (OniSplit's
+    XmlImporter: String64, then Padding(64)): a byte not 0 past the name's end is refused, naming
+    the setup; the last byte of the name field itself (a name of 63 characters) is the name's."""
+    with pytest.raises(ObanError, match=r"OBOAlevel9_objects\.oni: instance 0 \(OBOAlevel9_objects\) object 3 "
+                                        r"\('object03'\): a byte past its name is not 0 "):
+        stored_setups(oboa_with(tmp_path, at, 0x41))
+    assert stored_setups(oboa_with(tmp_path, at, 0)).setups[3].name == "object03"
+
+
+@pytest.mark.parametrize("count", [65535, 65536])
+def test_more_setups_than_an_oboa_counts_are_refused(count):
+    """OniSplit's XmlImporter reads at most 65,535 elements of an array counted in 16 bits (an
+    OBOA's setups) and fails on the next: 65,535 are written, 65,536 refused."""
+    setups = [stored_setups(LEVEL9).setups[0]] * count
+    if count > 0xFFFF:
+        with pytest.raises(ObanError, match="^OBOA: 65536 object setups: an OBOA counts at most 65535$"):
+            oboa_xml(setups)
+        return
+    assert oboa_xml(setups).count("<OBOAObject>") == count

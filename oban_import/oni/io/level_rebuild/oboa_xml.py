@@ -2,7 +2,9 @@
 docs/level.md 13) as the OniSplit XML its plain `-create` makes that OBOA of: every field of
 every object setup as it is to be stored (the quaternion and the origin matrix as their
 float32 values, which `-create` keeps bit for bit, unlike `-create:level`'s <Physics>), an
-unnamed M3GA per object linking its M3GMs by name, its OBAN by name. No bpy."""
+unnamed M3GA per object linking its M3GMs by name, its OBAN by name. What the XML cannot carry
+is refused: more setups than an OBOA counts, a byte past a setup's name (its String64 and the 64
+bytes of padding after it, which `-create` writes 0). No bpy."""
 
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
@@ -14,7 +16,7 @@ from ..container.container import ENVP_TAG, M3GA_TAG, M3GM_TAG, OBAN_TAG, OBOA_T
 from ..container.instance_file import instance_name
 from ..container.library import Library, open_library
 from ..objects.meshes import parse_m3ga
-from ..objects.oboa import parse_oboa
+from ..objects.oboa import MAX_SETUPS, OBJECT_DTYPE, parse_oboa
 from .master_xml import flag_names
 from .object_xml import xml_floats
 
@@ -42,8 +44,11 @@ class Setup:
 
 
 def oboa_xml(setups: list) -> str:
-    """The OBOA XML of `setups` in order, each object's M3GA after it; ObanError for a mesh or
-    animation name no instance can take (instance_name)."""
+    """The OBOA XML of `setups` in order, each object's M3GA after it; ObanError for more setups
+    than an OBOA counts (OniSplit's XmlImporter reads 65535 of a 16-bit counted array and fails
+    on the next) or a mesh or animation name no instance can take (instance_name)."""
+    if len(setups) > MAX_SETUPS:
+        raise ObanError("OBOA", f"{len(setups)} object setups: an OBOA counts at most {MAX_SETUPS}")
     objects, arrays = [], []
     for setup in setups:
         geometry = ""
@@ -75,7 +80,7 @@ class StoredSetups:
 def stored_setups(path: str, library: Library | None = None) -> StoredSetups:
     """The object setups of the named OBOA of a level .dat or an OBOA .oni, as stored, each
     M3GA's M3GMs and the OBAN by name. ObanError where the file holds no named OBOA, or more
-    than one, or a link is wrong."""
+    than one, or a link is wrong, or a setup holds a byte past its name (unused_bytes)."""
     with open_library(path, library) as library:
         c = library.main
         arrays = [i for i in c.with_data(OBOA_TAG) if not c.is_unnamed(i)]
@@ -83,8 +88,16 @@ def stored_setups(path: str, library: Library | None = None) -> StoredSetups:
             raise ObanError(path, f"holds {len(arrays)} named object setup arrays (OBOA); a level of placed "
                                   "objects alone holds one")
         oboa = arrays[0]
+        records = parse_oboa(c.instance(oboa, OBOA_TAG)[0], path, c.label(oboa))
+        unused = np.flatnonzero(unused_bytes(records).any(axis=1))
+        if unused.size:
+            n = int(unused[0])
+            more = f" ({unused.size - 1} more setups likewise)" if unused.size > 1 else ""
+            raise ObanError(path, f"{c.label(oboa)} object {n} ('{_name(records[n])}'): a byte past its name is not 0 "
+                                  "(in its name field or the 64 bytes after it, which OniSplit's XML does not carry: "
+                                  f"-create writes them 0){more}")
         setups, particles = [], []
-        for n, record in enumerate(parse_oboa(c.instance(oboa, OBOA_TAG)[0], path, c.label(oboa))):
+        for n, record in enumerate(records):
             array = c.link(int(record["geometry"]), M3GA_TAG, oboa, f"object {n} geometry")
             meshes = [] if array is None else [
                 c.link(value, M3GM_TAG, array, "mesh") for value in
@@ -95,7 +108,7 @@ def stored_setups(path: str, library: Library | None = None) -> StoredSetups:
             animation = c.link(int(record["animation"]), OBAN_TAG, oboa, f"object {n} animation")
             particles.append(c.link(int(record["particles"]), ENVP_TAG, oboa, f"object {n} particles") is not None)
             setups.append(Setup(
-                name=record["name"].split(b"\0", 1)[0].decode("latin-1"), flags=int(record["flags"]),
+                name=_name(record), flags=int(record["flags"]),
                 door_gunk_id=int(record["door_gunk_id"]), door_id=int(record["door_id"]),
                 physics=int(record["physics"]), script_id=int(record["script_id"]),
                 position=record["position"].copy(), rotation=record["rotation"].copy(),
@@ -105,3 +118,17 @@ def stored_setups(path: str, library: Library | None = None) -> StoredSetups:
         name = c.full_name(oboa)[4:]
         instance_name("OBOA", name)   # -create names the OBOA after its XML file: one it can open
         return StoredSetups(name, setups, particles)
+
+
+def unused_bytes(records: np.ndarray) -> np.ndarray:
+    """(n, 128) bool of OBJECT_DTYPE `records`: each byte of the name field past its first NUL
+    and of the 64 after it that is not 0."""
+    start = OBJECT_DTYPE.fields["name"][1]
+    tail = records.view(np.uint8).reshape(len(records), OBJECT_DTYPE.itemsize)[:, start:start + 128]
+    ended = np.cumsum(tail == 0, axis=1) > 0          # from each name's NUL on (the padding: always)
+    ended[:, 64:] = True
+    return ended & (tail != 0)
+
+
+def _name(record) -> str:
+    return record["name"].split(b"\0", 1)[0].decode("latin-1")

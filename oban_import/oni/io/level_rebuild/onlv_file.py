@@ -22,13 +22,12 @@ from ..container.instance_file import instance_file_bytes, instance_name
 from ..level.model import QUAD_FLAGS, Door, Environment, Furniture, LevelContents, Quads
 from ..level.onlv import ONLV_LINKS, ONLV_SIZE, ONOA_DTYPE
 from ..objects.meshes import M3GM_LINKS_OFFSET, parse_m3ga
-from ..objects.oboa import OBJECT_DTYPE, OBOA_OBJECTS_OFFSET, parse_oboa
+from ..objects.oboa import MAX_SETUPS, OBJECT_DTYPE, OBOA_OBJECTS_OFFSET, parse_oboa
 from .master_xml import OtherObject, objects_xml
 from .object_xml import level_given, level_osd_xml
 
 AISA_TAG = b"ASIA"
 ONLV_FIELDS = tuple(sorted([*ONLV_LINKS.values(), (0x5C, AISA_TAG)]))   # its links, in the order LevelDatWriter makes them
-MAX_SETUPS = 0xFFFF                                                      # an OBOA counts them in 16 bits
 M3GM_FIELDS = (PNTA_TAG, VCRA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG, IDXA_TAG, TXMP_TAG)
 M3GA_COUNT_AT, ONOA_COUNT_AT = 20, 20
 CRSA_COUNT_AT, CORPSE_BYTES, CORPSE_CLASS_AT = 20, 1100, 160   # a corpse: 160 bytes, ONCC, 19 matrices, a box
@@ -149,10 +148,12 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
     """The ONLV .oni with `setups` in order: each an int (that stored setup, copied), a
     (stored index, OBJECT_DTYPE record) (a door's leaf placed anew: that setup's meshes, the
     record's fields) or a (Setup, stored index or None) (a placed object; the 64 bytes after its
-    name, which -create:level fills with its mesh's file name, from that stored setup, else 0)."""
+    name, which -create:level fills with its mesh's file name, from that stored setup, else 0, and
+    the bytes past the end of its name too where the name is the one stored)."""
     c = level.container
     if len(setups) + UNUSED > MAX_SETUPS:
-        raise ObanError(c.path, f"{len(setups)} object setups and {UNUSED} unused: more than an OBOA counts")
+        raise ObanError(c.path, f"{len(setups)} object setups and the {UNUSED} unused -create:level adds: "
+                                f"{len(setups) + UNUSED}, more than an OBOA counts ({MAX_SETUPS})")
     out = _Layout(c)
     onlv_data, _ = c.instance(level.onlv, ONLV_TAG)
     onlv, oboa, linked = out.add(ONLV_TAG, c.full_name(level.onlv), bytearray(onlv_data)), None, {}
@@ -199,8 +200,6 @@ def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
         return record
     scene, stored = setup
     record = np.zeros((), OBJECT_DTYPE)
-    if stored is not None:
-        record["padding"] = level.records[stored]["padding"]
     geometry = [out.add(M3GM_TAG, instance_name("M3GM", name), None) for name in scene.geometries]
     record["geometry"] = _m3ga(out, geometry)
     record["animation"] = (out.add(OBAN_TAG, instance_name("OBAN", scene.animation), None) << 8 | LINK_FLAG
@@ -210,6 +209,11 @@ def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
         record[field] = getattr(scene, field)
     name = scene.name.encode("latin-1")
     record["name"] = name
+    if stored is not None:   # the bytes past its name as read
+        as_read = level.records[stored]
+        record["padding"] = as_read["padding"]
+        if as_read["name"].split(b"\0", 1)[0] == name:
+            record["name"] = as_read["name"]
     return record
 
 

@@ -5,6 +5,7 @@ import numpy as np
 from ....core.errors import ObanError
 
 OBOA_COUNT_OFFSET, OBOA_OBJECTS_OFFSET = 0x16, 0x18
+MAX_SETUPS = 0xFFFF          # an OBOA counts its setups in 16 bits
 OBJECT_DTYPE = np.dtype([   # docs/objects.md 3
     ("geometry", "<u4"), ("animation", "<u4"), ("particles", "<u4"), ("flags", "<u4"),
     ("door_gunk_id", "<i4"), ("door_id", "<i4"), ("physics", "<u4"), ("script_id", "<i4"),
