@@ -73,28 +73,39 @@ def test_a_level_without_a_named_oboa_is_refused():
         stored_setups(os.path.join(DATA, "environment", "level", "level5_Final.dat"))
 
 
-def oboa_with(tmp_path, at: int, value: int) -> str:
-    """OniSplit's loose OBOA of the sample, setup 3's byte `at` (of its record) set to `value`."""
+def oboa_with(tmp_path, edits: dict) -> str:
+    """OniSplit's loose OBOA of the sample, setup 3's bytes {at: value} (of its record) set."""
     source = os.path.join(OBJECTS, "oni", "OBOAlevel9_objects.oni")
     data = bytearray(open(source, "rb").read())
     with open_library(source) as library:
         start = library.main.record(0)[1] + 8 + OBOA_OBJECTS_OFFSET + 3 * OBJECT_DTYPE.itemsize
-    data[start + at] = value
+    for at, value in edits.items():
+        data[start + at] = value
     path = tmp_path / "OBOAlevel9_objects.oni"
     path.write_bytes(data)
     return str(path)
 
 
-@pytest.mark.parametrize("at", [OBJECT_DTYPE.fields["name"][1] + len("object03") + 1,   # past the name's NUL
-                                OBJECT_DTYPE.fields["padding"][1], OBJECT_DTYPE.itemsize - 1])
-def test_a_byte_past_a_name_the_xml_cannot_carry_is_refused(tmp_path, at):
+NAME_AT, PADDING_AT = OBJECT_DTYPE.fields["name"][1], OBJECT_DTYPE.fields["padding"][1]
+WHOLE_NAME = dict(enumerate(b"N" * 64, NAME_AT))       # a name filling its field, no NUL
+
+
+@pytest.mark.parametrize("edits, name", [
+    ({NAME_AT + len("object03") + 1: 0x41}, "object03"),         # past the name's NUL
+    ({PADDING_AT: 0x41}, "object03"),
+    ({OBJECT_DTYPE.itemsize - 1: 0x41}, "object03"),
+    ({**WHOLE_NAME, PADDING_AT: 0x41}, "N" * 64),
+])
+def test_a_byte_past_a_name_the_xml_cannot_carry_is_refused(tmp_path, edits, name):
     """The XML holds a setup's name as text and writes the 64 bytes after it 0 (OniSplit's
     XmlImporter: String64, then Padding(64)): a byte not 0 past the name's end is refused, naming
-    the setup; the last byte of the name field itself (a name of 63 characters) is the name's."""
+    the setup; a name filling its field has no end in it, and the 64 after it are checked all
+    the same."""
     with pytest.raises(ObanError, match=r"OBOAlevel9_objects\.oni: instance 0 \(OBOAlevel9_objects\) object 3 "
-                                        r"\('object03'\): a byte past its name is not 0 "):
-        stored_setups(oboa_with(tmp_path, at, 0x41))
-    assert stored_setups(oboa_with(tmp_path, at, 0)).setups[3].name == "object03"
+                                        rf"\('{name}'\): a byte past its name is not 0 "):
+        stored_setups(oboa_with(tmp_path, edits))
+    cleared = {**edits, list(edits)[-1]: 0}                      # the last edit the byte refused
+    assert stored_setups(oboa_with(tmp_path, cleared)).setups[3].name == name
 
 
 @pytest.mark.parametrize("count", [65535, 65536])
