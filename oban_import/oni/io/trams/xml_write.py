@@ -14,6 +14,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from ..container.instance_file import instance_name
 from ..container.xml_guard import float_texts
 from .tram import OVERLAY, Tram
 from .write import checked as checked_tram
@@ -29,7 +30,8 @@ SEARCH = np.array([0, -1, 1, -2, 2, -3, 3, -4, 4])     # ulps around OniSplit's 
 
 def tram_xml_bytes(tram: Tram) -> bytes:
     """OniSplit's XML of a Tram, which its -create reads back (docs/characters.md 9). ValueError for
-    a Tram that cannot be stored, or that OniSplit would refuse or write wrong."""
+    a Tram that cannot be stored, or that OniSplit would refuse or write wrong; ObanError for a
+    direct animation's name no file OniSplit opens can hold (instance_name)."""
     checked_tram(tram)
     try:
         animation = _animation_of(tram)
@@ -65,7 +67,7 @@ def _animation_of(t):
         "Flags": t.flags, "Atomic": {"Start": t.atomic_start, "End": t.atomic_end},
         "Invulnerable": {"Start": t.invulnerable_start, "End": t.invulnerable_length},
         "Overlay": {"UsedBones": t.used_parts, "ReplacedBones": t.replaced_parts},
-        "DirectAnimations": ["TRAM" + name if name else "" for name in t.direct_animations],
+        "DirectAnimations": [instance_name("TRAM", name) if name else "" for name in t.direct_animations],
         "Pause": {"Hard": t.hard_pause, "Soft": t.soft_pause},
         "Interpolation": {"End": t.interpolation_end, "Max": t.interpolation_max},
         "FinalRotation": _degrees([t.final_rotation])[0],
