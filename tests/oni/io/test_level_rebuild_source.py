@@ -128,6 +128,7 @@ def test_a_corner_beyond_the_world_is_refused(level):
     ghosts[0, 3, 0] = -beyond
     with pytest.raises(ObanError, match=r"^the rooms: a corner of ghost 0 lies at \(-4096\.00049, "):
         rooms_collada(env.room_floors, env.room_floor_counts, ghosts)
+    rooms_collada(env.room_floors, env.room_floor_counts, ghosts[:0])                  # no ghost
 
 
 def test_the_object_lists_are_the_authored_objects(level, tmp_path):

@@ -90,10 +90,10 @@ def collada_t(v: np.ndarray) -> np.ndarray:
     return (1.0 - np.asarray(v, np.float64)).astype(np.float32)
 
 
-def _farthest_corners(polygons) -> np.ndarray:
-    """(n, 3): of each of the (n, k, 3) polygons, the corner with the largest coordinate (in size)."""
-    polygons = np.asarray(polygons).reshape(len(polygons), -1, 3)
-    return polygons[np.arange(len(polygons)), np.abs(polygons).max(axis=2).argmax(axis=1)]
+def _farthest_corners(quads) -> np.ndarray:
+    """(n, 3): of each of the (n, 4, 3) quads, the corner with the largest coordinate (in size)."""
+    quads = np.asarray(quads).reshape(-1, 4, 3)
+    return quads[np.arange(len(quads)), np.abs(quads).max(axis=2).argmax(axis=1)]
 
 
 def _geometry(name, quads: Quads, part: slice, material: dict) -> tuple[str, list]:
