@@ -21,7 +21,6 @@ from oban_import.oni.io.characters.body_write import (body_file_bytes, character
 from oban_import.oni.io.characters.read import counted_items, read_character
 from oban_import.oni.io.container.container import M3GM_TAG, TRIA_TAG, TXMP_TAG, UNNAMED, Container
 from oban_import.oni.io.container.instance_file import MAX_NAME, instance_file_bytes
-from oban_import.oni.io.objects import textures
 from oban_import.oni.io.oban.write import oni_file_bytes
 from oban_import.oni.io.objects.mesh_write import bounds, mesh_file_bytes, triangle_strips
 from oban_import.oni.io.objects.read import read_mesh_file
