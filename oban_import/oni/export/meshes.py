@@ -48,8 +48,6 @@ def _job(obj, settings, libraries, encoded, report):
     """The files of one object (a _Job), or None with its error in the report."""
     label = f"object '{obj.name}'"
     try:
-        if obj.mode == "EDIT":
-            obj.update_from_editmode()
         mesh = obj.data
         scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", settings.global_scale, settings.axes)
         parts, scene = scene_parts(obj, label, scale, axes, libraries)
