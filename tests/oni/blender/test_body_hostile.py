@@ -5,6 +5,7 @@ silently other than shown; a bone moved just within and just past what is still 
 UV map Blender renders with; a float image as Blender shows it."""
 
 import os
+import re
 
 import bpy
 import numpy as np
@@ -105,8 +106,8 @@ REFUSED = {   # edit -> (edit, whether on the skinned sample, the error)
                          "armature 'char0' object 'char0 Head' part 'char0 Head': has no faces (an M3GM needs a "
                          "triangle); nothing written for the object"),
     "bone_renamed": (bone_renamed, False, "armature 'char0': its bones are not the body's parts: no bone 'Head'"),
-    "ten_thousand_faces": (ten_thousand_faces, False,
-                           "armature 'char0' object 'Grid' part 'Grid': 10404 points and 20402 triangles: the engine "
+    "ten_thousand_faces": (ten_thousand_faces, False,   # <N>: a vertex per point, UV and normal Blender draws (by version)
+                           "armature 'char0' object 'Grid' part 'Grid': <N> points and 20402 triangles: the engine "
                            "draws at most 2047 and 4095 of one mesh (BFW_Motoko.h); split it into more objects; "
                            "nothing written for the object"),
     "an_image_of_no_pixels": (an_image_of_no_pixels, False,
@@ -138,7 +139,9 @@ def test_what_a_body_cannot_hold_is_refused_by_name(tmp_path, case):
     edit(armature)
     bpy.context.view_layer.update()
     report = export(tmp_path, [armature])
-    assert report.errors == [said] and not report.made and not os.listdir(tmp_path)
+    assert len(report.errors) == 1 and re.fullmatch(re.escape(said).replace("<N>", r"\d+"), report.errors[0]), \
+        report.errors
+    assert not report.made and not os.listdir(tmp_path)
 
 
 @pytest.mark.parametrize("case", ["a_curve_on_a_bone", "a_constraint"])
@@ -229,8 +232,9 @@ def test_an_armature_whose_scale_is_applied_is_a_body_twice_the_size(tmp_path):
         co = np.array([v.co for v in obj.data.vertices], np.float64)
         world = co @ np.array(obj.matrix_world)[:3, :3].T + np.array(obj.matrix_world)[:3, 3]
         shown = (world - np.array(armature.data.bones[ours.name].head_local)) @ AXES / 0.1
-        nearest = np.linalg.norm(ours.mesh.points[:, None] - shown[None], axis=2).min(axis=1)
-        assert len(ours.mesh.points) == len(theirs.mesh.points) and nearest.max() < 1e-5, ours.name
+        apart = np.linalg.norm(ours.mesh.points[:, None] - shown[None], axis=2)
+        assert len(ours.mesh.triangles) == len(theirs.mesh.triangles), ours.name
+        assert apart.min(axis=1).max() < 1e-5 and apart.min(axis=0).max() < 1e-5, ours.name
 
 
 def test_a_rotation_applied_to_a_part_is_written_as_its_mesh_holds_it(tmp_path):

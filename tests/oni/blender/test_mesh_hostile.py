@@ -4,6 +4,7 @@ shows it (read back: every triangle Blender's, bit for bit), never a traceback, 
 other than shown."""
 
 import os
+import re
 
 import bpy
 import numpy as np
@@ -66,9 +67,10 @@ REFUSED = {   # edit -> (the object it leaves, the error)
                          "written for the object"),
     "loose_edges_only": (loose_edges_only, "object 'obj03_part0' part 'obj03_part0': has no faces (an M3GM needs a "
                                            "triangle); nothing written for the object"),
-    "ten_thousand_faces": (ten_thousand_faces, "object 'Grid' part 'Grid': 11638 points and 20402 triangles: the engine "
-                                               "draws at most 2047 and 4095 of one mesh (BFW_Motoko.h); split it into "
-                                               "more objects; nothing written for the object"),
+    "ten_thousand_faces": (ten_thousand_faces,   # <N>: a vertex per point, UV and normal Blender draws (by version)
+                           "object 'Grid' part 'Grid': <N> points and 20402 triangles: the engine draws at most 2047 "
+                           "and 4095 of one mesh (BFW_Motoko.h); split it into more objects; nothing written for the "
+                           "object"),
     "an_image_of_no_pixels": (an_image_of_no_pixels, "object 'obj03_part0' texture 'tex03_rgba' (image 'nothing'): has no "
                                                      "pixels (its file is missing); nothing written for the object"),
 }
@@ -78,7 +80,9 @@ REFUSED = {   # edit -> (the object it leaves, the error)
 def test_an_edit_an_m3gm_cannot_hold_is_refused_by_name(tmp_path, case):
     make, said = REFUSED[case]
     report = export(tmp_path, [make()])
-    assert report.errors == [said] and not report.made and not os.listdir(tmp_path)
+    assert len(report.errors) == 1 and re.fullmatch(re.escape(said).replace("<N>", r"\d+"), report.errors[0]), \
+        report.errors
+    assert not report.made and not os.listdir(tmp_path)
 
 
 def a_texture_node_without_an_image(obj):
