@@ -99,6 +99,17 @@ def a_degenerate_triangle(obj):
         obj.data.vertices[vertex].co = obj.data.vertices[first].co
 
 
+def transforms_applied(obj):
+    """Turned, scaled unevenly (mirrored) and moved, then Object > Apply > All Transforms: its mesh
+    holds them."""
+    obj.location, obj.rotation_euler, obj.scale = (1, 2, 3), (0.5, 0.25, 1.0), (2, -3, 0.5)
+    bpy.context.view_layer.update()
+    bpy.ops.object.select_all(action="DESELECT")
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.object.transform_apply(location=True, rotation=True, scale=True) == {"FINISHED"}
+
+
 def in_edit_mode(obj):
     import bmesh  # once bpy is
 
@@ -117,6 +128,7 @@ CARRIED = {   # edit -> (M3GM note, the texture it links, the TXMP written or No
     "an_empty_material_slot": (an_empty_material_slot, "unchanged import", "", None, []),
     "a_degenerate_triangle": (a_degenerate_triangle, "edited", "tex03_rgba", "TXMPtex03_rgba.oni", []),
     "in_edit_mode": (in_edit_mode, "edited", "tex03_rgba", "TXMPtex03_rgba.oni", []),
+    "transforms_applied": (transforms_applied, "edited", "tex03_rgba", "TXMPtex03_rgba.oni", []),
 }
 
 
