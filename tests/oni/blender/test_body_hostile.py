@@ -106,7 +106,7 @@ REFUSED = {   # edit -> (edit, whether on the skinned sample, the error)
                          "armature 'char0' object 'char0 Head' part 'char0 Head': has no faces (an M3GM needs a "
                          "triangle); nothing written for the object"),
     "bone_renamed": (bone_renamed, False, "armature 'char0': its bones are not the body's parts: no bone 'Head'"),
-    "ten_thousand_faces": (ten_thousand_faces, False,   # <N>: a vertex per point, UV and normal Blender draws (by version)
+    "ten_thousand_faces": (ten_thousand_faces, False,   # <N>: a vertex per point, UV and normal drawn (by version)
                            "armature 'char0' object 'Grid' part 'Grid': <N> points and 20402 triangles: the engine "
                            "draws at most 2047 and 4095 of one mesh (BFW_Motoko.h); split it into more objects; "
                            "nothing written for the object"),

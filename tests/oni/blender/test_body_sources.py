@@ -130,8 +130,9 @@ def test_a_body_whose_file_changed_after_the_import_is_written_from_the_scene_na
                for p in range(19)}
     elif case == "another_body":        # its instances other arrays, or fewer: not there
         another_body(path)
-        why = {p: (f"{path} holds other arrays for it now", f"its source cannot be read ({path}: no longer holds M3GM at "
-                                                          f"instance {sample[p].instance})") for p in range(19)}
+        why = {p: (f"{path} holds other arrays for it now",
+                   f"its source cannot be read ({path}: no longer holds M3GM at instance {sample[p].instance})")
+               for p in range(19)}
     else:
         pnta = damaged_mesh_of(path, PART_NAMES.index("Head"))
         why = {PART_NAMES.index("Head"): f"its source cannot be read ({path}: instance {pnta} (unnamed PNTA): count "

@@ -67,12 +67,13 @@ REFUSED = {   # edit -> (the object it leaves, the error)
                          "written for the object"),
     "loose_edges_only": (loose_edges_only, "object 'obj03_part0' part 'obj03_part0': has no faces (an M3GM needs a "
                                            "triangle); nothing written for the object"),
-    "ten_thousand_faces": (ten_thousand_faces,   # <N>: a vertex per point, UV and normal Blender draws (by version)
+    "ten_thousand_faces": (ten_thousand_faces,   # <N>: a vertex per point, UV and normal drawn (by version)
                            "object 'Grid' part 'Grid': <N> points and 20402 triangles: the engine draws at most 2047 "
                            "and 4095 of one mesh (BFW_Motoko.h); split it into more objects; nothing written for the "
                            "object"),
-    "an_image_of_no_pixels": (an_image_of_no_pixels, "object 'obj03_part0' texture 'tex03_rgba' (image 'nothing'): has no "
-                                                     "pixels (its file is missing); nothing written for the object"),
+    "an_image_of_no_pixels": (an_image_of_no_pixels, "object 'obj03_part0' texture 'tex03_rgba' (image 'nothing'): "
+                                                     "has no pixels (its file is missing); nothing written for the "
+                                                     "object"),
 }
 
 

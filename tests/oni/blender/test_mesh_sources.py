@@ -107,7 +107,8 @@ def test_a_texture_whose_file_holds_other_pixels_now_is_written_as_blender_shows
     shutil.copy(os.path.join(KEPT, OBJ03[1]), folder / OBJ03[1])
     report = export(tmp_path / "out", [obj])
     notes = {os.path.basename(m.path): m.note for m in report.made}
-    assert notes[OBJ03[1]] == f"as the scene shows it ({folder / OBJ03[1]} holds other pixels for it now): RGBA as it was"
+    assert notes[OBJ03[1]] == \
+        f"as the scene shows it ({folder / OBJ03[1]} holds other pixels for it now): RGBA as it was"
     back = read_texture_file(str(tmp_path / "out" / OBJ03[1]))
     assert np.array_equal(back.rgba8, read_texture_file(os.path.join(EXAMPLES, OBJ03[1])).rgba8)
 
@@ -142,9 +143,10 @@ def test_two_images_painting_one_texture_are_refused_naming_both(tmp_path):
     bpy.context.scene.collection.objects.link(twin)
     report = export(tmp_path / "both", [obj, twin])
     assert not report.made and not os.listdir(tmp_path / "both")
-    assert report.errors == [f"object '{a}': object '{b}' would write TXMPtex03_rgba.oni too, otherwise; nothing written "
-                             f"for them: give each its own name (the mesh's 'oni_mesh_parts', the material's or "
-                             f"image's 'oni_texture_name')" for a, b in (("obj03_part0", "twin"), ("twin", "obj03_part0"))]
+    assert report.errors == [f"object '{a}': object '{b}' would write TXMPtex03_rgba.oni too, otherwise; nothing "
+                             f"written for them: give each its own name (the mesh's 'oni_mesh_parts', the material's "
+                             f"or image's 'oni_texture_name')"
+                             for a, b in (("obj03_part0", "twin"), ("twin", "obj03_part0"))]
     bpy.ops.import_anim.oban(filepath=LEVEL)
     object02 = bpy.data.objects["object02"]                     # obj02_part0 (tex02_bgra5551) + obj02_part1
     painted = painted_copy(bpy.data.images["tex02_bgra5551"])
