@@ -17,7 +17,7 @@ from ..io.import_frame import import_frame
 from ..io.level.properties import ENVIRONMENT, ROOMS
 from ..io.objects.properties import MESH_PARTS, TEXTURE_NAME
 from ..io.objects.read import read_mesh_file
-from .shared.edits import dropped_mesh_edits
+from .shared.edits import dropped_mesh_edits, unwritten_uv_maps
 from .shared.parts import read_from, scene_parts
 from .shared.textures import linked_notes, shown_textures, slot_textures, texture_outputs
 
@@ -48,8 +48,6 @@ def _job(obj, settings, libraries, encoded, report):
     """The files of one object (a _Job), or None with its error in the report."""
     label = f"object '{obj.name}'"
     try:
-        if obj.mode == "EDIT":
-            obj.update_from_editmode()
         mesh = obj.data
         scale, axes = import_frame(mesh, f"{label} mesh '{mesh.name}'", settings.global_scale, settings.axes)
         parts, scene = scene_parts(obj, label, scale, axes, libraries)
@@ -59,7 +57,7 @@ def _job(obj, settings, libraries, encoded, report):
             raise ObanError(label, "; ".join(dropped) + "; nothing written for it (or export with Despite Edits "
                                                         "(--despite-edits) to write it without them)")
         pairs, unshown = shown_textures([(part.name, *slots[part.slot]) for part in parts], label)
-        notes = linked_notes(unshown, label)
+        notes = linked_notes(unshown, label) + [f"{label}: {note}" for note in unwritten_uv_maps(mesh)]
         files = texture_outputs(pairs, label, libraries, encoded) + [_mesh(part, slots[part.slot][0], label)
                                                                        for part in parts]
     except ObanError as error:

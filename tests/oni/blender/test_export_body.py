@@ -61,7 +61,8 @@ def on_bone(armature, bone):
 
 def blender_corners(armature, bone):
     """(t, 3, 8) float32 of the mesh on `bone` as Blender holds it, in Oni's terms: each triangle
-    corner's point (s.A undone with the armature's scale and axes), normal as drawn, u, 1 - v."""
+    corner's point (s.A undone with the armature's scale and axes), normal as drawn, u, 1 - v of
+    the UV map it renders with."""
     mesh = on_bone(armature, bone).data
     scale, axes = armature.get("oban_import_scale", 0.1), np.reshape(armature.get("oban_import_axes", AXES), (3, 3))
     mesh.calc_loop_triangles()
@@ -72,7 +73,7 @@ def blender_corners(armature, bone):
     co = np.empty(3 * len(mesh.vertices), np.float32)
     mesh.vertices.foreach_get("co", co)
     uv = np.empty(2 * len(mesh.loops), np.float32)
-    mesh.uv_layers[0].data.foreach_get("uv", uv)
+    next(layer for layer in mesh.uv_layers if layer.active_render).data.foreach_get("uv", uv)
     points = ((co.reshape(-1, 3).astype(np.float64) @ axes) / scale).astype(F32)[vertex]
     normals = (compat.corner_normals(mesh).astype(np.float64) @ axes).astype(F32)
     uvs = (uv.reshape(-1, 2).astype(np.float64) * [1, -1] + [0, 1]).astype(F32)

@@ -8,6 +8,7 @@ import bpy
 import numpy as np
 import pytest
 from paths import ROOT
+from test_mesh_shown import EXPECTED, float_image, float_pixels
 
 from oban_import.oni.blender.shared.fingerprints import image_edited, image_pixels, mesh_edited
 from oban_import.oni.io.objects.read import read_objects
@@ -51,3 +52,40 @@ def test_a_moved_point_a_changed_uv_and_a_painted_pixel_are_edits():
     assert image_edited(image) and not any(map(image_edited, images[1:]))
     image.scale(image.size[0] * 2, image.size[1] * 2)
     assert image_edited(image)
+
+
+def test_a_float_image_reads_as_blender_shows_it(tmp_path):
+    """A float image holds scene-linear colours, alpha premultiplied: each 8-bit level's linear
+    value (sRGB's definition) reads as that level, a premultiplied pixel as its colour; colour
+    data (Non-Color) as held. A byte image's pixels read as held."""
+    for how in ("new", "exr"):
+        np.testing.assert_array_equal(image_pixels(float_image(how, tmp_path)), EXPECTED)
+    data = bpy.data.images.new("data", 256, 2, alpha=True, float_buffer=True)
+    data.colorspace_settings.is_data = True
+    held = float_pixels()
+    data.pixels.foreach_set(held[::-1].ravel())
+    held[1, :, :3] /= 0.5
+    np.testing.assert_array_equal(image_pixels(data), np.floor(held * 255 + 0.5).astype(np.uint8))
+    plain = bpy.data.images.new("bytes", 256, 1, alpha=True)
+    levels = np.stack([np.arange(256)] * 3 + [np.arange(256)[::-1]], axis=1).astype(np.uint8)
+    plain.pixels.foreach_set((levels / 255).astype(np.float32).ravel())
+    np.testing.assert_array_equal(image_pixels(plain), levels[None])
+
+
+def test_a_mesh_fingerprint_reads_the_uv_map_blender_renders_with():
+    """A second UV map of other UVs: an edit once Blender renders with it, not before; a copy of
+    the map it renders with, rendered with instead, is none."""
+    meshes, _ = imported()
+    mesh = meshes[0]
+    other = mesh.uv_layers.new(name="Other")
+    uvs = np.empty(2 * len(mesh.loops), np.float32)
+    other.data.foreach_get("uv", uvs)
+    other.data.foreach_set("uv", uvs + np.float32(0.5))
+    assert not mesh_edited(mesh)
+    other.active_render = True
+    assert mesh_edited(mesh)
+    mesh.uv_layers.new(name="Copy", do_init=False)
+    copy = mesh.uv_layers["Copy"]
+    copy.data.foreach_set("uv", uvs)
+    copy.active_render = True
+    assert not mesh_edited(mesh)

@@ -160,7 +160,7 @@ def write_cases(folder):
 def blender_corners(obj, part=None):
     """(t, 3, 8) float32: each triangle corner of the object's mesh (of one part) as Blender
     holds it, in Oni's terms (point with the scale and axes it was imported with, else 0.1,
-    -Z forward and Y up, undone, normal as drawn, u, 1 - v)."""
+    -Z forward and Y up, undone, normal as drawn, u, 1 - v of the UV map it renders with)."""
     mesh = obj.data
     axes = np.reshape(mesh["oban_import_axes"], (3, 3)) if "oban_import_axes" in mesh else axes_matrix("-Z", "Y")
     mesh.calc_loop_triangles()
@@ -177,7 +177,7 @@ def blender_corners(obj, part=None):
     co = np.empty(3 * len(mesh.vertices), np.float32)
     mesh.vertices.foreach_get("co", co)
     uv = np.zeros(2 * len(mesh.loops), np.float32)
-    mesh.uv_layers["UVMap"].data.foreach_get("uv", uv)
+    next(layer for layer in mesh.uv_layers if layer.active_render).data.foreach_get("uv", uv)
     scale = mesh.get("oban_import_scale", 0.1)
     points = ((co.reshape(-1, 3).astype(np.float64) @ axes) / scale).astype(np.float32)[vertex]
     normals = (compat.corner_normals(mesh).astype(np.float64) @ axes).astype(np.float32)

@@ -76,20 +76,35 @@ def _face_arrays(mesh):
 
 
 def image_pixels(image) -> np.ndarray | None:
-    """(height, width, 4) uint8 RGBA, top row first, of an image as Blender holds it; None
-    where it has none (its file missing)."""
+    """(height, width, 4) uint8 RGBA, top row first, straight alpha, of an image as Blender
+    shows it (its display's sRGB, no view transform: an image's own use_view_as_render is
+    off); None where it has none (its file missing). A byte image holds what it shows; a float
+    one (made so, or an EXR) holds scene-linear colours, alpha premultiplied: shown unmultiplied
+    and sRGB-encoded (but colour data, Non-Color, shown as held); rounded as Blender rounds a
+    float to a byte."""
     width, height = image.size[:]
     channels = image.channels
     if not width or not height or channels not in (1, 3, 4):
         return None
     values = np.empty(width * height * channels, np.float32)
     image.pixels.foreach_get(values)
-    values = values.reshape(height, width, channels)
-    rgba = np.ones((height, width, 4), np.float32)
+    values = values.reshape(height, width, channels).astype(np.float64)
+    rgba = np.ones((height, width, 4), np.float64)
     rgba[:, :, :3] = values[:, :, :3] if channels > 1 else values
     if channels == 4:
         rgba[:, :, 3] = values[:, :, 3]
-    return np.rint(np.clip(rgba, 0, 1) * 255).astype(np.uint8)[::-1]
+    if image.is_float:
+        alpha = rgba[:, :, 3:]
+        rgba[:, :, :3] /= np.where(alpha > 0.0, alpha, 1.0)
+        if not image.colorspace_settings.is_data:
+            rgba[:, :, :3] = srgb_encoded(rgba[:, :, :3])
+    return np.floor(np.clip(rgba, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)[::-1]
+
+
+def srgb_encoded(linear) -> np.ndarray:
+    """Linear colour values sRGB-encoded (IEC 61966-2-1), as Blender's sRGB display shows them."""
+    linear = np.clip(linear, 0.0, None)
+    return np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.power(linear, 1.0 / 2.4) - 0.055)
 
 
 def pixels_fingerprint(rgba8) -> int:

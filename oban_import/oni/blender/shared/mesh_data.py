@@ -3,7 +3,7 @@ attribute's values, the corners' UVs."""
 
 import numpy as np
 
-UV_MAP = "UVMap"   # the UV map an import makes, and the one an export reads first
+UV_MAP = "UVMap"   # the UV map an import makes
 
 
 def face_ints(mesh, name, default):
@@ -17,10 +17,15 @@ def face_ints(mesh, name, default):
     return values
 
 
+def render_uv_map(mesh):
+    """The UV map Blender renders with (active for render; a mesh with UV maps has one), else
+    the active one; None without one."""
+    return next((layer for layer in mesh.uv_layers if layer.active_render), mesh.uv_layers.active)
+
+
 def corner_uvs(mesh) -> np.ndarray:
-    """(corners, 2) float32 Blender's (u, v) of UV_MAP, else of the active UV map; zeros
-    without one."""
-    layer = mesh.uv_layers.get(UV_MAP) or mesh.uv_layers.active
+    """(corners, 2) float32 Blender's (u, v) of render_uv_map; zeros without one."""
+    layer = render_uv_map(mesh)
     uvs = np.zeros(2 * len(mesh.loops), np.float32)
     if layer is not None:
         layer.data.foreach_get("uv", uvs)

@@ -54,13 +54,13 @@ def _job(armature, settings, libraries, encoded, report):
                                                               "Edits (--despite-edits) to write it without them)")
         notes = []
         stored, levels_note = _stored_levels(armature, scene, libraries, label)
-        levels, replaced = _levels(scene, stored)
-        names = _names(armature)
+        levels, replaced, retextured = _levels(scene, stored)
         character = _stored_class(armature, libraries, label, notes)
-        textures = _texture_names(scene, stored, character[2] if character else None)
+        names = _names(armature, character)
+        textures = _texture_names(scene, stored, character[2] if character else None, replaced)
         pairs, unshown = shown_textures([(scene.body.names[index], part.texture, part.image)
                                          for index, part in scene.parts.items()], label)
-        notes += linked_notes(unshown, label)
+        notes += linked_notes(unshown, label) + _unshown_entries(scene, textures, pairs, unshown, label)
         files = texture_outputs(pairs, label, libraries, encoded)
         trma = names["TRMA"] if any(textures) else None
         if trma:
@@ -69,7 +69,7 @@ def _job(armature, settings, libraries, encoded, report):
                                     textures_check(trma, textures), note))
         body = (names["TRBS"], scene.body.names, scene.body.parents, scene.translations, levels)
         files.append(OutputFile(file_name(f"TRBS{names['TRBS']}.oni"), body_file_bytes(*body), body_check(*body),
-                                _body_note(scene, stored, replaced, levels_note)))
+                                _body_note(scene, stored, replaced, retextured, levels_note)))
         if character:
             data, links, _ = character
             now = {ONCC_BODY_AT: f"TRBS{names['TRBS']}", ONCC_TEXTURES_AT: trma and f"TRMA{trma}"}
@@ -88,8 +88,19 @@ def _job(armature, settings, libraries, encoded, report):
     report.warnings += [f"{label}: {edit}; written without it" for edit in scene.dropped]
     report.notes += scene.notes + notes + [
         f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): {part.placed}"
-        for index, part in scene.parts.items() if part.placed]
+        for index, part in scene.parts.items() if part.placed] + [
+        f"{label} object '{part.obj.name}' (part '{scene.body.names[index]}'): written {part.part.note}"
+        for index, part in scene.parts.items() if part.part.remade]
     return FileJob(armature, label, files, sources=_read_from(armature, scene))
+
+
+def _unshown_entries(scene: SceneBody, textures, pairs, unshown, label) -> list:
+    """The note of each TRMA entry kept as read that no part shows (its part shows its mesh's own
+    texture): linked, not written."""
+    shown = {name.casefold() for name, _ in pairs} | {name.casefold() for _, name in unshown}
+    return [f"{label} part '{scene.body.names[p]}': its texture '{name}' is linked (TRMA's as read), not written: "
+            f"the part shows its mesh's own" for p, name in enumerate(textures)
+            if name and p in scene.parts and name.casefold() not in shown]
 
 
 def _read_from(armature, scene: SceneBody) -> list:
@@ -100,13 +111,15 @@ def _read_from(armature, scene: SceneBody) -> list:
     return [path for path in found if isinstance(path, str) and path]
 
 
-def _names(armature) -> dict:
+def _names(armature, character) -> dict:
     """{tag: the name its file takes}: the body's and character's as imported (oni_body,
-    oni_character), else the armature's; the textures after the body."""
+    oni_character), else the armature's; the textures' the one the class read (`character`,
+    _stored_class's) links, else the body's."""
     body = armature.get(BODY) if isinstance(armature.get(BODY), str) and armature.get(BODY) else armature.name
-    character = armature.get(CHARACTER) if isinstance(armature.get(CHARACTER), str) and armature.get(CHARACTER) \
+    name = armature.get(CHARACTER) if isinstance(armature.get(CHARACTER), str) and armature.get(CHARACTER) \
         else armature.name
-    return {"TRBS": body, "TRMA": body, "ONCC": character}
+    linked = character[1].get(ONCC_TEXTURES_AT) if character else None
+    return {"TRBS": body, "TRMA": linked[len("TRMA"):] if linked else body, "ONCC": name}
 
 
 def _stored_levels(armature, scene: SceneBody, libraries, label):
@@ -128,21 +141,25 @@ def _stored_levels(armature, scene: SceneBody, libraries, label):
 
 
 def _levels(scene: SceneBody, stored):
-    """(five lists of a PartMesh or None per part; the parts replaced at every level): the
-    stored levels but where a part's object is not an unchanged import of its stored mesh, whose
-    scene mesh (or, without an object, none) takes every level; with nothing stored, one list."""
+    """(five lists of a PartMesh or None per part; the parts replaced at every level; the parts
+    retextured): the stored levels but where a part's object is not an unchanged import of its
+    stored mesh, whose scene mesh (or, without an object, none) takes every level; with nothing
+    stored, one list. A part kept whose M3GM links a texture of its own other than the one it
+    shows now (retextured) keeps its meshes linking none: TRMA's, the one shown."""
     count = len(scene.body.names)
     scene_meshes = [_part_mesh(scene.parts[p]) if p in scene.parts else None for p in range(count)]
     if stored is None:
-        return [scene_meshes] * TRBS_LEVELS, list(range(count))
+        return [scene_meshes] * TRBS_LEVELS, list(range(count)), []
     last = stored[-1]
     kept = [p for p in range(count) if _as_stored(scene.parts.get(p), last[p])]
     replaced = [p for p in range(count) if p not in kept]
+    retextured = [p for p in kept if p in scene.parts and last[p].texture_name not in ("", scene.parts[p].texture)]
     lists = {}
     for level in stored:
         if id(level) not in lists:
-            lists[id(level)] = [_stored_mesh(level[p]) if p in kept else scene_meshes[p] for p in range(count)]
-    return [lists[id(level)] for level in stored], replaced
+            lists[id(level)] = [_stored_mesh(level[p], p not in retextured) if p in kept else scene_meshes[p]
+                                for p in range(count)]
+    return [lists[id(level)] for level in stored], replaced, retextured
 
 
 def _as_stored(part, mesh) -> bool:
@@ -159,22 +176,31 @@ def _part_mesh(part) -> PartMesh:
                     face_normal_indices=p.face_normal_indices)
 
 
-def _stored_mesh(mesh) -> PartMesh | None:
+def _stored_mesh(mesh, own_texture=True) -> PartMesh | None:
+    """A stored Mesh as body_file_bytes takes it, linking its own texture (unless not `own_texture`)."""
     if mesh is None:
         return None
     return PartMesh(mesh.points, mesh.normals, mesh.uvs, strips=mesh.strips, face_normals=mesh.face_normals,
-                    face_normal_indices=mesh.face_normal_indices, texture_name=mesh.texture_name or None)
+                    face_normal_indices=mesh.face_normal_indices,
+                    texture_name=(mesh.texture_name or None) if own_texture else None)
 
 
-def _body_note(scene: SceneBody, stored, replaced, levels_note) -> str:
+def _body_note(scene: SceneBody, stored, replaced, retextured, levels_note) -> str:
     """How the TRBS was made: an unchanged import, a new body, or what changed."""
     names = scene.body.names
+    bare = [names[p] for p in replaced if p not in scene.parts]
     if stored is None and not levels_note:
-        return NEW
+        return NEW + (f"; parts {listed(bare, len(names))} without a mesh (no mesh object on their bones)"
+                      if bare else "")
     changes = []
     if replaced:
         changes.append(f"parts {listed([names[p] for p in replaced], len(names))} from the scene at every level of "
                        f"detail (lower levels replaced)")
+    if bare:
+        changes.append(f"parts {listed(bare, len(names))} without a mesh (no mesh object on their bones)")
+    if retextured:
+        changes.append(f"parts {listed([names[p] for p in retextured], len(names))} retextured: their meshes link "
+                       f"no texture of their own, TRMA's the one they show")
     if scene.moved:
         changes.append(f"translations of {listed(scene.moved, len(names))} from the bones' heads")
     return "; ".join(filter(None, [levels_note] + changes)) or UNCHANGED
@@ -195,14 +221,15 @@ def _stored_class(armature, libraries, label, notes):
         return None
 
 
-def _texture_names(scene: SceneBody, stored, read):
-    """TRMA's entry per part: the texture its mesh's faces show; as read (`read`) for a part
-    with no object, and for an unchanged part whose M3GM links the texture it shows itself."""
+def _texture_names(scene: SceneBody, stored, read, replaced):
+    """TRMA's entry per part: the texture its mesh's faces show; as read (`read`, None: no TRMA)
+    for a part with no object, and for a part kept as stored (not `replaced`) whose M3GM links
+    the texture it shows itself (which the engine shows, not TRMA's)."""
     names = []
     for p in range(len(scene.body.names)):
         part = scene.parts.get(p)
         own = stored[-1][p].texture_name if stored is not None and stored[-1][p] is not None else ""
-        if part is None or (read is not None and part.part.stored and own and part.texture == own):
+        if part is None or (p not in replaced and own and part.texture == own):
             names.append(read[p] if read is not None else "")
         else:
             names.append(part.texture)

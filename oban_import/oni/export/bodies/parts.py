@@ -20,15 +20,16 @@ from ...engine.to_oni import oni_points
 from ...io.characters.properties import TRANSLATIONS
 from ...io.import_frame import import_frame
 from ..shared.as_read import AS_READ
-from ..shared.edits import dropped_mesh_edits
-from ..shared.parts import Part, recorded_parts, scene_parts
+from ..shared.edits import dropped_mesh_edits, unwritten_uv_maps
+from ..shared.parts import Part, flattens, recorded_parts, scene_parts
 from ..shared.textures import slot_textures
 from .skinned import skinned_parts
 
 PLACED = 1e-4      # relative: a part's placement on its bone this close to the import's is the import's (Blender
                    # makes a bone's rest matrix in float32 from its head, tail and roll, some directions 1e-5 off
                    # orthonormal, and the import's parent inverse is its transpose: 1.5e-5 seen)
-SINGULAR = 1e-9    # a placement whose linear part's determinant is this small flattens the mesh: refused
+GEOMETRY = {"CURVE", "SURFACE", "META", "FONT", "CURVES", "POINTCLOUD", "VOLUME", "GPENCIL", "GREASEPENCIL"}
+                   # object types that show geometry a body part (a mesh) does not hold
 
 
 @dataclass
@@ -50,21 +51,24 @@ class SceneBody:
     moved: list               # the parts whose translation is not the one stored
     parts: dict               # {part index: ScenePart}
     dropped: list             # what the part objects show that a body cannot hold
-    notes: list               # how skinned meshes were split
+    notes: list               # how skinned meshes were split, the UV maps not written
 
 
 def scene_body(armature, scale: float, axes, libraries) -> SceneBody:
     """The body `armature` holds (armature_body's checks; `scale`, `axes` where it does not say), its part
-    objects read; ObanError
-    naming the armature and the bone or object where it cannot be written."""
+    objects read (an armature in edit mode as it shows); ObanError naming the armature and the
+    bone or object where it cannot be written."""
+    if armature.mode == "EDIT":
+        armature.update_from_editmode()
     body = armature_body(armature, scale, axes)
     label = f"armature '{armature.name}'"
     translations, moved = _translations(armature, body, label)
-    rigid, skinned = _part_objects(armature, body, label)
-    parts, dropped, notes = {}, [], []
+    rigid, skinned, dropped = _part_objects(armature, body, label)
+    parts, notes = {}, []
     for index, obj in rigid.items():
         parts[index], edits = _scene_part(obj, index, body, f"{label} object '{obj.name}'", libraries)
         dropped += [f"object '{obj.name}': {edit}" for edit in edits]
+        notes += [f"{label} object '{obj.name}': {note}" for note in unwritten_uv_maps(obj.data)]
     for obj in skinned:
         split = skinned_parts(obj, body, label)
         slots = slot_textures(obj.data)
@@ -78,7 +82,7 @@ def scene_body(armature, scale: float, axes, libraries) -> SceneBody:
                 parts[index] = ScenePart(obj, part, name, image, ("", -1), "")
                 dropped += _textures_shown(obj, body.names[index], split, index, slots)
         dropped += [f"object '{obj.name}': {edit}" for edit in split.dropped]
-        notes += split.notes
+        notes += split.notes + [f"{label} object '{obj.name}': {note}" for note in unwritten_uv_maps(obj.data)]
     return SceneBody(body, label, translations, moved, dict(sorted(parts.items())), dropped, notes)
 
 
@@ -105,12 +109,17 @@ def _translations(armature, body: ArmatureBody, label):
 
 def _part_objects(armature, body: ArmatureBody, label) -> tuple:
     """({part index: the mesh object parented to its bone}, [the mesh objects the armature
-    deforms]). ObanError naming the object for one on a bone that is not a part, on the armature
-    itself but neither on a bone nor deformed by it, or sharing a part with another."""
+    deforms], [what the other objects on it show that a body cannot hold: another kind's
+    geometry]), of the objects in a scene. ObanError naming the object for one on a bone that is
+    not a part, on the armature itself but neither on a bone nor deformed by it, or sharing a
+    part with another."""
     found, skinned = {}, []
+    children = [obj for obj in armature.children if obj.users_scene]
     deformed = [obj for obj in bpy.data.objects if obj.type == "MESH" and obj.users_scene and obj.parent != armature
                 and _deformed_by(obj, armature)]
-    for obj in [obj for obj in armature.children if obj.type == "MESH"] + deformed:
+    unheld = [f"object '{obj.name}': is a {obj.type.lower()} on {_on_what(obj)}, not a mesh: a body part is a mesh "
+              f"(Object > Convert > Mesh)" for obj in children if obj.type in GEOMETRY]
+    for obj in [obj for obj in children if obj.type == "MESH"] + deformed:
         where = f"{label}: object '{obj.name}'"
         if _deformed_by(obj, armature):
             skinned.append(obj)
@@ -126,7 +135,12 @@ def _part_objects(armature, body: ArmatureBody, label) -> tuple:
             raise ObanError(where, f"and object '{found[index].name}' are both on bone '{obj.parent_bone}': a part "
                                    f"has one mesh; join them (Object > Join)")
         found[index] = obj
-    return dict(sorted(found.items())), skinned
+    return dict(sorted(found.items())), skinned, unheld
+
+
+def _on_what(obj) -> str:
+    """What of its armature an object is parented to: its bone, or the armature."""
+    return f"bone '{obj.parent_bone}'" if obj.parent_type == "BONE" else "the armature"
 
 
 def _deformed_by(obj, armature) -> bool:
@@ -135,9 +149,8 @@ def _deformed_by(obj, armature) -> bool:
 
 
 def _scene_part(obj, index, body: ArmatureBody, where, libraries):
-    """(ScenePart of the object on part `index`'s bone, [edits it shows that an M3GM cannot hold])."""
-    if obj.mode == "EDIT":
-        obj.update_from_editmode()
+    """(ScenePart of the object on part `index`'s bone, [what it shows that the part cannot hold:
+    edits an M3GM cannot, constraints])."""
     mesh = obj.data
     bone = body.names[index]
     placement = _placement(obj, body, index)
@@ -148,12 +161,10 @@ def _scene_part(obj, index, body: ArmatureBody, where, libraries):
     if as_imported:
         parts, scene = scene_parts(obj, where, scale, axes, libraries)
     else:
-        linear = placement[:3, :3]
-        if not np.isfinite(placement).all() or abs(np.linalg.det(linear)) <= SINGULAR * max(
-                np.abs(linear).max(), 1e-30) ** 3:
+        if flattens(placement):
             raise ObanError(where, f"its placement on bone '{bone}' is not finite or flattens it (a zero scale)")
         recorded = recorded_parts(mesh, f"{where} mesh '{mesh.name}'")
-        placed = _placement_note(linear, placement[:3, 3], bone, scale != body.scale or
+        placed = _placement_note(placement[:3, :3], placement[:3, 3], bone, scale != body.scale or
                                  not np.array_equal(axes, body.axes), bool(recorded))
         parts, scene = scene_parts(obj, where, body.scale, body.axes, libraries, frame=placement,
                                    placed="placed otherwise on its bone (baked)")
@@ -164,7 +175,17 @@ def _scene_part(obj, index, body: ArmatureBody, where, libraries):
     recorded = recorded_parts(mesh, f"{where} mesh '{mesh.name}'")
     source = (recorded[0].file, recorded[0].instance) if recorded else ("", -1)
     name, image = slots[parts[0].slot]
-    return ScenePart(obj, parts[0], name, image, source, placed), dropped_mesh_edits(obj, parts, scene, slots)
+    return ScenePart(obj, parts[0], name, image, source, placed), dropped_mesh_edits(obj, parts, scene, slots) + \
+        _constraints(obj)
+
+
+def _constraints(obj) -> list:
+    """The dropped edit of a part's object its constraints move (not where its bone puts it), or []."""
+    constraints = [constraint.name for constraint in obj.constraints if not constraint.mute]
+    if not constraints:
+        return []
+    return [f"its constraints {listed(constraints)} are not applied (a part stands on its bone as its parent inverse "
+            f"and transform place it)"]
 
 
 def _textures_shown(obj, name, split, index, slots) -> list:

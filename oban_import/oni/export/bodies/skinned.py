@@ -6,7 +6,6 @@ vertex, corner or face."""
 
 from dataclasses import dataclass
 
-import bpy
 import numpy as np
 
 from ....blender.vertex_weights import vertex_weights
@@ -14,7 +13,7 @@ from ....core.errors import ObanError
 from ....core.report import listed
 from ...blender.shared.fingerprints import face_corners
 from ..shared.edits import unheld_edits
-from ..shared.parts import SceneMesh, checked, faces_part
+from ..shared.parts import SceneMesh, checked, faces_part, flattens, shown_mesh
 
 NO_PART = -1        # the part of a vertex or corner without weight, of a group naming none
 
@@ -40,25 +39,20 @@ def skinned_parts(obj, body, label) -> SkinnedParts:
     weight that names no part, a face without weight, a part larger than the engine draws."""
     where = f"{label} object '{obj.name}'"
     dropped = _unapplied(obj, body.armature, where)
-    if obj.mode != "EDIT":
-        return _split(obj, obj.data, body, where, dropped)
-    obj.update_from_editmode()      # the mesh as the user sees it, read from a copy (an edit-mode
-    mesh = obj.data.copy()          # mesh reads no UVs, and evaluates from its edit data)
-    try:
+    with shown_mesh(obj) as mesh:   # as the user sees it, in edit mode too
         return _split(obj, mesh, body, where, dropped)
-    finally:
-        bpy.data.meshes.remove(mesh)
 
 
 def _split(obj, mesh, body, where, dropped) -> SkinnedParts:
     """skinned_parts of `obj` showing `mesh`."""
+    rest = _rest_matrix(obj, body.armature, where)
     weights = vertex_weights(mesh, [group.name for group in obj.vertex_groups], where)
     group_parts = _group_parts(obj, body.names, weights, where)
     if len(weights):     # the heaviest group, the first of equal ones (argmax); none where all are 0
         vertex_parts = np.where(weights.max(axis=0) > 0, group_parts[weights.argmax(axis=0)], NO_PART)
     else:
         vertex_parts = np.full(len(mesh.vertices), NO_PART)
-    scene = SceneMesh(mesh, body.scale, body.axes, 1, _rest_matrix(obj, body.armature))
+    scene = SceneMesh(mesh, body.scale, body.axes, 1, rest)
     if not len(scene.sizes):
         raise ObanError(where, "has no faces to split into the body's parts")
     face_parts, named, partly = _face_parts(vertex_parts[scene.corner_point], scene.starts, scene.sizes,
@@ -104,14 +98,24 @@ def _group_parts(obj, names, weights, where) -> np.ndarray:
     return found
 
 
-def _rest_matrix(obj, armature) -> np.ndarray:
+def _rest_matrix(obj, armature, where) -> np.ndarray:
     """(4, 4) float64: `obj`'s frame to the armature's at rest, as the Armature deform takes it
     (the armature's world matrix undone from the object's): for an object parented to the
     armature, its parent inverse times its own transform (exactly what its world matrix is made
-    of, without the round trip through the armature's); else through the world matrices."""
+    of, without the round trip through the armature's); else through the world matrices.
+    ObanError where either flattens the mesh (a zero scale)."""
     if obj.parent == armature and obj.parent_type in ("OBJECT", "ARMATURE") and not obj.constraints:
-        return np.array(obj.matrix_parent_inverse, np.float64) @ np.array(obj.matrix_basis, np.float64)
-    return np.linalg.inv(np.array(armature.matrix_world, np.float64)) @ np.array(obj.matrix_world, np.float64)
+        rest = np.array(obj.matrix_parent_inverse, np.float64) @ np.array(obj.matrix_basis, np.float64)
+    else:
+        world = np.array(armature.matrix_world, np.float64)
+        if flattens(world):
+            raise ObanError(where, f"armature '{armature.name}' is scaled to nothing on an axis (a zero scale): "
+                                   f"where the mesh stands on it at rest is not known; nothing written for the object")
+        rest = np.linalg.inv(world) @ np.array(obj.matrix_world, np.float64)
+    if flattens(rest):
+        raise ObanError(where, "its placement on the armature is not finite or flattens it (a zero scale); nothing "
+                               "written for the object")
+    return rest
 
 
 def _face_parts(corner_parts, starts, sizes, count) -> tuple:

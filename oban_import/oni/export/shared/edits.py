@@ -6,6 +6,7 @@ them, never drops them silently."""
 import numpy as np
 
 from ....core.report import listed
+from ...blender.shared.mesh_data import render_uv_map
 
 
 def dropped_mesh_edits(obj, parts, scene, slots) -> list:
@@ -37,3 +38,14 @@ def unheld_edits(obj, besides=()) -> list:
     if colours:
         edits.append(f"its colour attributes {listed(colours)} are not written (an M3GM holds no colours)")
     return edits
+
+
+def unwritten_uv_maps(mesh) -> list:
+    """What a note says of a mesh's UV maps but the one Blender renders with, which the export
+    writes: an M3GM holds one ([] for none other)."""
+    written = render_uv_map(mesh)
+    others = [layer.name for layer in mesh.uv_layers if written is None or layer.name != written.name]
+    if not others:
+        return []
+    return [f"its UV maps {listed(others)} are not written (an M3GM holds one UV map: '{written.name}', the one "
+            f"Blender renders with)"]

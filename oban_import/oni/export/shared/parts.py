@@ -5,8 +5,10 @@ any other is made of the faces Blender holds: each point in the object's own fra
 import's scale and axes undone, a vertex for each point, UV and normal its corners take, the
 faces as triangles, stripped. All in bulk: no loop per vertex, corner or face."""
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+import bpy
 import numpy as np
 
 from ....blender import compat
@@ -26,6 +28,8 @@ MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a 
 MAX_TRIANGLES = 4095    # ... and fewer than 4096 face normals (M3cMaxObjTris)
 UNCHANGED = "unchanged import"
 EDITED = "edited"
+REMADE = "as the scene holds it"   # an unedited part made of its faces: its source no longer holds it
+SINGULAR = 1e-9    # a frame whose linear part's determinant is this small (relative) flattens a mesh
 
 
 @dataclass
@@ -51,6 +55,11 @@ class Part:
     def edited(self) -> bool:
         """Whether the user changed it since the import (not merely re-made of a source gone)."""
         return self.note == EDITED
+
+    @property
+    def remade(self) -> bool:
+        """Whether it is an unedited import made of its faces, its source not holding it (the note says why)."""
+        return self.note.startswith(REMADE)
 
     def file_bytes(self, texture_name: str) -> bytes:
         return mesh_file_bytes(self.name, self.points, self.normals, self.uvs, self.strips, self.face_normals,
@@ -154,6 +163,30 @@ class SceneMesh:
         close = known & (np.abs(self.drawn - drawn).max(axis=1, initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
         self.normals[close] = normals[vertex][close]
 
+
+@contextmanager
+def shown_mesh(obj):
+    """The mesh a mesh object shows: its own, or, in edit mode, a copy of it with the edits taken
+    (update_from_editmode: an edit-mode mesh gives no UVs), removed afterwards."""
+    if obj.mode != "EDIT":
+        yield obj.data
+        return
+    obj.update_from_editmode()
+    mesh = obj.data.copy()
+    try:
+        yield mesh
+    finally:
+        bpy.data.meshes.remove(mesh)
+
+
+def flattens(matrix) -> bool:
+    """Whether a (4, 4) map of a mesh's points is not finite or flattens them (a zero scale: its
+    normals cannot be carried)."""
+    linear = matrix[:3, :3]
+    return not np.isfinite(matrix).all() or \
+        abs(np.linalg.det(linear)) <= SINGULAR * max(np.abs(linear).max(), 1e-30) ** 3
+
+
 def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_read=None) -> tuple:
     """([Part] of a mesh object, in order, the SceneMesh they come from): an imported mesh's
     parts by PART_ATTRIBUTE, a mesh made in Blender one part named after the object (as is an
@@ -162,12 +195,14 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_re
     scale and axes are undone (a part placed otherwise on a character's bone): its parts are then
     made of the faces, an unedited import's noted `placed` (what the placement does). `as_read`:
     the [Mesh] the import's points were (SceneMesh.keep_as_read), for the level rebuild's door
-    leaves. ObanError (naming the object and the part) for a part that cannot be written."""
+    leaves. ObanError (naming the object and the part) for a part that cannot be written. An
+    object in edit mode is read as it shows (shown_mesh)."""
     recorded = recorded_parts(obj.data, f"{label} mesh '{obj.data.name}'")
-    scene = SceneMesh(obj.data, scale, axes, max(len(recorded), 1), frame)
+    with shown_mesh(obj) as mesh:
+        scene = SceneMesh(mesh, scale, axes, max(len(recorded), 1), frame)
+        now = part_fingerprints(mesh, len(recorded)) if recorded else []
     if as_read:
         scene.keep_as_read(as_read)
-    now = part_fingerprints(obj.data, len(recorded)) if recorded else []
     parts = []
     for index, record in enumerate(recorded or [None]):
         name = record.name if record is not None and record.name else \
@@ -194,13 +229,13 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_re
 def _as_stored(record, name, slot, libraries):
     """(the Part `name` as stored, or None, why not) of an unedited part."""
     if not record.file:
-        return None, "as the scene holds it (no file recorded)"
+        return None, f"{REMADE} (no file recorded)"
     try:
         stored = stored_mesh(record.file, record.instance, record.name, libraries.get(record.file))
     except ObanError as error:
-        return None, f"as the scene holds it: its source cannot be read ({error})"
+        return None, f"{REMADE}: its source cannot be read ({error})"
     if stored.stored_fingerprint() != record.stored:
-        return None, f"as the scene holds it: {record.file} holds other arrays for it now"
+        return None, f"{REMADE}: {record.file} holds other arrays for it now"
     return Part(name, stored.points, stored.normals, stored.uvs, stored.triangles, stored.strips,
                 stored.face_normals, stored.face_normal_indices, slot, UNCHANGED), UNCHANGED
 

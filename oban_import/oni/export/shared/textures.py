@@ -114,6 +114,11 @@ def texture_file(name: str, image, label: str, libraries) -> TextureFile:
     pixels = image_pixels(image)
     if pixels is None:
         raise ObanError(where, "has no pixels (its file is missing); nothing written for the object")
+    space = image.colorspace_settings
+    if not image.is_float and not space.is_data and space.name != "sRGB":
+        raise ObanError(where, f"its colour space is '{space.name}': Blender shows its 8-bit pixels converted from it, "
+                               f"which a texture does not hold; make it sRGB (or Non-Color, its pixels as held); "
+                               f"nothing written for the object")
     original = whole(image, TEXTURE_FORMAT, where, (0, 0xFFFFFFFF)) if TEXTURE_FORMAT in image else None
     flags = unsigned32(whole(image, TEXTURE_FLAGS, where, (-1 << 31, (1 << 31) - 1), 0)) \
         if original is not None else onisplit_flags(0, RGBA, mipmaps=True)
