@@ -18,6 +18,7 @@ from ..io.level.properties import LEVEL_FILE
 from ..io.oban.properties import PIVOT
 from ..io.oban.read import read_file
 from ..io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes
+from .shared.edits import named
 from .shared.motion import Motion, animation_of
 
 FILES = {"oni": ("OBAN{name}.oni", oni_file_bytes),   # EXPORT_FORMATS of options
@@ -82,5 +83,6 @@ def _file(animation, motion, settings) -> OutputFile:
                                           f"{settings.tolerance:g}")
         return back, float(errors[worst])
 
+    named("OBAN", animation.name, motion.label)   # the XML holds no name: the file OniSplit makes of it does
     name = pattern.format(name=animation.name, id=animation.record_header[0])
     return OutputFile(file_name(name), to_bytes(animation), check)

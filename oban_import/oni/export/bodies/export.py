@@ -19,6 +19,7 @@ from ...io.characters.read import ONCC_BODY_AT, ONCC_TEXTURES_AT, TRBS_LEVELS
 from ...io.characters.stored import stored_class, stored_levels
 from ...io.container.library import Libraries
 from ...io.objects.properties import TEXTURE_NAME
+from ..shared.edits import named
 from ..shared.parts import UNCHANGED, read_from
 from ..shared.textures import linked_notes, shown_textures, texture_outputs
 from .checks import body_check, class_check, textures_check
@@ -119,7 +120,10 @@ def _names(armature, character) -> dict:
     name = armature.get(CHARACTER) if isinstance(armature.get(CHARACTER), str) and armature.get(CHARACTER) \
         else armature.name
     linked = character[1].get(ONCC_TEXTURES_AT) if character else None
-    return {"TRBS": body, "TRMA": linked[len("TRMA"):] if linked else body, "ONCC": name}
+    names = {"TRBS": body, "TRMA": linked[len("TRMA"):] if linked else body, "ONCC": name}
+    for tag, value in names.items():
+        named(tag, value, f"armature '{armature.name}'")
+    return names
 
 
 def _stored_levels(armature, scene: SceneBody, libraries, label):

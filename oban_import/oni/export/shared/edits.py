@@ -1,12 +1,14 @@
-"""What an export cannot carry of a mesh object, named: what it shows that no M3GM holds
+"""What an export cannot carry, named: an instance's name OniSplit cannot open (`named`); of a mesh object, what it shows that no M3GM holds
 (modifiers, shape keys, colours), a part whose faces show several textures. Every export that
 writes an object's M3GMs (meshes, bodies, a level's door leaves and placed objects) names
 them, never drops them silently."""
 
 import numpy as np
 
+from ....core.errors import ObanError
 from ....core.report import listed
 from ...blender.shared.mesh_data import render_uv_map
+from ...io.container.instance_file import instance_name
 
 
 def dropped_mesh_edits(obj, parts, scene, slots) -> list:
@@ -49,3 +51,12 @@ def unwritten_uv_maps(mesh) -> list:
         return []
     return [f"its UV maps {listed(others)} are not written (an M3GM holds one UV map: '{written.name}', the one "
             f"Blender renders with)"]
+
+
+def named(tag: str, name: str, label: str) -> str:
+    """The full name `tag` + `name` of an instance an export writes (io's instance_name: what
+    OniSplit opens), or ObanError naming what it is written of (`label`) and why not."""
+    try:
+        return instance_name(tag, name)
+    except ObanError as error:
+        raise ObanError(label, f"{tag}{name}: {error.problem}; nothing written for it") from None

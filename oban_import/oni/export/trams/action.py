@@ -8,14 +8,14 @@ import re
 import numpy as np
 
 from ....core.errors import ObanError
-from ...io.container.container import MAX_NAME as CONTAINER_MAX_NAME
+from ...io.container.instance_file import MAX_NAME as INSTANCE_MAX_NAME
 from ...io.trams.properties import (FOOTSTEP, FOOTSTEP_TYPES, MASK_KEYS, NAME, PARTICLE, PARTICLE_TEXT, PLAIN_KEYS,
                                     PREFIX, RECORDS, SOUND, markers_as_read)
 from ...io.trams.tram import EXTENT_INFO_DTYPE, KEY_SIZES, RECORD_DTYPE
 from ...io.trams.xml_read import FLOAT32_LIMIT
 
 NAME_BYTES = {SOUND: 32, PARTICLE: 16, "impact": 16}   # char[n] fields: Latin-1, at most n bytes
-MAX_NAME = CONTAINER_MAX_NAME - len("TRAM")   # an instance name's bytes, less its tag
+MAX_NAME = INSTANCE_MAX_NAME - len("TRAM")   # an instance name OniSplit opens, less its tag
 U16, I16 = (0, 0xFFFF), (-0x8000, 0x7FFF)
 INT32 = (-(1 << 31), (1 << 31) - 1)
 BITS32 = (-(1 << 31), (1 << 32) - 1)     # a u32 kept as the int32 of its bits, or as it is
