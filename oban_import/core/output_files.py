@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .errors import ObanError
+from .report import Made
 
 
 @dataclass
@@ -66,6 +67,16 @@ def one_content_per_file(jobs, errors, remedy, shared=True) -> list:
                                         f"{'them' if others else 'it'}: {remedy}")
     errors += [refused[id(job)] for job in jobs if id(job) in refused]
     return [job for job in jobs if id(job) not in refused]
+
+
+def write_into(report, jobs, directory, remedy, replace_sources=False) -> None:
+    """An export's jobs, those refused by one_content_per_file (saying `remedy`) left out, written
+    into `directory` (write_jobs): a Made(path, what its check gave, the job's source, 0, how it
+    was made) per file in `report`, its errors there; its file count."""
+    jobs = one_content_per_file(jobs, report.errors, remedy)
+    for job, written in write_jobs(jobs, directory, report.errors, replace_sources):
+        report.made += [Made(file.path, file.item, job.source, 0.0, file.file.note) for file in written]
+    report.counts = {"files": len(report.made)}
 
 
 def write_jobs(jobs, directory, errors, replace_sources=False) -> list:

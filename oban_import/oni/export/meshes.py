@@ -10,14 +10,14 @@ it should hold, then put in place."""
 import numpy as np
 
 from ...core.errors import ObanError
-from ...core.output_files import FileJob, OutputFile, file_name, one_content_per_file, write_jobs
-from ...core.report import Made, Report
-from ..io.container.library import Libraries
+from ...core.output_files import FileJob, OutputFile, file_name
+from ...core.report import Report
 from ..io.import_frame import import_frame
 from ..io.level.properties import ENVIRONMENT, ROOMS
 from ..io.objects.properties import MESH_PARTS, TEXTURE_NAME
 from ..io.objects.read import read_mesh_file
 from .shared.edits import dropped_mesh_edits, unwritten_uv_maps
+from .shared.jobs import export_jobs, refuse_unless_despite
 from .shared.parts import read_from, scene_parts
 from .shared.textures import linked_notes, shown_textures, slot_textures, texture_outputs
 
@@ -32,16 +32,9 @@ def export_meshes(context, objects, directory, settings) -> Report:
     """Each mesh object's M3GM and TXMP files in `directory`: Made(path, the Mesh or Texture
     read back, the object, 0, how it was made) per file, a file two objects share written
     once. `settings`: the scale and axes of meshes that do not say, `despite_edits`."""
-    report = Report(unit="objects", files=len(objects))
-    encoded = {}   # (TXMP name, image name) -> its TextureFile, made once an export
-    with Libraries() as libraries:
-        jobs = [job for job in (_job(obj, settings, libraries, encoded, report) for obj in objects) if job]
-    remedy = f"give each its own name (the mesh's '{MESH_PARTS}', the material's or image's '{TEXTURE_NAME}')"
-    jobs = one_content_per_file(jobs, report.errors, remedy)
-    for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
-        report.made += [Made(file.path, file.item, job.source, 0.0, file.file.note) for file in written]
-    report.counts = {"files": len(report.made)}
-    return report
+    return export_jobs(objects, "objects", lambda obj, *made: _job(obj, settings, *made), directory,
+                       f"give each its own name (the mesh's '{MESH_PARTS}', the material's or image's "
+                       f"'{TEXTURE_NAME}')", settings.replace_sources)
 
 
 def _job(obj, settings, libraries, encoded, report):
@@ -53,9 +46,7 @@ def _job(obj, settings, libraries, encoded, report):
         parts, scene = scene_parts(obj, label, scale, axes, libraries)
         slots = slot_textures(mesh)
         dropped = dropped_mesh_edits(obj, parts, scene, slots)
-        if dropped and not settings.despite_edits:
-            raise ObanError(label, "; ".join(dropped) + "; nothing written for it (or export with Despite Edits "
-                                                        "(--despite-edits) to write it without them)")
+        refuse_unless_despite(label, dropped, settings.despite_edits)
         pairs, unshown = shown_textures([(part.name, *slots[part.slot]) for part in parts], label)
         notes = linked_notes(unshown, label) + [f"{label}: {note}" for note in unwritten_uv_maps(mesh)]
         files = texture_outputs(pairs, label, libraries, encoded) + [_mesh(part, slots[part.slot][0], label)

@@ -11,15 +11,15 @@ Every armature's files are made before any is written, then written as one job
 together, an armature whose files fail writing nothing."""
 
 from ....core.errors import ObanError
-from ....core.output_files import FileJob, OutputFile, file_name, one_content_per_file, write_jobs
-from ....core.report import Made, Report, listed
+from ....core.output_files import FileJob, OutputFile, file_name
+from ....core.report import Report, listed
 from ...io.characters.body_write import PartMesh, body_file_bytes, character_file_bytes, textures_file_bytes
 from ...io.characters.properties import BODY, BODY_FILE, BODY_INSTANCE, CHARACTER, CHARACTER_FILE, CHARACTER_INSTANCE
 from ...io.characters.read import ONCC_BODY_AT, ONCC_TEXTURES_AT, TRBS_LEVELS
 from ...io.characters.stored import stored_class, stored_levels
-from ...io.container.library import Libraries
 from ...io.objects.properties import TEXTURE_NAME
 from ..shared.edits import named
+from ..shared.jobs import export_jobs, refuse_unless_despite
 from ..shared.parts import UNCHANGED, read_from
 from ..shared.textures import linked_notes, shown_textures, texture_outputs
 from .checks import body_check, class_check, textures_check
@@ -32,17 +32,9 @@ def export_bodies(context, armatures, directory, settings) -> Report:
     """Each armature's body files in `directory`: Made(path, what the readers give back of it,
     the armature, 0, how it was made) per file, a file two armatures share written once.
     `settings`: the scale and axes of an armature that does not say, `despite_edits`."""
-    report = Report(unit="armatures", files=len(armatures))
-    encoded = {}   # (TXMP name, image name) -> its TextureFile, made once an export
-    with Libraries() as libraries:
-        jobs = [job for job in (_job(armature, settings, libraries, encoded, report) for armature in armatures)
-                if job]
-    jobs = one_content_per_file(jobs, report.errors, f"give each body its own name ('{BODY}', '{CHARACTER}', the "
-                                                     f"textures' '{TEXTURE_NAME}')")
-    for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
-        report.made += [Made(file.path, file.item, job.source, 0.0, file.file.note) for file in written]
-    report.counts = {"files": len(report.made)}
-    return report
+    return export_jobs(armatures, "armatures", lambda armature, *made: _job(armature, settings, *made), directory,
+                       f"give each body its own name ('{BODY}', '{CHARACTER}', the textures' '{TEXTURE_NAME}')",
+                       settings.replace_sources)
 
 
 def _job(armature, settings, libraries, encoded, report):
@@ -50,9 +42,7 @@ def _job(armature, settings, libraries, encoded, report):
     label = f"armature '{armature.name}'"
     try:
         scene = scene_body(armature, settings.global_scale, settings.axes, libraries)
-        if scene.dropped and not settings.despite_edits:
-            raise ObanError(label, "; ".join(scene.dropped) + "; nothing written for it (or export with Despite "
-                                                              "Edits (--despite-edits) to write it without them)")
+        refuse_unless_despite(label, scene.dropped, settings.despite_edits)
         notes = []
         stored, levels_note = _stored_levels(armature, scene, libraries, label)
         levels, replaced, retextured = _levels(scene, stored)
