@@ -89,3 +89,27 @@ def test_a_mesh_fingerprint_reads_the_uv_map_blender_renders_with():
     copy.data.foreach_set("uv", uvs)
     copy.active_render = True
     assert not mesh_edited(mesh)
+
+
+@pytest.mark.parametrize("turn", [0.02, 0.005])
+def test_a_part_whose_normals_were_edited_is_told_from_one_left_alone(tmp_path, turn):
+    """A part's normals are told by the stored part's (within NORMAL_AS_READ = 0.01, whatever the
+    Blender), not by a fingerprint of what one Blender drew: every corner's normal tipped by
+    `turn` along x is an edit at 0.02, and at 0.005 (within what Blender before 4.1 keeps of a
+    normal) the part as stored."""
+    from oban_import.blender import compat
+    from oban_import.oni.export.meshes import export_meshes
+    from oban_import.ui.options import MeshExportSettings
+    imported()
+    mesh = bpy.data.objects["object03"].data
+    vertex = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", vertex)
+    normals = np.zeros((len(mesh.vertices), 3))
+    normals[vertex] = compat.corner_normals(mesh)          # the import set one normal a vertex
+    normals[:, 0] += turn
+    if "custom_normal" in mesh.attributes:   # 4.5 and later: the free attribute the import set, set anew
+        mesh.attributes.remove(mesh.attributes["custom_normal"])
+    compat.set_custom_normals(mesh, (normals / np.linalg.norm(normals, axis=1)[:, None]).astype(np.float32))
+    report = export_meshes(bpy.context, [bpy.data.objects["object03"]], str(tmp_path), MeshExportSettings())
+    mesh = next(m for m in report.made if m.path.endswith(".oni") and "M3GM" in m.path)
+    assert not report.errors and mesh.note == ("edited" if turn > 0.01 else "unchanged import"), report.made

@@ -30,9 +30,10 @@ def examples(tmp_path):
     return str(folder)
 
 
-def opened(tmp_path, folder):
-    """The last release's scene, its recorded paths pointing at `folder`, saved as a .blend of its own."""
-    bpy.ops.wm.open_mainfile(filepath=LEGACY)
+def opened(tmp_path, folder, blend=LEGACY):
+    """The scene of `blend` (the last release's), its recorded paths pointing at `folder`, saved
+    as a .blend of its own."""
+    bpy.ops.wm.open_mainfile(filepath=blend)
     for owner in [*bpy.data.objects, *bpy.data.meshes, *bpy.data.images]:
         for key in owner.keys():
             value = owner[key]
@@ -127,3 +128,17 @@ def test_the_command_line_exports_it(tmp_path, command):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "meshes" / "M3GMobj03_part0.oni").read_bytes() == \
         open(os.path.join(EXAMPLES, "M3GMobj03_part0.oni"), "rb").read()   # OniSplit's, as level9 holds it
+
+
+def test_a_blend_saved_by_another_blender_exports_its_unedited_parts_as_stored(tmp_path):
+    """Today's import saved by Blender 3.4 (custom normals in 16 bits), opened in this Blender:
+    every mesh and body part is still an unchanged import, written as OniSplit stored it."""
+    folder = examples(tmp_path)
+    blend = opened(tmp_path, folder, os.path.join(DATA, "legacy", "today_3.4.blend"))
+    old = written(tmp_path, "old", blend=blend)
+    new = written(tmp_path, "new", folder=folder)
+    for idname in ("export_anim.oni_mesh", "export_anim.oni_body", "export_anim.oni_level"):
+        assert not same_tree(old[idname], new[idname]), idname
+    for name in ("ONCCchar0.oni", "TRBSchar0.oni", "M3GMobj03_part0.oni"):
+        where = old["export_anim.oni_mesh" if name.startswith("M3GM") else "export_anim.oni_body"]
+        assert (where / name).read_bytes() == open(os.path.join(EXAMPLES, name), "rb").read(), name

@@ -7,7 +7,7 @@ import numpy as np
 
 from ....blender import compat
 from ....core.id_properties import signed_crc32
-from ...io.objects.properties import MESH_FINGERPRINT, PART_ATTRIBUTE, PART_FINGERPRINTS, PIXELS_FINGERPRINT
+from ...io.objects.properties import MESH_FINGERPRINT, PART_ATTRIBUTE, PART_SHAPES, PIXELS_FINGERPRINT
 from .mesh_data import corner_uvs, face_ints
 
 
@@ -16,27 +16,29 @@ def mesh_fingerprint(mesh) -> int:
     return signed_crc32(*_face_arrays(mesh))
 
 
-def part_fingerprints(mesh, count: int) -> list[int]:
+def part_shapes(mesh, count: int, drawn: bool = False) -> list[int]:
     """A signed CRC-32 per M3GM part of an imported mesh (docs/objects.md 10): of its faces
     (face_parts), in order: their sizes, their corners' points as numbered among the part's
     own (so that an edit elsewhere in the mesh leaves it), those points, the corners' UVs and
-    normals as drawn (Blender before 4.5 draws a custom normal near the one set: what it drew
-    at the import is what an unedited part draws), and the faces' material slots."""
-    return _part_fingerprints(mesh, _face_arrays(mesh), count)
+    the faces' material slots. Not the normals, which each Blender draws a little otherwise of
+    one file (exports compare them with the stored part's: shared/as_read.py); with `drawn`,
+    the normals as drawn too, as the last release's fingerprints hold them (PART_FINGERPRINTS)."""
+    return _part_shapes(mesh, _face_arrays(mesh), count, drawn)
 
 
-def _part_fingerprints(mesh, arrays, count):
+def _part_shapes(mesh, arrays, count, drawn=False):
     points, corners, sizes, uvs, slots = arrays
     starts = np.empty(len(sizes), np.int32)
     mesh.polygons.foreach_get("loop_start", starts)
     parts, points, uvs = face_parts(mesh, count), points.reshape(-1, 3), uvs.reshape(-1, 2)
-    normals = compat.corner_normals(mesh)
+    normals = compat.corner_normals(mesh) if drawn else None
     found = []
     for part in range(count):
         faces = np.flatnonzero(parts == part)
         loops = face_corners(faces, starts, sizes)
         used, numbered = numbered_points(corners[loops], len(points))
-        found.append(signed_crc32(sizes[faces], numbered, points[used], uvs[loops], normals[loops], slots[faces]))
+        shown = (uvs[loops], normals[loops]) if drawn else (uvs[loops],)
+        found.append(signed_crc32(sizes[faces], numbered, points[used], *shown, slots[faces]))
     return found
 
 
@@ -118,7 +120,7 @@ def record_mesh(mesh, parts: int = 0) -> None:
     arrays = _face_arrays(mesh)
     mesh[MESH_FINGERPRINT] = signed_crc32(*arrays)
     if parts:
-        mesh[PART_FINGERPRINTS] = _part_fingerprints(mesh, arrays, parts)
+        mesh[PART_SHAPES] = _part_shapes(mesh, arrays, parts)
 
 
 def mesh_edited(mesh) -> bool:

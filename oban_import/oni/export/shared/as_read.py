@@ -6,6 +6,8 @@ read, and every export writes it as read."""
 import numpy as np
 
 AS_READ = 1e-5   # relative to the value read (at least 1)
+NORMAL_AS_READ = 1e-2   # a unit normal Blender draws this close to the one set is it: before 4.1 Blender keeps
+                        # custom normals in 16 bits, and before 4.5 draws them up to 0.008 from the one set
 
 
 def close(values, read) -> np.ndarray:
@@ -22,6 +24,12 @@ def kept_as_read(values, read, comparable=True) -> np.ndarray:
     """float32 `values`, each within AS_READ of what was read (`read`, where `comparable`,
     broadcast) exactly that."""
     return np.where(comparable & close(values, read), read, values).astype(np.float32)
+
+
+def normals_close(drawn, read) -> np.ndarray:
+    """(n,) whether each of the (n, 3) unit normals Blender draws is within NORMAL_AS_READ of
+    the one set (`read`, unit length, Blender's axes)."""
+    return np.abs(drawn - read).max(axis=1, initial=0.0) <= NORMAL_AS_READ
 
 
 def matrix_as_read(matrix, read) -> bool:

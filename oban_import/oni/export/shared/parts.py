@@ -14,15 +14,15 @@ import numpy as np
 from ....blender import compat
 from ....core.errors import ObanError
 from ....core.id_properties import numbers, plain, texts
-from ...blender.shared.fingerprints import face_parts, part_fingerprints
+from ...blender.shared.fingerprints import face_corners, face_parts, part_shapes
 from ...blender.shared.mesh_data import corner_uvs, face_ints
 from ...blender.shared.meshes import converted_normals
 from ...engine.to_oni import oni_directions, oni_points
 from ...io.objects.mesh_write import mesh_file_bytes, triangle_strips
-from ...io.objects.properties import (MESH_PARTS, PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_STORED,
-                                      TEXTURE_FILE)
+from ...io.objects.properties import (MESH_PARTS, PART_FILES, PART_FINGERPRINTS, PART_INSTANCES, PART_SHAPES,
+                                      PART_STORED, TEXTURE_FILE)
 from ...io.objects.read import stored_mesh
-from .as_read import rows_close
+from .as_read import normals_close, rows_close
 
 MAX_POINTS = 2047       # the engine's buffers hold fewer than 2048 points of a mesh (BFW_Motoko.h, M3cMaxObjVertices)
 MAX_TRIANGLES = 4095    # ... and fewer than 4096 face normals (M3cMaxObjTris)
@@ -73,7 +73,8 @@ class _Recorded:
     file: str
     instance: int
     stored: int               # PART_STORED
-    fingerprint: int          # PART_FINGERPRINTS
+    fingerprint: int          # PART_SHAPES (the last release's PART_FINGERPRINTS: `drawn`)
+    drawn: bool               # whether its fingerprint holds the normals as drawn
 
 
 def read_from(mesh, images) -> list:
@@ -94,9 +95,10 @@ def recorded_parts(mesh, label) -> list:
     if len(files) != len(names):
         raise ObanError(label, f"property '{PART_FILES}' holds {len(files)} texts, not {len(names)} "
                                f"(for the parts of '{MESH_PARTS}')")
+    drawn = PART_SHAPES not in mesh and PART_FINGERPRINTS in mesh
     whole = [numbers(mesh, key, label, len(names), per=MESH_PARTS).astype(np.int64)
-             for key in (PART_INSTANCES, PART_STORED, PART_FINGERPRINTS)]
-    return [_Recorded(*row) for row in zip(names, files, *(values.tolist() for values in whole))]
+             for key in (PART_INSTANCES, PART_STORED, PART_FINGERPRINTS if drawn else PART_SHAPES)]
+    return [_Recorded(*row, drawn) for row in zip(names, files, *(values.tolist() for values in whole))]
 
 
 class SceneMesh:
@@ -149,7 +151,7 @@ class SceneMesh:
         """Each of the first points (the import numbered the `meshes`' points in order, a vertex
         each) within AS_READ of its point as read takes that point; each corner of such a
         vertex its texture coordinate where within AS_READ, its normal where drawn within
-        compat.CUSTOM_NORMAL_ERROR of the one set: what was not moved is written as read."""
+        NORMAL_AS_READ of the one set (as_read.normals_close): what was not moved is written as read."""
         points, normals, uvs = (np.concatenate([getattr(m, key) for m in meshes]) for key in ("points", "normals",
                                                                                                "uvs"))
         count = min(len(points), len(self.points))
@@ -160,8 +162,17 @@ class SceneMesh:
         close = known & rows_close(self.uvs, uvs[vertex])
         self.uvs[close] = uvs[vertex][close]
         drawn = converted_normals(normals, self.axes)[vertex]
-        close = known & (np.abs(self.drawn - drawn).max(axis=1, initial=0.0) <= compat.CUSTOM_NORMAL_ERROR)
+        close = known & normals_close(self.drawn, drawn)
         self.normals[close] = normals[vertex][close]
+
+    def normals_as_stored(self, part: int, first_point: int, stored) -> bool:
+        """Whether every corner of `part`'s faces draws the normal of its point as stored
+        (`stored`, the part's (n, 3) Oni normals, its point k the vertex `first_point` + k):
+        normals_close, whatever the Blender."""
+        corners = face_corners(self.faces_of(part), self.starts, self.sizes)
+        point = self.corner_point[corners] - first_point
+        return bool(((point >= 0) & (point < len(stored))).all()) and \
+            bool(normals_close(self.drawn[corners], converted_normals(stored, self.axes)[point]).all())
 
 
 @contextmanager
@@ -200,10 +211,10 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_re
     recorded = recorded_parts(obj.data, f"{label} mesh '{obj.data.name}'")
     with shown_mesh(obj) as mesh:
         scene = SceneMesh(mesh, scale, axes, max(len(recorded), 1), frame)
-        now = part_fingerprints(mesh, len(recorded)) if recorded else []
+        now = part_shapes(mesh, len(recorded), recorded[0].drawn) if recorded else []
     if as_read:
         scene.keep_as_read(as_read)
-    parts = []
+    parts, first_point = [], 0   # the import numbered the parts' points in order, a vertex each
     for index, record in enumerate(recorded or [None]):
         name = record.name if record is not None and record.name else \
             obj.name + (f"_{index}" if len(recorded) > 1 else "")      # a body part's, a door's M3GMs are unnamed
@@ -221,9 +232,25 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_re
             note = placed
         else:
             part, note = _as_stored(record, name, slot, libraries)
+            if part is not None and not record.drawn and not scene.normals_as_stored(index, first_point,
+                                                                                     part.normals):
+                part, note = None, EDITED
+        first_point += _point_count(record, libraries)
         parts.append(checked(part if part is not None else faces_part(scene, scene.parts == index, name, slot, note,
                                                                       where), where))
     return parts, scene
+
+
+def _point_count(record, libraries) -> int:
+    """How many points the part an import made of `record` holds (its vertices in the mesh); 0
+    where its source cannot be read (the parts after it are then not told unedited by their
+    normals, see normals_as_stored)."""
+    if record is None or not record.file:
+        return 0
+    try:
+        return len(stored_mesh(record.file, record.instance, record.name, libraries.get(record.file)).points)
+    except ObanError:
+        return 0
 
 
 def _as_stored(record, name, slot, libraries):

@@ -10,8 +10,8 @@ import numpy as np
 from ....core.errors import ObanError
 from ..container.container import LINK_FLAG, TXMP_TAG
 from ..container.instance_file import ALIGN, instance_file_bytes, instance_name
-from .textures import (BGR, BGRA4444, BGRA5551, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA,
-                       TXMP_OFFSET, decode, level_sizes)
+from .textures import (BGR, BGRA4444, BGRA5551, DXT1, FORMAT_NAMES, HAS_ENV_MAP, HAS_MIPMAPS, RGBA, TXMP_OFFSET, decode,
+                       level_sizes)
 
 SWAP_BYTES = 0x1000     # the engine's "little-endian" flag: OniSplit sets it for every format but RGBA
 MAX_SIZE = 0xFFFF       # width and height are u16
