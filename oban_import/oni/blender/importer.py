@@ -68,6 +68,7 @@ def import_files(context, paths, settings, progress=None) -> Report:
     shared = SharedBlocks(settings)
     result.last_frame = settings.frame_start
     trams_made, beside = set(), {}   # names of the TRAMs the import has made, with their characters; _Job.beside
+    built = []                       # the files built whole (a failed one's data blocks are gone)
     try:
         for index, file in enumerate(files):
             done = READING_SHARE + (1 - READING_SHARE) * index / len(files)
@@ -77,10 +78,14 @@ def import_files(context, paths, settings, progress=None) -> Report:
                 file.build(_Job(context, collection, new_objects, shared, settings,
                                 lambda share: report(done + (1 - READING_SHARE) * share / len(files)), armatures,
                                 trams_made, beside))
+            except ObanError as error:   # found only as it is built (nothing of this file is left)
+                result.errors.append(str(error))
+                continue
             except Exception as error:  # a bug, not bad input: still nothing of this file is left
                 result.errors.append(f"{file.path}: could not be imported: {error!r}")
                 continue
             result.add(file.built)
+            built.append(file)
             if file.brought.characters or file.brought.trams:   # where later TRAMs go, what they need not make
                 armatures += [m.block for m in file.built.made if isinstance(m.item, Character)]
                 trams_made |= {m.item.name for m in file.built.made if isinstance(m.item, Tram)}
@@ -90,7 +95,7 @@ def import_files(context, paths, settings, progress=None) -> Report:
     report(1.0)
     result.counts = block_counts(since=before)
     if settings.side_by_side:
-        lay_out([m.block for f in files if f.built is not None and f.stands_at_origin() for m in f.built.made
+        lay_out([m.block for f in built if f.stands_at_origin() for m in f.built.made
                  if isinstance(m.item, (Character, PlacedObject))], context)
     if result.made:
         update_scene(context.scene, settings, result.last_frame)

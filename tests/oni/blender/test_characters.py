@@ -502,3 +502,18 @@ def test_a_body_that_reaches_past_float32_at_the_import_scale_is_refused(tmp_pat
         bpy.ops.import_anim.oban(filepath=str(folder / "ONCCchar0.oni"), global_scale=1e6,
                                  character_animations="NONE")
     assert not bpy.data.objects and not bpy.data.armatures
+
+
+def test_a_file_refused_as_it_is_built_leaves_nothing_and_the_batch_goes_on(tmp_path):
+    """A level whose TRAM 'seven' no character's collection lists (it has characters, so it goes
+    on none) is refused as it is built: the message says why (no exception's repr), nothing of it
+    stays, and the batch's other file is imported and laid out beside the others."""
+    level = cgen.write_level(cgen.standard_scene(np.random.default_rng(3)), str(tmp_path / "level"))
+    sample = os.path.join(DATA, "characters", "oni", "ONCCchar0.oni")
+    before = set(bpy.data.objects)
+    report = import_report([level, sample], character_animations="NONE")
+    assert report.errors == [f"{level}: no character for 'seven': select an armature whose bones are its parts (a "
+                             "character imported by this add-on), or import it with its character, or put the "
+                             "character's ONCC….oni (or its body's TRBS….oni) beside it"], report.errors
+    made = set(bpy.data.objects) - before
+    assert {obj.name for obj in made if obj.type == "ARMATURE"} == {"char0"} and len(made) == 20
