@@ -40,11 +40,10 @@ from ..shared.edits import dropped_mesh_edits
 from ..shared.motion import Motion, animation_of
 from ..shared.parts import scene_parts
 from ..shared.textures import shown_textures, slot_textures, texture_outputs
-from .objects import moved_placement
+from .objects import RIGID, moved_placement
 from .scene import refusal, settled
 
 CLASSES_FOLDER = "classes"
-RIGID = 1e-4        # relative: a placement whose columns are this close to one length, at right angles, is rigid
 NAMED = 5           # placed objects named in a message, at most
 
 
