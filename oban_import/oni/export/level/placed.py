@@ -143,6 +143,11 @@ def _made_otherwise(level, listed, quads, classes, source_classes) -> str:
     return ""
 
 
+def placed_folder(path) -> str:
+    """The folder of the level of placed objects alone at `path`: its file's name, no extension."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
 def export_placed_level(context, path, objects, directory, warnings, despite, frame, tolerance, source) -> Made:
     """The folder `directory`/<file name> of the level of placed objects alone at `path`:
     OBOA<name>.xml and classes/; Made(XML, source(name, quads, rooms, objects), first object,

@@ -33,14 +33,17 @@ from ..shared.textures import NOT_IN_A_NAME
 from .gunk import edited_gunk
 from .leaves import remodelled_classes
 from .objects import door_animations, has_class, scene_objects, whole_lists
-from .placed import export_placed_level, placed_in_level, placed_left_out, placed_objects, placed_setups
-from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
-                    settled, shown_images)
+from .placed import (export_placed_level, placed_folder, placed_in_level, placed_left_out, placed_objects,
+                     placed_setups)
+from .scene import (check_imported, corner_points, dropped_edits, edited_images, images_otherwise, leaf_edits, levels_of,
+                    matched_corners, refusal, scene_faces, settled, shown_images)
 from .textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
 ADDED = 1 << 62   # the order key of a face that is no quad of the level: after all of them
+LEAVES_MADE = ("OniSplit's -create:level makes a door's leaves of its class (re-model them through one leaf; "
+               "delete the door's Empty to remove the door)")
 
 
 @dataclass
@@ -253,7 +256,8 @@ def _scene_quads(faces, environment, classes):
 def _face_rows(found, index, environment) -> dict:
     """An environment object's faces as the rebuild orders and writes them: each after the quad
     it was made from (a new face after all of them), its Triangle flag as its corners say, a
-    point or texture coordinate that has not moved as read (float32)."""
+    corner standing on one of its quad's as read (scene.matched_corners: a quad triangulated
+    too) that corner's point, and its texture coordinate where it has not moved (float32)."""
     count = len(found.quads)
     known = found.quads >= 0
     flags = np.where(found.sizes == 3, found.flags | TRIANGLE, found.flags & ~np.uint32(TRIANGLE)).astype(np.uint32)
@@ -262,9 +266,11 @@ def _face_rows(found, index, environment) -> dict:
         points, uvs = points.astype(np.float32), uvs.astype(np.float32)
     else:
         stored = np.where(known, found.quads, 0)
-        same_shape = (known & (environment.corner_counts(stored) == found.sizes))[:, None, None]
-        points = kept_as_read(points, environment.points[environment.quad_points[stored]], same_shape)
-        uvs = kept_as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
+        read_points = environment.points[environment.quad_points[stored]]
+        matched = np.where(known[:, None], matched_corners(points, read_points, environment.corner_counts(stored)), -1)
+        on, kept = (np.arange(count)[:, None], np.maximum(matched, 0)), (matched >= 0)[:, :, None]
+        points = kept_as_read(points, read_points[on], kept)
+        uvs = kept_as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]][on], kept)
     return {"key": np.where(known, found.quads, ADDED), "object": np.full(count, index), "face": np.arange(count),
             "points": points, "uvs": uvs, "shades": found.shades, "flags": flags, "tag": found.tags,
             "texture_name": np.array(found.slot_names, str)[found.slots]}
