@@ -118,6 +118,7 @@ class _Source:
     door_classes: dict          # {name: DoorClass} of the level read ({} for a level made in Blender)
     furniture_classes: dict     # {name: FurnitureGeometry}, likewise
     placed: dict                # {setup index: name} of the level read's placed objects (rebuild_placed.placed_setups)
+    doors: list                 # [Door] of the level read, their leaves' setups ([] for a level made in Blender)
 
 
 def _imported(context, path, environment) -> _Source:
@@ -128,7 +129,7 @@ def _imported(context, path, environment) -> _Source:
     same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
     sources = [path, *([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])]
     return _Source(path, level.name, level.environment, level.sky, classes, same, sources, level.door_classes,
-                   level.furniture_classes, placed)
+                   level.furniture_classes, placed, level.doors)
 
 
 def _made_here(context, name, warnings) -> _Source:
@@ -149,7 +150,7 @@ def _made_here(context, name, warnings) -> _Source:
                     classes.setdefault(file, data)
             except ObanError as error:
                 warnings.append(f"{where}: the classes of a level imported into the scene are left out: {error}")
-    return _Source(where, name, None, "", classes, same, [], {}, {}, {})
+    return _Source(where, name, None, "", classes, same, [], {}, {}, {}, [])
 
 
 def _rebuild(context, source: _Source, environment, directory, warnings, frame, tolerance, despite):
@@ -186,7 +187,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
                                 remodelled_leaves) + retextured + edited_gunk(faces, source.environment)
-            + placed_dropped, despite, warnings, "rebuilt")
+            + leaf_edits(source.doors, same, LEAVES_MADE) + placed_dropped, despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
     warnings += placed_left_out(path, source.placed, placed)
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
