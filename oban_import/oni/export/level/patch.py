@@ -110,8 +110,6 @@ def _repainted(edited, environment):
         pixels = [image_pixels(image) for image in images.values()]
         if texture is None or any(p is None for p in pixels):
             refused.append(f"{said}: the level holds no such TXMP, or the image no pixels")
-        elif len({(p.shape, p.tobytes()) for p in pixels}) > 1:
-            refused.append(f"{said}: the images paint it differently")
         elif pixels[0].shape[:2] != (texture.height, texture.width):
             height, width = pixels[0].shape[:2]
             refused.append(f"{said} is {width} x {height}, the level's {texture.width} x {texture.height}: a "

@@ -173,7 +173,9 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
         doors, source.door_classes, source.furniture_classes, classes, frame)
     refused += wrong
     classes.update(remodelled)
-    edited = edited_images(shown_images(faces, doors))
+    shown = shown_images(faces, doors)
+    refused += images_otherwise([one for one in shown if has_class(classes, "TXMP", one[1])])   # new ones: new_textures
+    edited = edited_images(shown)
     painted, notes, wrong, carried = painted_textures(edited, classes)
     refused += wrong
     classes.update(painted)
