@@ -82,27 +82,30 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
                             _made_here(context, name, report.warnings), found))
         except ObanError as error:
             report.errors.append(str(error))
-    report.each(_one_folder_each(sources, directory, report.errors),
-                lambda source: _rebuild(context, *source, directory, report.warnings, frame, tolerance, despite))
-    report.each(alone.items(), lambda level: export_placed_level(context, *level, directory, report.warnings, despite,
-                                                                  frame, tolerance, LevelSource))
+    folders = [(source.name, source.where, lambda source=source, found=found: _rebuild(
+        context, source, found, directory, report.warnings, frame, tolerance, despite)) for source, found in sources]
+    folders += [(placed_folder(path), path, lambda path=path, found=found: export_placed_level(
+        context, path, found, directory, report.warnings, despite, frame, tolerance, LevelSource))
+        for path, found in alone.items()]
+    report.each(_one_folder_each(folders, directory, report.errors), lambda write: write())
     report.notes += [f"{m.path}: {m.note}" for m in report.made if m.note]
     report.counts = {"levels": len(report.made)}
     return report
 
 
-def _one_folder_each(sources, directory, errors) -> list:
-    """The (source, objects) whose folder no other level would write (by name, whatever the
-    case); the others' errors into `errors`."""
+def _one_folder_each(folders, directory, errors) -> list:
+    """The writers of the (folder name, how messages name the level, writer) whose folder no
+    other level would write (whatever the case: a level with an environment by its name, one of
+    placed objects alone by its file's); the others' errors into `errors`."""
     by_folder = {}
-    for source in sources:
-        by_folder.setdefault(source[0].name.casefold(), []).append(source)
+    for folder in folders:
+        by_folder.setdefault(folder[0].casefold(), []).append(folder)
     for same in (same for same in by_folder.values() if len(same) > 1):
-        for source, _ in same:
-            others = " and ".join(other.where for other, _ in same if other is not source)
-            errors.append(f"{source.where}: level '{source.name}', as {others} is: both would write "
-                          f"{os.path.join(directory, source.name)}; nothing written for them: export them apart")
-    return [same[0] for same in by_folder.values() if len(same) == 1]
+        for name, where, _ in same:
+            others = " and ".join(other for _, other, _ in same if other != where)
+            errors.append(f"{where}: level '{name}', as {others} is: both would write "
+                          f"{os.path.join(directory, name)}; nothing written for them: export them apart")
+    return [same[0][2] for same in by_folder.values() if len(same) == 1]
 
 
 @dataclass
