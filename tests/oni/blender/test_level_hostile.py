@@ -417,3 +417,16 @@ def test_environment_objects_joined_write_what_they_wrote_apart(tmp_path, level)
         assert (tmp_path / "rebuild" / "level5" / name).read_bytes() == open(os.path.join(REBUILD, name), "rb").read()
     for name in ("level5_Final.dat", "level5_Final.raw"):
         assert (tmp_path / "patch" / name).read_bytes() == open(os.path.join(os.path.dirname(level), name), "rb").read()
+
+
+def test_a_face_given_a_fifth_corner_is_refused_by_both(tmp_path, level):
+    """An edge of face 3 subdivided: a polygon of five corners, which no quad holds."""
+    import bmesh  # after bpy, which brings it
+    edit = bmesh.new()
+    edit.from_mesh(environment().data)
+    edit.faces.ensure_lookup_table()
+    bmesh.ops.subdivide_edges(edit, edges=[edit.faces[3].edges[0]], cuts=1)
+    edit.to_mesh(environment().data)
+    edit.free()
+    for report, folder in zip(both(tmp_path), ("rebuild", "patch")):
+        assert_refused(report, tmp_path / folder, "object 'level5 environment' face 3: 5 corners (a quad has at most 4")
