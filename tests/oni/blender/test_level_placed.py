@@ -9,6 +9,7 @@ import lzma
 import math
 import os
 import shutil
+import xml.etree.ElementTree as ET
 
 import bpy
 import numpy as np
@@ -18,7 +19,9 @@ from mathutils import Matrix
 from paths import DATA
 from placed_edits import LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN, edit_placed, placed
 
+from oban_import.oni.export.level.rebuild import export_level_rebuilds
 from oban_import.oni.io.objects.read import read_mesh_file, read_objects
+from oban_import.ui.options import LevelRebuildSettings
 
 pytestmark = pytest.mark.usefixtures("addon")
 
@@ -128,13 +131,12 @@ def test_edits_arrive_as_made(tmp_path, level9):
         assert all(np.array_equal(m.points, n.points) for m, n in zip(b.meshes, a.meshes)), name
 
 
-def uneven():
-    placed(MOVED).scale = (1.0, 2.0, 1.0)
-    return f"object '{MOVED}': its placement is sheared, mirrored or scaled unevenly"
-
-
-def test_what_an_object_setup_cannot_hold_is_refused_and_nothing_is_written(tmp_path, level9):
-    said = uneven()
+@pytest.mark.parametrize("scale", [(1.0, 2.0, 1.0), (-1.0, 1.0, 1.0)], ids=["uneven", "mirrored"])
+def test_what_an_object_setup_cannot_hold_is_refused_and_nothing_is_written(tmp_path, level9, scale):
+    """A setup holds a rotation and one scale: scaled unevenly, or mirrored (one axis -1: a
+    rotation and one scale otherwise, but a reflection), refused."""
+    placed(MOVED).scale = scale
+    said = f"object '{MOVED}': its placement is sheared, mirrored or scaled unevenly"
     with pytest.raises(RuntimeError, match=said):
         export(tmp_path / "out")
     assert not (tmp_path / "out" / "level9_Final").exists()
@@ -160,3 +162,63 @@ def test_the_command_line_writes_a_level_of_placed_objects(tmp_path, level9, com
     assert done.returncode == 0, done.stderr
     assert XML in done.stdout and "-import:nosep" in done.stdout + done.stderr
     assert_wrote(out / "level9_Final", os.path.join(REBUILT, "unedited"))
+
+
+def level_of(tmp_path, folder):
+    """tests/data/objects_rebuilt/`folder`'s level9_Final.dat (its .raw the sample's) in
+    tmp_path/in, imported with the defaults."""
+    into = tmp_path / "in"
+    into.mkdir()
+    with lzma.open(os.path.join(REBUILT, folder, "level9_Final.dat.xz")) as f:
+        (into / "level9_Final.dat").write_bytes(f.read())
+    shutil.copy(os.path.join(OBJECTS, "level", "level9_Final.raw"), into)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    assert bpy.ops.import_anim.oban(filepath=str(into / "level9_Final.dat")) == {"FINISHED"}
+    return into / "level9_Final.dat"
+
+
+def source_names(folder):
+    """The setups' names in the OBOA XML OniSplit made tests/data/objects_rebuilt/`folder` of."""
+    objects = ET.parse(os.path.join(REBUILT, folder, XML)).getroot().find("OBOA/Objects")
+    return [obj.findtext("Name") for obj in objects]
+
+
+def test_particles_of_a_setup_are_refused_by_name(tmp_path):
+    """objects_rebuilt/particles: object02's setup links particles (ENVP), and so does setup 9,
+    which holds nothing else (the import makes no object of it): the OBOA XML carries no
+    particles, so both are named and nothing is written."""
+    level_of(tmp_path, "particles")
+    names = source_names("particles")
+    assert names[9] == "emitter" and not any(o.get("oni_setup") == 9 for o in bpy.data.objects)
+    with pytest.raises(RuntimeError) as refused:
+        export(tmp_path / "out")
+    said = str(refused.value)
+    assert "object 'object02': its setup links particles (ENVP), which the export does not carry" in said
+    assert "setup 9 ('emitter') links particles (ENVP) and no flags, geometry or animation" in said
+    assert not (tmp_path / "out" / "level9_Final").exists()
+
+
+def test_a_setup_of_an_animation_alone_is_written_once(tmp_path):
+    """objects_rebuilt/animation_only: setup 9 'mover' holds an animation, no flags or geometry:
+    the import makes an animated Empty of it, and the export writes every setup of the level
+    OniSplit made once, in order."""
+    level_of(tmp_path, "animation_only")
+    assert export(tmp_path / "out") == {"FINISHED"}
+    written = ET.parse(tmp_path / "out" / "level9_Final" / XML).getroot().find("OBOA/Objects")
+    assert [obj.findtext("Name") for obj in written] == source_names("animation_only")
+    assert written[9].findtext("Animation") == "OBANobj01_anim"
+
+
+def test_two_copies_of_one_level_of_placed_objects_are_both_refused(tmp_path, level9):
+    """The sample copied into a second folder and imported too: both would write
+    OUT/level9_Final, so neither is written (the second wrote over the first)."""
+    other = tmp_path / "other"
+    shutil.copytree(os.path.join(OBJECTS, "level"), other)
+    assert bpy.ops.import_anim.oban(filepath=str(other / "level9_Final.dat")) == {"FINISHED"}
+    report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "out"),
+                                   LevelRebuildSettings(use_selection=False, despite_edits=False))
+    assert not report.made and len(report.errors) == 2, report.errors
+    for path, copy in ((level9, other / "level9_Final.dat"), (other / "level9_Final.dat", level9)):
+        assert f"{path}: level 'level9_Final', as {copy} is: both would write {tmp_path / 'out' / 'level9_Final'}" in \
+            "\n".join(report.errors)
+    assert not (tmp_path / "out").exists()

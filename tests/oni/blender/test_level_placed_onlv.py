@@ -283,3 +283,20 @@ def test_a_remodelled_door_names_each_placed_object_unless_asked(tmp_path, place
     read, remodelled = quad_lists(tmp_path / "read"), quad_lists(tmp_path / "remodelled")
     assert len(read) == len(remodelled) == 16 and read[:7] == remodelled[:7]
     assert all(len(a) < len(b) if k == 7 else a != b for k, (a, b) in enumerate(zip(read[7:], remodelled[7:]), 7))
+
+
+def test_particles_of_a_setup_are_refused_by_name(tmp_path):
+    """placed/particles: obj03_part0's setup links particles (ENVP), and so does setup 6, which
+    holds nothing else (the import makes no object of it): the ONLV the rebuild writes carries
+    no particles of the scene's objects, and leaves setups of no object out, so both are named
+    and nothing is written."""
+    path = unpacked(tmp_path / "in", os.path.join(PLACED, "particles", "level"))
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    assert bpy.ops.import_anim.oban(filepath=str(path)) == {"FINISHED"}
+    assert not any(obj.get("oni_setup") == 6 for obj in bpy.data.objects)
+    with pytest.raises(RuntimeError) as refused:
+        export(tmp_path / "out")
+    said = str(refused.value)
+    assert "object 'obj03_part0': its setup links particles (ENVP), which the export does not carry" in said
+    assert "setup 6 ('obj06_part0') links particles (ENVP) and no flags, geometry or animation" in said
+    assert not (tmp_path / "out" / "level5").exists()

@@ -9,6 +9,7 @@ import numpy as np
 
 from ....core.errors import ObanError
 from ....core.id_properties import text
+from ....core.report import listed
 from ...blender.oban.targets import is_animated
 from ...engine.doors import MIRROR, flipped, leaf_flips, placements
 from ...engine.to_blender import blender_matrices
@@ -16,7 +17,7 @@ from ...engine.to_oni import oni_matrices
 from ...io.import_frame import import_frame
 from ...io.level.model import Door, Furniture
 from ...io.level.object_lists import LIST_PREFIX
-from ...io.level.properties import OSD, door_fields, furniture_fields, object_header
+from ...io.level.properties import OBJECT_ID, OSD, door_fields, furniture_fields, object_header
 from ...io.level_rebuild.class_files import class_file_name
 from ...io.level_rebuild.list_file import LIST_NAMES, list_file_bytes
 from ...io.level_rebuild.master_xml import OtherObject
@@ -27,6 +28,8 @@ from ..shared.as_read import matrix_as_read
 from ..shared.motion import Motion, animation_of
 
 OWN_LISTS = ("CMBT", "MELE")   # the types -create:level does not take: written in lists of their own (whole_lists)
+RIGID = 1e-4        # relative: a placement whose columns are this close to one length, at right angles, is rigid
+FLOAT32_MAX = float(np.finfo(np.float32).max)   # a placement is stored as float32
 
 
 def door_animations(context, doors, frame, tolerance):
@@ -66,14 +69,20 @@ def door_animations(context, doors, frame, tolerance):
 def scene_objects(empties, classes, frame):
     """([Door, Furniture or OtherObject] in id order, [OtherObject of a type -create:level does
     not take, its own data as bytes] in id order, {(type, why): how many left out}, what
-    refuses them)."""
-    listed, own, left_out, refused = [], [], {}, []
+    refuses them: two Empties of one type and id among them)."""
+    written, own, left_out, refused = [], [], {}, []
     headers = []
     for obj in empties:
         try:
             headers.append((object_header(obj, f"object '{obj.name}'"), obj))
         except ObanError as error:
             refused.append(str(error))
+    same = {}
+    for header, obj in headers:
+        same.setdefault((header.kind, header.id), []).append(obj.name)
+    refused += [f"objects {listed(names)} are each {kind} {object_id} (an Empty copied, or the level imported twice): "
+                f"give each object an id of its own ({OBJECT_ID}), or delete the copy"
+                for (kind, object_id), names in same.items() if len(names) > 1]
     for header, obj in sorted(headers, key=lambda pair: (pair[0].id, pair[1].name)):
         kind, object_id, label = header.kind, header.id, f"object '{obj.name}'"
         takes_data = kind in OSD_TYPES or kind in OWN_LISTS
@@ -89,15 +98,15 @@ def scene_objects(empties, classes, frame):
             if kind == "DOOR":
                 fields = door_fields(obj, label, header.position)
                 fields["frame_position"] = (moved[:3, :3] @ fields["frame_position"] + moved[:3, 3]).astype(np.float32)
-                listed.append(Door(id=object_id, flags=flags, position=position, rotation=rotation, textures=(None, None),
-                                   door_class=None, **fields))
-                if not has_class(classes, kind, listed[-1].class_name):
-                    refused.append(f"{label}: door class '{listed[-1].class_name}' is not one of the level's")
+                written.append(Door(id=object_id, flags=flags, position=position, rotation=rotation,
+                                    textures=(None, None), door_class=None, **fields))
+                if not has_class(classes, kind, written[-1].class_name):
+                    refused.append(f"{label}: door class '{written[-1].class_name}' is not one of the level's")
             elif kind == "FURN":
-                listed.append(Furniture(id=object_id, flags=flags, position=position, rotation=rotation, geometry=None,
-                                        **furniture_fields(obj, label)))
-                if not has_class(classes, "OFGA", listed[-1].class_name):
-                    refused.append(f"{label}: furniture class '{listed[-1].class_name}' is not one of the level's")
+                written.append(Furniture(id=object_id, flags=flags, position=position, rotation=rotation,
+                                         geometry=None, **furniture_fields(obj, label)))
+                if not has_class(classes, "OFGA", written[-1].class_name):
+                    refused.append(f"{label}: furniture class '{written[-1].class_name}' is not one of the level's")
             elif kind in OWN_LISTS:
                 own.append(OtherObject(kind, object_id, flags, position, rotation, "", _payload(obj, label)))
             else:
@@ -108,10 +117,10 @@ def scene_objects(empties, classes, frame):
                 if named is not None and not has_class(classes, kind, named):
                     refused.append(f"{label}: {kind} class '{named}' is not one of the level's")
                     continue
-                listed.append(OtherObject(kind, object_id, flags, position, rotation, osd, payload, whole))
+                written.append(OtherObject(kind, object_id, flags, position, rotation, osd, payload, whole))
         except ObanError as error:
             refused.append(str(error))
-    return listed, own, left_out, refused
+    return written, own, left_out, refused
 
 
 def _payload(obj, label) -> bytes:
@@ -153,7 +162,8 @@ def _class_of(payload) -> str:
 def _placement(obj, header, frame):
     """(position, degrees x y z in [0, 360), the placement's change as a 4 x 4 in Oni axes, and
     in Blender's) of an Empty: as read where it has not moved, else from its world matrix;
-    ObanError where that matrix is not finite or flattens the object."""
+    ObanError where that matrix is not finite, flattens, scales, shears or mirrors the object
+    (Euler angles of a reflection would turn it otherwise)."""
     label = f"object '{obj.name}'"
     position, rotation = header.position, header.rotation
     read = placements(position[None].astype(np.float64), rotation[None].astype(np.float64))[0]
@@ -162,6 +172,12 @@ def _placement(obj, header, frame):
         return position, rotation, np.eye(4), np.eye(4)
     oni, lengths, world, imported = found
     basis = oni[:3, :3] / lengths
+    if np.linalg.det(basis) < 0:
+        raise ObanError(label, "its placement is mirrored (scaled negatively on an axis): an object list holds a "
+                               "position and a rotation, no reflection")
+    if np.abs(lengths - 1).max() > RIGID or np.abs(basis.T @ basis - np.eye(3)).max() > RIGID:
+        raise ObanError(label, "its placement is scaled or sheared: an object list holds a position and a rotation, "
+                               "no scale (an Empty's size is its Display Size)")
     x = np.degrees(np.arctan2(basis[2, 1], basis[2, 2]))
     y = np.degrees(np.arcsin(np.clip(-basis[2, 0], -1, 1)))
     z = np.degrees(np.arctan2(basis[1, 0], basis[0, 0]))
@@ -174,8 +190,8 @@ def _placement(obj, header, frame):
 def moved_placement(obj, label, read, frame):
     """None where the object stands where the import put it (`read`, its engine matrix: the
     world matrix as read, shared/as_read.py), else (its world matrix in Oni's axes and units, that matrix's
-    column lengths, the world matrix, the imported one); ObanError where it is not finite or
-    scales the object to nothing. `frame`: the (scale, axes) where the object does not say."""
+    column lengths, the world matrix, the imported one); ObanError where it is not finite in
+    float32 or scales the object to nothing. `frame`: the (scale, axes) where the object does not say."""
     scale, axes = import_frame(obj, label, *frame)
     world = np.asarray(obj.matrix_world, np.float64)
     imported = blender_matrices(read, axes, scale)
@@ -183,6 +199,7 @@ def moved_placement(obj, label, read, frame):
         return None
     oni = oni_matrices(world, axes, scale)
     lengths = np.linalg.norm(oni[:3, :3], axis=0)
-    if not np.isfinite(oni).all() or not (lengths > 0).all():
-        raise ObanError(label, "its placement (world matrix) is not finite, or scaled to nothing")
+    if not (np.abs(oni) <= FLOAT32_MAX).all() or not (lengths > 0).all():
+        raise ObanError(label, "its placement (world matrix) is not finite in float32, as stored, or scaled to "
+                               "nothing")
     return oni, lengths, world, imported

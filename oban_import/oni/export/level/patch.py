@@ -14,15 +14,20 @@ from ....core.output_files import FileJob, OutputFile, one_content_per_file, wri
 from ....core.report import Made, Report
 from ...blender.shared.fingerprints import image_pixels
 from ...io.container.container import raw_path
+from ...io.container.library import open_library
+from ...io.import_frame import import_frame
 from ...io.level.patch import patched_files, refusals
 from ...io.level.properties import ENVIRONMENT, LEVEL_FILE, TYPE
-from ...io.level.read import read_environment
-from ...io.objects.properties import TEXTURE_FILE, TEXTURE_INSTANCE
+from ...io.level.read import read_level
+from ...io.objects.properties import OBJECT_NAME, TEXTURE_FILE, TEXTURE_INSTANCE
 from ...io.objects.read import stored_texture
 from ...io.objects.texture_write import encode, lossless, mip_levels
 from ...io.objects.textures import FORMAT_NAMES, HAS_MIPMAPS
 from ..shared.as_read import close
-from .scene import check_imported, dropped_edits, edited_images, levels_of, refusal, scene_faces, settled, shown_images
+from .kept import unpatched_edits
+from .placed import placed_setups
+from .scene import (check_imported, dropped_edits, edited_images, images_otherwise, levels_of, refusal, scene_faces,
+                    settled, shown_images)
 
 REBUILD = "rebuild the level with OniSplit instead, docs/level.md 11"
 
@@ -34,10 +39,11 @@ def environment_objects(objects) -> list:
 
 def export_level_patches(context, objects, directory, settings=None) -> Report:
     """Each level of the environment `objects` as patched copies in `directory`; Made(path,
-    environment, first object) per file written. An object that does not say its import's
-    scale and axes is taken at 1 and Oni's axes. An edit the patch cannot carry refuses its
-    level, unless `settings.despite_edits`: then it is a warning. Two levels that would write
-    one file (copies of a level from two folders) are both refused."""
+    environment, first object) per file written. An environment object that does not say its
+    import's scale and axes is taken at 1 and Oni's axes, another object of its level at the
+    environment's. An edit the patch cannot carry refuses its level, unless
+    `settings.despite_edits`: then it is a warning. Two levels that would write one file
+    (copies of a level from two folders) are both refused."""
     report = Report(unit="levels")
     frame, despite = (1.0, np.eye(3)), bool(getattr(settings, "despite_edits", False))
     levels = levels_of(environment_objects(objects), report.errors)
@@ -60,18 +66,27 @@ def export_level_patches(context, objects, directory, settings=None) -> Report:
 
 def _patch(context, path, objects, frame, despite, warnings):
     """(the FileJob of the level at `path` patched as the scene has it, its environment as read)."""
-    environment = read_environment(path)
+    with open_library(path) as library:
+        level = read_level(path, library)
+        placed = placed_setups(library.main, level.doors)
+    environment = level.environment
     check_imported(path, environment, objects)
     faces = [scene_faces(obj, environment, frame) for obj in objects]
     flags, shades, textures, refused = _scene_quads(faces, environment)
     if refused:
         raise refusal(path, "patched in place", refused, REBUILD)
-    doors = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path and obj.get(TYPE) == "DOOR"]
-    edited = edited_images(shown_images(faces, doors))
+    same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
+    doors = [obj for obj in same if obj.get(TYPE) == "DOOR"]
+    shown = shown_images(faces, doors, [obj for obj in same if OBJECT_NAME in obj])
+    otherwise = images_otherwise(shown)
+    if otherwise:
+        raise refusal(path, "patched in place", otherwise)
+    edited = edited_images(shown)
     pixels, kept, seen = _repainted(edited, environment)
+    imported = import_frame(objects[0], f"object '{objects[0].name}'", *frame)   # for objects that do not say theirs
     settled(path, kept + dropped_edits(edited, doors, "the in-place patch keeps door classes as read (rebuild "
-                                                     "the level to carry it)", seen),
-            despite, warnings, "patched in place")
+                                                     "the level to carry it)", seen)
+            + unpatched_edits(context, level, placed, same, imported), despite, warnings, "patched in place")
     files = patched_files(environment, shades, flags, textures, pixels)
     raws = [raw for raw in ([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])
             if raw not in files]   # the .raw goes with its .dat, as it is
@@ -82,8 +97,9 @@ def _patch(context, path, objects, frame, despite, warnings):
 
 def _repainted(edited, environment):
     """([(Texture, its pixels' new bytes)] of each texture an image the import made of it shows
-    edited (`edited`: scene.edited_images', the environment's and the door leaves'), in the
-    texture's own size and format (every level), which must hold every pixel, written where
+    edited (`edited`: scene.edited_images', the environment's, the door leaves' and the placed
+    objects', each of one image's pixels: scene.images_otherwise), in the texture's own size
+    and format (every level), which must hold every pixel, written where
     the file it was read from stores it; [why each other such texture is kept as read]; the
     names of all those images)."""
     by_texture = {name: {key: image for key, (_, image) in images.items()} for name, images in edited.items()}
@@ -94,8 +110,6 @@ def _repainted(edited, environment):
         pixels = [image_pixels(image) for image in images.values()]
         if texture is None or any(p is None for p in pixels):
             refused.append(f"{said}: the level holds no such TXMP, or the image no pixels")
-        elif len({(p.shape, p.tobytes()) for p in pixels}) > 1:
-            refused.append(f"{said}: the images paint it differently")
         elif pixels[0].shape[:2] != (texture.height, texture.width):
             height, width = pixels[0].shape[:2]
             refused.append(f"{said} is {width} x {height}, the level's {texture.width} x {texture.height}: a "

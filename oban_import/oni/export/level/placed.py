@@ -40,11 +40,10 @@ from ..shared.edits import dropped_mesh_edits
 from ..shared.motion import Motion, animation_of
 from ..shared.parts import scene_parts
 from ..shared.textures import shown_textures, slot_textures, texture_outputs
-from .objects import moved_placement
+from .objects import RIGID, moved_placement
 from .scene import refusal, settled
 
 CLASSES_FOLDER = "classes"
-RIGID = 1e-4        # relative: a placement whose columns are this close to one length, at right angles, is rigid
 NAMED = 5           # placed objects named in a message, at most
 
 
@@ -117,6 +116,9 @@ def placed_in_level(context, path, objects, listed, quads, classes, source_class
                                                                   tolerance)
         refused += [f"object '{name}': its setup ({index}) is a door's leaf, which -create:level makes of the door"
                     for (index, name), _ in entries if index in leaves]
+        refused += _particles_of_no_object([(n, record["name"].split(b"\0", 1)[0].decode("latin-1"))
+                                            for n, record in enumerate(stored.records)
+                                            if empty_setup(record) and record["particles"]])
         order = sorted([((n, ""), (n, moved[n]) if n in moved else n) for n in leaves]
                        + [(key, (setup, key[0])) for key, setup in entries],
                        key=lambda entry: entry[0])
@@ -144,6 +146,11 @@ def _made_otherwise(level, listed, quads, classes, source_classes) -> str:
     return ""
 
 
+def placed_folder(path) -> str:
+    """The folder of the level of placed objects alone at `path`: its file's name, no extension."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
 def export_placed_level(context, path, objects, directory, warnings, despite, frame, tolerance, source) -> Made:
     """The folder `directory`/<file name> of the level of placed objects alone at `path`:
     OBOA<name>.xml and classes/; Made(XML, source(name, quads, rooms, objects), first object,
@@ -154,7 +161,9 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
         stored, classes = stored_setups(path, library), class_files(path, library=library)
     entries, written, notes, refused, dropped = _scene_setups(context, objects, len(stored.setups), stored.particles,
                                                              classes, frame, tolerance)
-    unused = {n for n, setup in enumerate(stored.setups) if not setup.flags and not setup.geometries}
+    unused = {n for n, setup in enumerate(stored.setups)   # of which the import made no object (read.empty_setup)
+              if not setup.flags and not setup.geometries and not setup.animation}
+    refused += _particles_of_no_object([(n, stored.setups[n].name) for n in sorted(unused) if stored.particles[n]])
     entries += [((n, ""), stored.setups[n]) for n in sorted(unused)]
     setups = [setup for _, setup in sorted(entries, key=lambda entry: entry[0])]
     if refused:
@@ -164,7 +173,7 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
     warnings += placed_left_out(path, {n: setup.name for n, setup in enumerate(stored.setups) if n not in unused},
                                 objects)
     classes.update(written)
-    name = os.path.splitext(os.path.basename(path))[0]
+    name = placed_folder(path)
     files = [OutputFile(OBOA_FILE.format(stored.name), oboa_xml(setups)), OutputFile(CLASSES_FOLDER, None)]
     files += [OutputFile(os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items()]
     target = os.path.join(directory, name)
@@ -174,6 +183,14 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
     commands = (f"OniSplit -create {folder} {xml}, then -import:nosep {folder} "
                 f"{os.path.join('OUT', os.path.basename(path))}")
     return Made(xml, source(name, 0, 0, sum(1 for setup in setups if setup.flags)), objects[0], 0.0, commands)
+
+
+def _particles_of_no_object(setups) -> list:
+    """The refusal of each setup (index, name) that links particles (ENVP) and holds no flags,
+    geometry or animation: the import made no object of it, and the rebuild, which does not
+    carry particles, would leave them out."""
+    return [f"setup {n} ('{name}') links particles (ENVP) and no flags, geometry or animation (the import made no "
+            "object of it): the rebuild does not carry particles" for n, name in setups]
 
 
 def _scene_setups(context, objects, count, particles, classes, frame, tolerance):

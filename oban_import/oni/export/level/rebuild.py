@@ -33,14 +33,17 @@ from ..shared.textures import NOT_IN_A_NAME
 from .gunk import edited_gunk
 from .leaves import remodelled_classes
 from .objects import door_animations, has_class, scene_objects, whole_lists
-from .placed import export_placed_level, placed_in_level, placed_left_out, placed_objects, placed_setups
-from .scene import (check_imported, corner_points, dropped_edits, edited_images, levels_of, refusal, scene_faces,
-                    settled, shown_images)
+from .placed import (export_placed_level, placed_folder, placed_in_level, placed_left_out, placed_objects,
+                     placed_setups)
+from .scene import (check_imported, corner_points, dropped_edits, edited_images, images_otherwise, leaf_edits, levels_of,
+                    matched_corners, refusal, scene_faces, settled, shown_images)
 from .textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
 CLASSED = ("DOOR", "FURN", *CLASS_TYPES)   # the object types that name a class of the level
 ADDED = 1 << 62   # the order key of a face that is no quad of the level: after all of them
+LEAVES_MADE = ("OniSplit's -create:level makes a door's leaves of its class (re-model them through one leaf; "
+               "delete the door's Empty to remove the door)")
 
 
 @dataclass
@@ -79,27 +82,30 @@ def export_level_rebuilds(context, objects, directory, settings=None) -> Report:
                             _made_here(context, name, report.warnings), found))
         except ObanError as error:
             report.errors.append(str(error))
-    report.each(_one_folder_each(sources, directory, report.errors),
-                lambda source: _rebuild(context, *source, directory, report.warnings, frame, tolerance, despite))
-    report.each(alone.items(), lambda level: export_placed_level(context, *level, directory, report.warnings, despite,
-                                                                  frame, tolerance, LevelSource))
+    folders = [(source.name, source.where, lambda source=source, found=found: _rebuild(
+        context, source, found, directory, report.warnings, frame, tolerance, despite)) for source, found in sources]
+    folders += [(placed_folder(path), path, lambda path=path, found=found: export_placed_level(
+        context, path, found, directory, report.warnings, despite, frame, tolerance, LevelSource))
+        for path, found in alone.items()]
+    report.each(_one_folder_each(folders, directory, report.errors), lambda write: write())
     report.notes += [f"{m.path}: {m.note}" for m in report.made if m.note]
     report.counts = {"levels": len(report.made)}
     return report
 
 
-def _one_folder_each(sources, directory, errors) -> list:
-    """The (source, objects) whose folder no other level would write (by name, whatever the
-    case); the others' errors into `errors`."""
+def _one_folder_each(folders, directory, errors) -> list:
+    """The writers of the (folder name, how messages name the level, writer) whose folder no
+    other level would write (whatever the case: a level with an environment by its name, one of
+    placed objects alone by its file's); the others' errors into `errors`."""
     by_folder = {}
-    for source in sources:
-        by_folder.setdefault(source[0].name.casefold(), []).append(source)
+    for folder in folders:
+        by_folder.setdefault(folder[0].casefold(), []).append(folder)
     for same in (same for same in by_folder.values() if len(same) > 1):
-        for source, _ in same:
-            others = " and ".join(other.where for other, _ in same if other is not source)
-            errors.append(f"{source.where}: level '{source.name}', as {others} is: both would write "
-                          f"{os.path.join(directory, source.name)}; nothing written for them: export them apart")
-    return [same[0] for same in by_folder.values() if len(same) == 1]
+        for name, where, _ in same:
+            others = " and ".join(other for _, other, _ in same if other != where)
+            errors.append(f"{where}: level '{name}', as {others} is: both would write "
+                          f"{os.path.join(directory, name)}; nothing written for them: export them apart")
+    return [same[0][2] for same in by_folder.values() if len(same) == 1]
 
 
 @dataclass
@@ -115,6 +121,7 @@ class _Source:
     door_classes: dict          # {name: DoorClass} of the level read ({} for a level made in Blender)
     furniture_classes: dict     # {name: FurnitureGeometry}, likewise
     placed: dict                # {setup index: name} of the level read's placed objects (rebuild_placed.placed_setups)
+    doors: list                 # [Door] of the level read, their leaves' setups ([] for a level made in Blender)
 
 
 def _imported(context, path, environment) -> _Source:
@@ -125,7 +132,7 @@ def _imported(context, path, environment) -> _Source:
     same = [obj for obj in context.scene.objects if obj.get(LEVEL_FILE) == path]
     sources = [path, *([raw_path(path)] if os.path.splitext(path)[1].lower() == ".dat" else [])]
     return _Source(path, level.name, level.environment, level.sky, classes, same, sources, level.door_classes,
-                   level.furniture_classes, placed)
+                   level.furniture_classes, placed, level.doors)
 
 
 def _made_here(context, name, warnings) -> _Source:
@@ -146,7 +153,7 @@ def _made_here(context, name, warnings) -> _Source:
                     classes.setdefault(file, data)
             except ObanError as error:
                 warnings.append(f"{where}: the classes of a level imported into the scene are left out: {error}")
-    return _Source(where, name, None, "", classes, same, [], {}, {}, {})
+    return _Source(where, name, None, "", classes, same, [], {}, {}, {}, [])
 
 
 def _rebuild(context, source: _Source, environment, directory, warnings, frame, tolerance, despite):
@@ -169,7 +176,9 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
         doors, source.door_classes, source.furniture_classes, classes, frame)
     refused += wrong
     classes.update(remodelled)
-    edited = edited_images(shown_images(faces, doors))
+    shown = shown_images(faces, doors)
+    refused += images_otherwise([one for one in shown if has_class(classes, "TXMP", one[1])])   # new ones: new_textures
+    edited = edited_images(shown)
     painted, notes, wrong, carried = painted_textures(edited, classes)
     refused += wrong
     classes.update(painted)
@@ -183,7 +192,7 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
         raise refusal(path, "rebuilt", refused)
     settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
                                 remodelled_leaves) + retextured + edited_gunk(faces, source.environment)
-            + placed_dropped, despite, warnings, "rebuilt")
+            + leaf_edits(source.doors, same, LEAVES_MADE) + placed_dropped, despite, warnings, "rebuilt")
     warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
     warnings += placed_left_out(path, source.placed, placed)
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
@@ -253,7 +262,8 @@ def _scene_quads(faces, environment, classes):
 def _face_rows(found, index, environment) -> dict:
     """An environment object's faces as the rebuild orders and writes them: each after the quad
     it was made from (a new face after all of them), its Triangle flag as its corners say, a
-    point or texture coordinate that has not moved as read (float32)."""
+    corner standing on one of its quad's as read (scene.matched_corners: a quad triangulated
+    too) that corner's point, and its texture coordinate where it has not moved (float32)."""
     count = len(found.quads)
     known = found.quads >= 0
     flags = np.where(found.sizes == 3, found.flags | TRIANGLE, found.flags & ~np.uint32(TRIANGLE)).astype(np.uint32)
@@ -262,9 +272,11 @@ def _face_rows(found, index, environment) -> dict:
         points, uvs = points.astype(np.float32), uvs.astype(np.float32)
     else:
         stored = np.where(known, found.quads, 0)
-        same_shape = (known & (environment.corner_counts(stored) == found.sizes))[:, None, None]
-        points = kept_as_read(points, environment.points[environment.quad_points[stored]], same_shape)
-        uvs = kept_as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]], same_shape)
+        read_points = environment.points[environment.quad_points[stored]]
+        matched = np.where(known[:, None], matched_corners(points, read_points, environment.corner_counts(stored)), -1)
+        on, kept = (np.arange(count)[:, None], np.maximum(matched, 0)), (matched >= 0)[:, :, None]
+        points = kept_as_read(points, read_points[on], kept)
+        uvs = kept_as_read(uvs, environment.texture_coordinates[environment.quad_uvs[stored]][on], kept)
     return {"key": np.where(known, found.quads, ADDED), "object": np.full(count, index), "face": np.arange(count),
             "points": points, "uvs": uvs, "shades": found.shades, "flags": flags, "tag": found.tags,
             "texture_name": np.array(found.slot_names, str)[found.slots]}

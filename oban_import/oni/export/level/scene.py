@@ -13,15 +13,17 @@ import numpy as np
 from ....blender import compat
 from ....core.errors import ObanError
 from ....core.id_properties import text, whole
-from ...blender.shared.fingerprints import image_edited, mesh_edited
+from ....core.report import listed
+from ...blender.shared.fingerprints import image_edited, image_pixels, mesh_edited
 from ...blender.shared.mesh_data import corner_uvs, face_ints
 from ...engine.to_oni import oni_points
 from ...io.import_frame import import_frame
 from ...io.level.fingerprint import fingerprint
 from ...io.level.model import Environment, packed_shades
-from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, INT32, LEVEL_FILE, QUAD_ATTRIBUTE,
-                                    SHADE_ATTRIBUTE, TAG_ATTRIBUTE)
-from ...io.objects.properties import OBJECT_DOOR_LEAF, PIXELS_FINGERPRINT
+from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, INT32, LEVEL_FILE, OBJECT_ID,
+                                    QUAD_ATTRIBUTE, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE)
+from ...io.objects.properties import OBJECT_DOOR_LEAF, OBJECT_SETUP, PIXELS_FINGERPRINT, TEXTURE_NAME
+from ..shared.as_read import close
 from ..shared.edits import unheld_edits
 from ..shared.textures import slot_textures
 
@@ -155,13 +157,42 @@ def _oni_points(obj, mesh, vertex, scale, axes) -> np.ndarray:
     return oni_points(points, axes, scale)[vertex]
 
 
-def shown_images(faces, doors) -> list:
-    """(who shows it: '' for the environment, "object 'LEAF': " for a door leaf; the texture's
-    name; the image) of each material slot of the environment's faces and the doors' leaves."""
+def matched_corners(points, read_points, read_counts) -> np.ndarray:
+    """(f, 4) int64: for each of four corners of faces (`points` (f, 4, 3), a triangle's third
+    repeated), the corner of the quad each face was made from (`read_points` (f, 4, 3) as read,
+    `read_counts` (f,) its corners) standing where it stands (within AS_READ, its own place
+    first), -1 for none: a quad triangulated, or its corners turned, keeps every corner."""
+    near = close(points[:, :, None, :], read_points[:, None, :, :]).all(axis=3)
+    near &= (np.arange(4) < read_counts[:, None])[:, None, :]
+    own = near[:, np.arange(4), np.arange(4)]
+    return np.where(own, np.arange(4), np.where(near.any(axis=2), near.argmax(axis=2), -1))
+
+
+def shown_images(faces, doors, placed=()) -> list:
+    """(who shows it: '' for the environment, "object 'LEAF': " for a door leaf or a mesh of
+    `placed`; the texture's name; the image) of each material slot of the environment's faces,
+    the doors' leaves and the `placed` objects."""
     shown = [("", name, image) for found in faces for name, image in zip(found.slot_names, found.slot_images)]
-    for leaf in leaves_of(doors):
-        shown += [(f"object '{leaf.name}': ", name, image) for name, image in slot_textures(leaf.data)]
+    for obj in leaves_of(doors) + [obj for obj in placed if obj.type == "MESH"]:
+        shown += [(f"object '{obj.name}': ", name, image) for name, image in slot_textures(obj.data)]
     return shown
+
+
+def images_otherwise(shown) -> list:
+    """Why a level cannot be written where two images show one texture (by name, whatever the
+    case) with other pixels (`shown`: shown_images'): a copy of an image painted, an image given
+    another's texture name. Each such texture, naming the images."""
+    by_name = {}
+    for _, name, image in shown:
+        if image is not None and name:
+            by_name.setdefault(name.casefold(), (name, {}))[1].setdefault(image.name, image)
+    said = []
+    for name, images in (found for found in by_name.values() if len(found[1]) > 1):
+        pixels = [found for found in map(image_pixels, images.values()) if found is not None]
+        if len({(found.shape, found.tobytes()) for found in pixels}) > 1:
+            said.append(f"texture '{name}': images {listed(sorted(images))} show it otherwise: make them one image, or "
+                        f"give each its own name (the image's or material's '{TEXTURE_NAME}')")
+    return said
 
 
 def edited_images(shown) -> dict:
@@ -197,6 +228,32 @@ def dropped_edits(edited, doors, what, carried=(), remodelled=()) -> list:
             dropped.append(f"object '{leaf.name}': its mesh was edited (a leaf of door '{leaf.parent.name}'); {what}")
         dropped += [f"object '{leaf.name}': {edit}" for edit in unheld_edits(leaf)]
     return dropped
+
+
+def leaf_edits(doors, objects, what) -> list:
+    """The door leaves of a level deleted or copied in the scene, each saying `what` the export
+    writes instead: a leaf setup of a door of `doors` (the level read's) whose Empty is among
+    `objects` (the scene's objects of that level) that no object holds (OBJECT_SETUP), or that
+    several do (Shift+D keeps a leaf's properties). None where no leaf of the level is in the
+    scene (imported without its placed objects)."""
+    leaves = [obj for obj in objects if OBJECT_DOOR_LEAF in obj]
+    if not leaves:
+        return []
+    empties = {obj.get(OBJECT_ID): obj for obj in objects if obj.get(TYPE) == "DOOR"}
+    holders = {}
+    for leaf in leaves:
+        holders.setdefault(leaf.get(OBJECT_SETUP), []).append(leaf)
+    said = []
+    for door in (door for door in doors if door.id in empties):
+        label = f"object '{empties[door.id].name}'"
+        for k, setup in ((k, setup) for k, setup in enumerate(door.setups) if setup is not None):
+            held = sorted(leaf.name for leaf in holders.get(setup, []))
+            if not held:
+                said.append(f"{label}: its leaf {k} (setup {setup}) was deleted; {what}")
+            elif len(held) > 1:
+                said.append(f"objects {listed(held)} are each leaf {k} (setup {setup}) of door {label} (a leaf "
+                            f"copied keeps its properties): a copy is not written; {what}")
+    return said
 
 
 def leaves_of(doors) -> list:

@@ -44,17 +44,12 @@ def painted_textures(edited, classes):
     shows edited (painted, replaced, resized; `edited`: scene.edited_images'),
     written from the image as the mesh export writes a texture (objects/textures.texture_file:
     its own format where that holds every pixel, else RGBA or BGR, its flags and environment
-    map kept); [notes: how each was written]; [refusals: an image of no pixels, two images
-    painting one texture differently]; the names of the images carried)."""
+    map kept); [notes: how each was written]; [refusals: an image of no pixels]; the names of
+    the images carried)."""
     by_texture = {name: {key: image for key, (_, image) in images.items()} for name, images in edited.items()
                   if class_file_name("TXMP" + name) in classes}
     files, notes, refused, carried = {}, [], [], set()
-    for name, images in by_texture.items():
-        pixels = [image_pixels(image) for image in images.values()]
-        if not any(p is None for p in pixels) and len({(p.shape, p.tobytes()) for p in pixels}) > 1:
-            refused.append(f"texture '{name}': images {', '.join(map(repr, sorted(images)))} show it painted "
-                           "differently: make them one image")
-            continue
+    for name, images in by_texture.items():   # of one image's pixels (scene.images_otherwise refuses others)
         try:
             written = texture_file(name, next(iter(images.values())), "", {})
         except ObanError as error:
