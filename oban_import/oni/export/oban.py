@@ -19,7 +19,7 @@ from ..io.oban.properties import PIVOT
 from ..io.oban.read import read_file
 from ..io.oban.write import oni_file_bytes, raw_file_bytes, xml_bytes
 from .shared.edits import named
-from .shared.motion import Motion, animation_of
+from .shared.motion import animation_of, motions
 
 FILES = {"oni": ("OBAN{name}.oni", oni_file_bytes),   # EXPORT_FORMATS of options
          "xml": ("OBAN{name}.xml", xml_bytes),
@@ -48,9 +48,9 @@ def export_objects(context, objects, directory, settings) -> Report:
     file with other bytes are all refused."""
     report = Report(files=len(objects), unit="objects")
     jobs, unchanged = [], {}
-    for obj in objects:
+    for obj, motion in zip(objects, motions(context, [(obj, None) for obj in objects], settings.global_scale,
+                                            settings.axes)):
         try:
-            motion = Motion(context, obj, settings.global_scale, settings.axes)
             animation, unchanged[obj.name] = animation_of(motion, settings.tolerance)
             read_from = [obj.get(key) for key in (SOURCE_FILE, LEVEL_FILE) if isinstance(obj.get(key), str)]
             jobs.append(FileJob(obj, motion.label, [_file(animation, motion, settings)], sources=read_from))

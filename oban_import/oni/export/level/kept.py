@@ -18,7 +18,7 @@ from ...io.level.properties import OBJECT_ID, TYPE, door_properties, furniture_p
 from ...io.oban.record import matrix_from_columns
 from ...io.objects.properties import OBJECT_DOOR_LEAF, OBJECT_NAME, OBJECT_ORIGIN, OBJECT_SETUP
 from ..shared.edits import unheld_edits
-from ..shared.motion import Motion, animation_of
+from ..shared.motion import animation_of, motions
 from .objects import door_animations, moved_placement
 from .scene import leaf_edits
 
@@ -84,11 +84,14 @@ def _placed(context, setups, objects, frame) -> list:
             if objects and n not in holders]
     said += [f"objects {listed(sorted(obj.name for obj in held))} are each setup {n} (an object copied keeps its "
              f"properties): a copy is not written; {KEPT}" for n, held in holders.items() if len(held) > 1]
+    animated = [obj for obj in objects if is_animated(obj)]   # their motions sampled together
+    replays = {obj: _replays(motion) for obj, motion in zip(animated, motions(context, [(obj, None) for obj in
+                                                                                         animated], *frame))}
     for obj in objects:
         label, mesh = f"object '{obj.name}'", obj.type == "MESH"
         here = import_frame(obj.data, f"{label} mesh '{obj.data.name}'", *frame) if mesh else frame
-        if is_animated(obj):
-            how = [] if _replays(context, obj, here) else ["re-animated"]
+        if obj in replays:
+            how = [] if replays[obj] else ["re-animated"]
         else:
             read = matrix_from_columns(numbers(obj, OBJECT_ORIGIN, label, 12))
             how = ["moved"] if _moved(obj, label, read, here) else []
@@ -106,9 +109,9 @@ def _moved(obj, label, read, frame) -> bool:
         return True
 
 
-def _replays(context, obj, frame) -> bool:
-    """Whether an animated object's motion replays its OBAN as read."""
+def _replays(motion) -> bool:
+    """Whether an animated object's motion (motions()'s) replays its OBAN as read."""
     try:
-        return animation_of(Motion(context, obj, *frame), TOLERANCE)[1]
+        return animation_of(motion, TOLERANCE)[1]
     except ObanError:   # a motion no OBAN can replay
         return False

@@ -25,7 +25,7 @@ from ...io.level_rebuild.object_xml import CLASS_TYPES, OSD_TYPES, level_given, 
 from ...io.oban.write import oni_file_bytes
 from ...io.objects.properties import OBJECT_DOOR_LEAF
 from ..shared.as_read import matrix_as_read
-from ..shared.motion import Motion, animation_of
+from ..shared.motion import animation_of, motions
 
 OWN_LISTS = ("CMBT", "MELE")   # the types -create:level does not take: written in lists of their own (whole_lists)
 RIGID = 1e-4        # relative: a placement whose columns are this close to one length, at right angles, is rigid
@@ -37,7 +37,7 @@ def door_animations(context, doors, frame, tolerance):
     export from that motion as the door stood when imported (a flipped leaf's flip undone); what
     refuses them: leaves of one class edited to move differently). `tolerance`: the keys'
     (shared/motion.py)."""
-    written, refused = {}, []
+    written, refused, leaves = {}, [], []   # leaves: (leaf, behind, flipped)
     for door in doors:
         label = f"object '{door.name}'"
         try:
@@ -47,22 +47,23 @@ def door_animations(context, doors, frame, tolerance):
             refused.append(str(error))
             continue
         flips = leaf_flips(bool(mirror), 2)
-        for leaf in door.children:
-            if OBJECT_DOOR_LEAF not in leaf or not is_animated(leaf):
-                continue
-            try:
-                animation, unchanged = animation_of(Motion(context, leaf, *frame, behind), tolerance)
-            except ObanError as error:
-                refused.append(str(error))
-                continue
-            if unchanged:
-                continue
-            animation = flipped(animation) if flips[int(leaf[OBJECT_DOOR_LEAF]) % 2] else animation
-            name, data = f"OBAN{animation.name}.oni", oni_file_bytes(animation)
-            if written.get(name, (data,))[0] != data:
-                refused.append(f"object '{leaf.name}': it moves otherwise than '{written[name][1]}', another "
-                               f"leaf of door class animation '{animation.name}'")
-            written.setdefault(name, (data, leaf.name))
+        leaves += [(leaf, behind, flips[int(leaf[OBJECT_DOOR_LEAF]) % 2]) for leaf in door.children
+                   if OBJECT_DOOR_LEAF in leaf and is_animated(leaf)]
+    sampled = motions(context, [(leaf, behind) for leaf, behind, _ in leaves], *frame)
+    for (leaf, _, flip), motion in zip(leaves, sampled):
+        try:
+            animation, unchanged = animation_of(motion, tolerance)
+        except ObanError as error:
+            refused.append(str(error))
+            continue
+        if unchanged:
+            continue
+        animation = flipped(animation) if flip else animation
+        name, data = f"OBAN{animation.name}.oni", oni_file_bytes(animation)
+        if written.get(name, (data,))[0] != data:
+            refused.append(f"object '{leaf.name}': it moves otherwise than '{written[name][1]}', another "
+                           f"leaf of door class animation '{animation.name}'")
+        written.setdefault(name, (data, leaf.name))
     return {name: data for name, (data, _) in written.items()}, refused
 
 

@@ -37,7 +37,7 @@ from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJEC
                                       SETUP_POSITION, SETUP_ROTATION)
 from ...io.objects.read import empty_setup
 from ..shared.edits import dropped_mesh_edits
-from ..shared.motion import Motion, animation_of
+from ..shared.motion import animation_of, motions
 from ..shared.parts import scene_parts
 from ..shared.textures import shown_textures, slot_textures, texture_outputs
 from .objects import RIGID, moved_placement
@@ -229,7 +229,7 @@ def _object(context, obj, label, classes, libraries, frame, tolerance):
         frame = import_frame(obj.data, f"{label} mesh '{obj.data.name}'", *frame)
         geometries = _meshes(obj, label, classes, libraries, frame, files, notes, edits)
     if is_animated(obj):
-        motion = animation_of(Motion(context, obj, *frame), tolerance)
+        motion = animation_of(motions(context, [(obj, None)], *frame)[0], tolerance)
         animation = motion[0].name
         if not motion[1]:
             files[class_file_name("OBAN" + animation)] = oni_file_bytes(motion[0])

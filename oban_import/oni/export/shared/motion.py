@@ -27,29 +27,33 @@ STEADY = 1e-5   # relative: a scale that changes less than this over the motion,
 
 class Motion:
     """What an object's evaluated motion is to an export: its world matrix on the scene frame
-    that shows each OBAN frame, in Blender's terms (`world`; `behind`: a Blender-space matrix
-    the motion is taken from behind, e.g. how far a door moved its leaf) and in the engine's
-    (`matrices`, M(f): its placement and the change of axes and scale undone). `scale`, `axes`:
-    where the object does not say how it was imported."""
+    that shows each OBAN frame (`frames`), in Blender's terms (`world`; `behind`: a Blender-space
+    matrix the motion is taken from behind, e.g. how far a door moved its leaf) and in the
+    engine's (`matrices`, M(f): its placement and the change of axes and scale undone).
+    `scale`, `axes`: where the object does not say how it was imported. Made by motions(),
+    which samples many objects' together."""
 
-    def __init__(self, context, obj, scale: float, axes, behind=None):
+    def __init__(self, obj, scene, scale: float, axes):
         self.obj, self.label = obj, f"object '{obj.name}'"
         action = action_of(obj)
         self.described = from_properties(obj, action)
         self.flags = _flags(obj, action, self.described.flags)
-        first, count = _frame_range(obj, context.scene, action, self.described.frames)
+        first, count = _frame_range(obj, scene, action, self.described.frames)
         if not 1 <= count <= 0xFFFF:
             raise ObanError(self.label, f"{count} frames to export; an OBAN holds 1 to 65535")
         self.first_frame = first
         self.ticks = _ticks(count, self.flags, int(obj.get(START_FRAME, 0)))
-        self.world = world_matrices(context, obj, first + self.ticks)
-        if behind is not None:
-            self.world = np.linalg.inv(behind) @ self.world
+        self.frames = first + self.ticks
         self.scale, self.axes = import_frame(obj, self.label, scale, axes)
         self.placement = self._placement()
-        to_oni = oni_camera_matrices if obj.type == "CAMERA" else oni_matrices
+
+    def take(self, world, behind=None) -> "Motion":
+        """Itself, its world matrices (F, 4, 4) on its `frames` given."""
+        self.world = world if behind is None else np.linalg.inv(behind) @ world
+        to_oni = oni_camera_matrices if self.obj.type == "CAMERA" else oni_matrices
         self.matrices = np.linalg.inv(self.placement[1]) @ to_oni(np.linalg.inv(self.placement[0]) @ self.world,
                                                                   self.axes, self.scale)
+        return self
 
     def _placement(self):
         """(Blender-space, engine-space) matrices a Localized motion plays behind: a selected
@@ -84,9 +88,11 @@ class Motion:
         return self.placement[0] @ left @ self.placement[1], right
 
 
-def animation_of(motion: Motion, tolerance: float):
-    """(the OBAN that replays the motion within `tolerance`, whether it is the imported
-    animation unchanged)."""
+def animation_of(motion, tolerance: float):
+    """(the OBAN that replays the motion (motions()'s: a Motion, or the ObanError raised here)
+    within `tolerance`, whether it is the imported animation unchanged)."""
+    if isinstance(motion, ObanError):
+        raise motion
     described, matrices = motion.described, motion.matrices
     described.name = described.name or motion.obj.name
     stored = described.animation()
@@ -119,18 +125,47 @@ def sampled(context, frames, read) -> None:
         scene.frame_set(current)
 
 
-def world_matrices(context, obj, frames) -> np.ndarray:
-    """(F, 4, 4) obj's evaluated world matrix on each of these scene frames; ObanError naming
-    the first frame where it is not finite."""
-    matrices = np.empty((len(frames), 4, 4))
+def motions(context, requests, scale: float, axes) -> list:
+    """[a Motion, or the ObanError that refuses it] of each (object, behind or None) of
+    `requests`, their world matrices sampled together: the scene set once a frame for them all
+    (each frame Blender sets evaluates the whole scene)."""
+    found = []
+    for obj, _ in requests:
+        try:
+            found.append(Motion(obj, context.scene, scale, axes))
+        except ObanError as error:
+            found.append(error)
+    live = [k for k, motion in enumerate(found) if isinstance(motion, Motion)]
+    worlds = world_matrices(context, [found[k].obj for k in live], [found[k].frames for k in live])
+    for k, world in zip(live, worlds):
+        found[k] = world if isinstance(world, ObanError) else found[k].take(world, requests[k][1])
+    return found
+
+
+def world_matrices(context, objects, frames) -> list:
+    """[(F, 4, 4) each object's evaluated world matrix on each of its scene `frames`, or the
+    ObanError naming the first frame where it is not finite]: every frame any of them needs
+    set once, the objects that need it read there."""
+    if not objects:
+        return []
+    wanted, at = np.unique(np.concatenate(frames), return_inverse=True)
+    owner = np.repeat(np.arange(len(objects)), [len(own) for own in frames])
+    by_frame = np.argsort(at, kind="stable")
+    bounds = np.searchsorted(at[by_frame], np.arange(len(wanted) + 1))
+    flat = np.empty((len(at), 4, 4))
 
     def read(i, depsgraph):
-        matrices[i] = np.array(obj.evaluated_get(depsgraph).matrix_world)
-    sampled(context, frames, read)
-    if not np.isfinite(matrices).all():
-        frame = frames[int(np.argmax(~np.isfinite(matrices).all(axis=(1, 2))))]
-        raise ObanError(f"object '{obj.name}'", f"non-finite world matrix at frame {frame}")
-    return matrices
+        for row in by_frame[bounds[i]:bounds[i + 1]].tolist():
+            flat[row] = np.array(objects[owner[row]].evaluated_get(depsgraph).matrix_world)
+    sampled(context, wanted, read)
+    found, start = [], 0
+    for obj, own in zip(objects, frames):
+        world = flat[start:start + len(own)]
+        start += len(own)
+        bad = ~np.isfinite(world).all(axis=(1, 2))
+        found.append(ObanError(f"object '{obj.name}'", f"non-finite world matrix at frame {own[np.argmax(bad)]}")
+                     if bad.any() else world)
+    return found
 
 
 def _frame_range(obj, scene, action, frames):

@@ -6,6 +6,7 @@ import's scale and axes undone, a vertex for each point, UV and normal its corne
 faces as triangles, stripped. All in bulk: no loop per vertex, corner or face."""
 
 from contextlib import contextmanager
+import functools
 from dataclasses import dataclass
 
 import bpy
@@ -214,7 +215,7 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_re
         now = part_shapes(mesh, len(recorded), recorded[0].drawn) if recorded else []
     if as_read:
         scene.keep_as_read(as_read)
-    parts, first_point = [], 0   # the import numbered the parts' points in order, a vertex each
+    parts, stored = [], [_Stored(record, libraries) for record in recorded]
     for index, record in enumerate(recorded or [None]):
         name = record.name if record is not None and record.name else \
             obj.name + (f"_{index}" if len(recorded) > 1 else "")      # a body part's, a door's M3GMs are unnamed
@@ -231,40 +232,48 @@ def scene_parts(obj, label, scale, axes, libraries, frame=None, placed="", as_re
         elif frame is not None:
             note = placed
         else:
-            part, note = _as_stored(record, name, slot, libraries)
+            part, note = stored[index].part(name, slot)
+            first_point = sum(found.point_count() for found in stored[:index])   # the import's, in order
             if part is not None and not record.drawn and not scene.normals_as_stored(index, first_point,
                                                                                      part.normals):
                 part, note = None, EDITED
-        first_point += _point_count(record, libraries)
         parts.append(checked(part if part is not None else faces_part(scene, scene.parts == index, name, slot, note,
                                                                       where), where))
     return parts, scene
 
 
-def _point_count(record, libraries) -> int:
-    """How many points the part an import made of `record` holds (its vertices in the mesh); 0
-    where its source cannot be read (the parts after it are then not told unedited by their
-    normals, see normals_as_stored)."""
-    if record is None or not record.file:
-        return 0
-    try:
-        return len(stored_mesh(record.file, record.instance, record.name, libraries.get(record.file)).points)
-    except ObanError:
-        return 0
+class _Stored:
+    """The M3GM an import made a part of, as its source holds it now: read once, when asked."""
 
+    def __init__(self, record, libraries):
+        self.record, self.libraries = record, libraries
 
-def _as_stored(record, name, slot, libraries):
-    """(the Part `name` as stored, or None, why not) of an unedited part."""
-    if not record.file:
-        return None, f"{REMADE} (no file recorded)"
-    try:
-        stored = stored_mesh(record.file, record.instance, record.name, libraries.get(record.file))
-    except ObanError as error:
-        return None, f"{REMADE}: its source cannot be read ({error})"
-    if stored.stored_fingerprint() != record.stored:
-        return None, f"{REMADE}: {record.file} holds other arrays for it now"
-    return Part(name, stored.points, stored.normals, stored.uvs, stored.triangles, stored.strips,
-                stored.face_normals, stored.face_normal_indices, slot, UNCHANGED), UNCHANGED
+    @functools.cached_property
+    def read(self):
+        """(the Mesh, or None; why not)."""
+        record = self.record
+        if not record.file:
+            return None, f"{REMADE} (no file recorded)"
+        try:
+            return stored_mesh(record.file, record.instance, record.name, self.libraries.get(record.file)), ""
+        except ObanError as error:
+            return None, f"{REMADE}: its source cannot be read ({error})"
+
+    def point_count(self) -> int:
+        """Its points (the part's vertices in the mesh); 0 where its source cannot be read (the
+        parts after it are then not told unedited by their normals: normals_as_stored)."""
+        mesh = self.read[0]
+        return len(mesh.points) if mesh is not None else 0
+
+    def part(self, name, slot):
+        """(the Part `name` as stored, or None, why not) of an unedited part."""
+        stored, why = self.read
+        if stored is None:
+            return None, why
+        if stored.stored_fingerprint() != self.record.stored:
+            return None, f"{REMADE}: {self.record.file} holds other arrays for it now"
+        return Part(name, stored.points, stored.normals, stored.uvs, stored.triangles, stored.strips,
+                    stored.face_normals, stored.face_normal_indices, slot, UNCHANGED), UNCHANGED
 
 
 def faces_part(scene, selected, name, slot, note, where, origin=None) -> Part:
