@@ -12,6 +12,7 @@ import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
 from paths import DATA, EXAMPLES
 
+from oban_import.core.id_properties import plain
 from oban_import.oni.blender.shared.legacy import upgrade
 from oban_import.oni.io.objects.properties import (LEGACY_MESH_KEYS, LEGACY_OBJECT_KEYS, MESH_PARTS, OBJECT_NAME,
                                                    SETUP_ROTATION)
@@ -34,13 +35,15 @@ def opened(tmp_path, folder, blend=LEGACY):
     """The scene of `blend` (the last release's), its recorded paths pointing at `folder`, saved
     as a .blend of its own."""
     bpy.ops.wm.open_mainfile(filepath=blend)
-    for owner in [*bpy.data.objects, *bpy.data.meshes, *bpy.data.images]:
+    for owner in [*bpy.data.objects, *bpy.data.meshes, *bpy.data.images, *bpy.data.actions]:
         for key in owner.keys():
-            value = owner[key]
+            value = plain(owner[key])
             if isinstance(value, str) and value.startswith(MADE_FROM):
                 owner[key] = folder + value[len(MADE_FROM):]
-            elif hasattr(value, "to_list") and any(isinstance(v, str) for v in value.to_list()):
-                owner[key] = [folder + v[len(MADE_FROM):] if v.startswith(MADE_FROM) else v for v in value.to_list()]
+            elif isinstance(value, list) and any(isinstance(v, str) and v.startswith(MADE_FROM) for v in value):
+                owner[key] = [folder + v[len(MADE_FROM):] if v.startswith(MADE_FROM) else v for v in value]
+    assert not [key for owner in [*bpy.data.objects, *bpy.data.meshes, *bpy.data.images] for key in owner.keys()
+                if MADE_FROM in str(plain(owner[key]))]
     blend = os.path.join(os.path.dirname(folder), "legacy.blend")
     bpy.ops.wm.save_as_mainfile(filepath=blend)
     return blend
