@@ -103,6 +103,23 @@ def test_a_point_that_is_not_finite_refuses_both(tmp_path, level):
         assert_refused(report, folder, "object 'level5 environment' face", "is not a finite number")
 
 
+@pytest.mark.parametrize("at", [1e30, 410.0])
+def test_a_point_beyond_the_world_refuses_both(tmp_path, level, at):
+    """A corner at 1e30 Blender units (OniSplit builds nothing of it), or at 410 (4,100 Oni units,
+    past the world's 4,096 at the import's scale 0.1): both exports refuse the level naming the
+    face, nothing written; a room's corner too."""
+    environment().data.vertices[3].co = (at, 0, 0)
+    rebuild, patch = both(tmp_path)
+    assert_refused(rebuild, tmp_path / "rebuild", "object 'level5 environment' face", "beyond 4096 units")
+    assert_refused(patch, tmp_path / "patch", "object 'level5 environment' face")
+    environment().data.vertices[3].co = (0, 0, 0)
+    rooms = next(obj for obj in bpy.data.objects if "oni_rooms" in obj)
+    rooms.data.vertices[0].co = (0, 0, at)
+    report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "rooms"))
+    assert report.errors == [f"object '{rooms.name}': a room's corner lies beyond 4096 units from the origin on an "
+                             "axis, where the game's world ends (docs/objects.md 9)"] and not report.made
+
+
 def test_an_object_scaled_to_nothing_refuses_the_rebuild(tmp_path, level):
     first("FURN").scale = (0, 0, 0)
     bpy.context.view_layer.update()

@@ -174,7 +174,11 @@ def export_placed_level(context, path, objects, directory, warnings, despite, fr
                                 objects)
     classes.update(written)
     name = placed_folder(path)
-    files = [OutputFile(OBOA_FILE.format(stored.name), oboa_xml(setups)), OutputFile(CLASSES_FOLDER, None)]
+    try:
+        xml = oboa_xml(setups)
+    except ObanError as error:
+        raise ObanError(path, f"cannot be rebuilt: {error}") from None
+    files = [OutputFile(OBOA_FILE.format(stored.name), xml), OutputFile(CLASSES_FOLDER, None)]
     files += [OutputFile(os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items()]
     target = os.path.join(directory, name)
     write_job(FileJob(objects[0], path, files, folder=name, sources=[path, os.path.splitext(path)[0] + ".raw"]),
@@ -206,8 +210,8 @@ def _scene_setups(context, objects, count, particles, classes, frame, tolerance)
                 if particles[index]:
                     raise ObanError(label, "its setup links particles (ENVP), which the export does not carry")
                 setup, files, note, edits = _object(context, obj, label, classes, libraries, frame, tolerance)
-            except ObanError as error:
-                refused.append(str(error))
+            except ObanError as error:   # named after the object where the writer named an instance
+                refused.append(str(error) if str(error).startswith(label) else f"{label}: {error}")
                 continue
             for file, data in files.items():
                 if written.setdefault(file, (data, label))[0] != data:

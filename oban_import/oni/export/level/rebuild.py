@@ -28,15 +28,15 @@ from ...io.level_rebuild.collada import environment_collada, rooms_collada
 from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, OBJECTS_FILE,
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
+from ...io.objects.mesh_write import WORLD_LIMIT
 from ..shared.as_read import kept_as_read
 from ..shared.textures import NOT_IN_A_NAME
 from .gunk import edited_gunk
 from .leaves import remodelled_classes
 from .objects import door_animations, has_class, scene_objects, whole_lists
-from .placed import (export_placed_level, placed_folder, placed_in_level, placed_left_out, placed_objects,
-                     placed_setups)
-from .scene import (check_imported, corner_points, dropped_edits, edited_images, images_otherwise, leaf_edits, levels_of,
-                    matched_corners, refusal, scene_faces, settled, shown_images)
+from .placed import export_placed_level, placed_folder, placed_in_level, placed_left_out, placed_objects, placed_setups
+from .scene import (check_imported, corner_points, dropped_edits, edited_images, images_otherwise, leaf_edits,
+                    levels_of, matched_corners, refusal, scene_faces, settled, shown_images)
 from .textures import MAX_NAME, new_textures, onisplit_size, painted_textures
 
 GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]   # in the rooms' Collada
@@ -295,6 +295,9 @@ def _scene_rooms(objects, environment, frame):
         points = corner_points(obj, frame)
         if not np.isfinite(points).all():
             raise ObanError(f"object '{obj.name}'", "a room's corner is not a finite number")
+        if (np.abs(points) > WORLD_LIMIT).any():
+            raise ObanError(f"object '{obj.name}'", f"a room's corner lies beyond {WORLD_LIMIT:g} units from the "
+                                                    "origin on an axis, where the game's world ends (docs/objects.md 9)")
         if environment is not None and np.array_equal(sizes, environment.room_floor_counts):
             points = kept_as_read(points, environment.room_floors)
         parts.append(points.astype(np.float32))

@@ -22,6 +22,7 @@ from ...io.level.fingerprint import fingerprint
 from ...io.level.model import Environment, packed_shades
 from ...io.level.properties import (ENVIRONMENT, FINGERPRINT, FLAGS_ATTRIBUTE, INT32, LEVEL_FILE, OBJECT_ID,
                                     QUAD_ATTRIBUTE, SHADE_ATTRIBUTE, TAG_ATTRIBUTE, TYPE)
+from ...io.objects.mesh_write import WORLD_LIMIT
 from ...io.objects.properties import OBJECT_DOOR_LEAF, OBJECT_SETUP, PIXELS_FINGERPRINT, TEXTURE_NAME
 from ..shared.as_read import close
 from ..shared.edits import unheld_edits
@@ -122,6 +123,9 @@ def scene_faces(obj, environment: Environment | None, frame) -> SceneFaces:
     bad = ~(np.isfinite(points).all(axis=(1, 2)) & np.isfinite(uvs).all(axis=(1, 2)))
     refused += [f"{label} face {face}: a corner's point or texture coordinate is not a finite number"
                 for face in np.flatnonzero(bad)[:3].tolist()]
+    far = ~bad & (np.abs(points) > WORLD_LIMIT).any(axis=(1, 2))
+    refused += [f"{label} face {face}: a corner lies beyond {WORLD_LIMIT:g} units from the origin on an axis, where "
+                "the game's world ends (docs/objects.md 9)" for face in np.flatnonzero(far)[:3].tolist()]
     return SceneFaces(obj, label, sizes, quads, flags, tags, shades, points, uvs, slots.astype(np.int32), names,
                       images, refused)
 

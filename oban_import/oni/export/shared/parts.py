@@ -5,8 +5,8 @@ any other is made of the faces Blender holds: each point in the object's own fra
 import's scale and axes undone, a vertex for each point, UV and normal its corners take, the
 faces as triangles, stripped. All in bulk: no loop per vertex, corner or face."""
 
-from contextlib import contextmanager
 import functools
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import bpy
