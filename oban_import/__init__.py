@@ -1,8 +1,8 @@
 """Old games' animations in Blender, exactly as the games play them: Oni's object animations
 (OBAN), levels and their placed objects, characters and their animations (TRAM), and Outpost
-2's sprite animations; and Oni's animations back out. A wing per game (`oni/`, `outpost2/`), layers inside each (io,
-engine, blender), the shared `core/` and `blender/`, the front ends in `ui/`
-(oban_import/README.md).
+2's sprite animations; and Oni's animations, meshes, bodies and levels back out. A wing per game
+(`oni/`, `outpost2/`), layers inside each (io, engine, blender, and Oni's way back, export), the
+shared `core/` and `blender/`, the front ends in `ui/` (oban_import/README.md).
 """
 
 bl_info = {  # for Blender 3.4-4.1, which load this folder as a legacy add-on
