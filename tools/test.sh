@@ -8,6 +8,8 @@
 #   bpy-5.0       the same, Blender 5.0 as a Python module (.venvs/bpy-5.0)
 #   blender-apt   the same inside Debian's /usr/bin/blender (3.4.1), whose
 #                 Python is the system one; driven by pytest-blender (.venvs/host)
+# The parts run side by side, as many at a time as the machine has cores (TEST_JOBS to
+# choose), each in its own scratch folders; their output is printed part by part at the end.
 # Prints a table and a last line "all: N passed, M failed". Exits non-zero if
 # any part failed or ran no test. With pytest arguments (e.g. -k), a part whose
 # tests are all deselected (pytest exit 5) is not a failure, but at least one
@@ -15,6 +17,7 @@
 #
 # Usage: tools/test.sh [--] [PYTEST_ARGS...]      e.g. tools/test.sh -k compat
 # Env:   SKIP_SETUP=1  don't run tools/setup.sh first
+#        TEST_JOBS=N   parts at a time (default: the machine's cores)
 #        KEEP_TMP=1    keep the scratch directory (Blender user dirs, JUnit XML)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,27 +74,41 @@ TOTAL_PASSED=0
 TOTAL_FAILED=0
 ANY_FAILED=0
 ANY_RAN=0
+JOBS=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}   # parts run side by side, each a process of its own
+NAMES=()
 
-# run_part NAME COMMAND...   COMMAND must write its JUnit XML to $SCRATCH/NAME/junit.xml
-run_part() {
+# start_part NAME COMMAND...   COMMAND must write its JUnit XML to $SCRATCH/NAME/junit.xml; its
+# output goes to $SCRATCH/NAME/log, its exit code and seconds to $SCRATCH/NAME/done
+start_part() {
   local name=$1; shift
   local dir=$SCRATCH/$name
   mkdir -p "$dir"/{config,scripts,resources,cache,home,tmp}
-  echo
-  echo "===== $name:$(printf " %q" "$@")"
-  local t=$SECONDS rc
+  NAMES+=("$name")
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
   (
-    export BLENDER_USER_CONFIG=$dir/config
-    export BLENDER_USER_SCRIPTS=$dir/scripts
-    export BLENDER_USER_RESOURCES=$dir/resources
-    export XDG_CACHE_HOME=$dir/cache
-    export HOME=$dir/home
-    export TMPDIR=$dir/tmp
-    exec "$@"
-  )
-  rc=$?
-  local secs=$((SECONDS - t))
-  local passed failed skipped tests version status
+    t=$SECONDS
+    (
+      export BLENDER_USER_CONFIG=$dir/config
+      export BLENDER_USER_SCRIPTS=$dir/scripts
+      export BLENDER_USER_RESOURCES=$dir/resources
+      export XDG_CACHE_HOME=$dir/cache
+      export HOME=$dir/home
+      export TMPDIR=$dir/tmp
+      echo "===== $name:$(printf " %q" "$@")"
+      exec "$@"
+    ) >"$dir/log" 2>&1
+    echo "$? $((SECONDS - t))" >"$dir/done"
+  ) &
+}
+
+# finish_part NAME: its output, and its row of the table
+finish_part() {
+  local name=$1
+  local dir=$SCRATCH/$name
+  local rc secs passed failed skipped tests version status
+  echo
+  cat "$dir/log"
+  read -r rc secs <"$dir/done"
   read -r passed failed skipped tests version < <(junit_counts "$dir/junit.xml")
   if [ "$rc" -eq 0 ] && [ "$tests" -gt 0 ]; then
     status=ok; ANY_RAN=1
@@ -111,13 +128,9 @@ run_part() {
 # the tests that need Blender: every folder called blender/ (the layers that build scenes)
 mapfile -t BLENDER_TESTS < <(find tests -type d -name blender | sort)
 
-run_part pure .venvs/bpy-5.0/bin/python -m pytest tests "--ignore-glob=*/blender" \
+echo "running the parts $JOBS at a time (TEST_JOBS); each part's output follows when all are done"
+start_part pure .venvs/bpy-5.0/bin/python -m pytest tests "--ignore-glob=*/blender" \
   "--junitxml=$SCRATCH/pure/junit.xml" "${ARGS[@]}"
-
-for v in 4.2 4.5 5.0; do
-  run_part "bpy-$v" ".venvs/bpy-$v/bin/python" -m pytest "${BLENDER_TESTS[@]}" \
-    "--junitxml=$SCRATCH/bpy-$v/junit.xml" "${ARGS[@]}"
-done
 
 # pytest-blender: the outer pytest (.venvs/host) re-runs itself inside
 # `blender -b <blender args> --python pytest_blender/run_pytest.py -- <pytest args>`.
@@ -125,10 +138,17 @@ done
 # Blender fail if run_pytest.py dies with an exception instead of exiting.
 # The test paths must come right before that "--": with an option in between,
 # the outer pytest (8.4) rejects the "--" ("unrecognized arguments").
-run_part blender-apt .venvs/host/bin/python -m pytest \
+start_part blender-apt .venvs/host/bin/python -m pytest \
   --blender-executable /usr/bin/blender "--junitxml=$SCRATCH/blender-apt/junit.xml" \
   "${ARGS[@]}" "${BLENDER_TESTS[@]}" \
   -- --factory-startup -noaudio --python-exit-code 1
+
+for v in 4.2 4.5 5.0; do
+  start_part "bpy-$v" ".venvs/bpy-$v/bin/python" -m pytest "${BLENDER_TESTS[@]}" \
+    "--junitxml=$SCRATCH/bpy-$v/junit.xml" "${ARGS[@]}"
+done
+wait
+for name in "${NAMES[@]}"; do finish_part "$name"; done
 
 [ "$ANY_RAN" = 1 ] || ANY_FAILED=1
 

@@ -436,6 +436,7 @@ GLOBS = [None] * 6 + ["*", "*door*", "fuzz", "*_1", "[", "*a*b*c*d*e*f*g*h*", "?
 # pyexpat decodes a table of all 256 bytes with a declared unknown encoding; unicode_escape
 # warns about the invalid escape in it before the encoding is refused as multi-byte
 CODEC_WARNINGS = "ignore:invalid escape sequence:DeprecationWarning"
+SHORT_RUN = 6000   # examples a binary reader's run tries in the suite (tools/fuzz.py runs on for as long as asked)
 FUZZ_SETTINGS = dict(deadline=None, derandomize=True, database=None, print_blob=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                             HealthCheck.filter_too_much, HealthCheck.large_base_example])
@@ -465,26 +466,26 @@ def replay(folder, reader, data, extension, name_glob=None):
     return read_within_limits(path, name_glob)
 
 
-@settings(max_examples=20000, **FUZZ_SETTINGS)
+@settings(max_examples=SHORT_RUN, **FUZZ_SETTINGS)
 @given(case=mutated_binary(SEEDS["raw"], [".oban", ".OBAN"]), name_glob=st.sampled_from(GLOBS))
 def test_raw_reader_fuzz(folder, case, name_glob):
     replay(folder, "raw", *case, name_glob)
 
 
-@settings(max_examples=20000, **FUZZ_SETTINGS)
+@settings(max_examples=SHORT_RUN, **FUZZ_SETTINGS)
 @given(case=mutated_binary(SEEDS["oni"], [".oni"]), name_glob=st.sampled_from(GLOBS))
 def test_oni_reader_fuzz(folder, case, name_glob):
     replay(folder, "oni", *case, name_glob)
 
 
-@settings(max_examples=20000, **FUZZ_SETTINGS)
+@settings(max_examples=SHORT_RUN, **FUZZ_SETTINGS)
 @given(case=mutated_binary(SEEDS["dat"], [".dat"]), name_glob=st.sampled_from(GLOBS))
 def test_dat_reader_fuzz(folder, case, name_glob):
     replay(folder, "dat", *case, name_glob)
 
 
 @pytest.mark.filterwarnings(CODEC_WARNINGS)
-@settings(max_examples=11000, **FUZZ_SETTINGS)
+@settings(max_examples=SHORT_RUN * 11 // 20, **FUZZ_SETTINGS)
 @given(case=mutated_xml(), name_glob=st.sampled_from(GLOBS))
 def test_xml_reader_fuzz(folder, no_network, case, name_glob):
     replay(folder, "xml", *case, name_glob)
