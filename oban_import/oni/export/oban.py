@@ -56,7 +56,9 @@ def export_objects(context, objects, directory, settings) -> Report:
             jobs.append(FileJob(obj, motion.label, [_file(animation, motion, settings)], sources=read_from))
         except ObanError as error:
             report.errors.append(str(error))
-    jobs = one_content_per_file(jobs, report.errors, "give each animation its own name (its 'oban_name')")
+    jobs = one_content_per_file(jobs, report.errors, "give each animation its own name (its 'oban_name'); a level's door "
+                                                     "leaves, which share their class's, go back with the level "
+                                                     "(Export Level)")
     for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
         for file in written:
             back, worst = file.item

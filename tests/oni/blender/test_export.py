@@ -104,7 +104,8 @@ def test_two_objects_of_one_animation_name_are_both_refused(tmp_path):
     written, errors = export(tmp_path, [obj, copy])
     assert not written and sorted(errors) == sorted(
         f"object '{a.name}': object '{b.name}' would write OBAN{animation.name}.oni too, otherwise; nothing written "
-        f"for them: give each animation its own name (its 'oban_name')" for a, b in ((obj, copy), (copy, obj)))
+        f"for them: give each animation its own name (its 'oban_name'); a level's door leaves, which share their "
+        f"class's, go back with the level (Export Level)" for a, b in ((obj, copy), (copy, obj)))
 
 
 def test_a_level_file_exports_each_animation_as_its_oni(tmp_path):
