@@ -9,7 +9,7 @@ all). Each row on the character freshly imported, best of N.
 
     .venvs/bpy-5.0/bin/python benchmarks/body_export_speed.py [--rounds N]
 
-Requirement (issue 46): a body's export, every part edited, under half a second on this
+Requirement: a body's export, every part edited, under half a second on this
 machine. Exit code 0 when it holds, 1 when not.
 """
 

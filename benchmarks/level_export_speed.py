@@ -7,7 +7,7 @@ from the scene); and the in-place patch as imported and painted. Each row on the
 
     .venvs/bpy-5.0/bin/python benchmarks/level_export_speed.py [--rounds N]
 
-Requirement (issue 45): the rebuild with every texture and every door class written from the
+Requirement: the rebuild with every texture and every door class written from the
 scene under a second on this machine. Exit code 0 when it holds, 1 when not.
 """
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How fast a skinned character mesh splits into the body's parts (docs/characters.md,
-"Skinned meshes"; issue 46: 20,000 faces without a Python loop per face).
+"Skinned meshes": 20,000 faces split without a Python loop per face).
 
     .venvs/bpy-5.0/bin/python benchmarks/skinned_split_speed.py [--rounds N] [--profile] [--keep]
 
@@ -19,7 +19,7 @@ its armature through an Armature modifier. Rows, best of N, on the same scene:
                   Geometry Nodes, for information
 
 Prints the seconds and each row against the floor; for information, whether skinned_parts
-stays under a second (the issue's aim). Not a test: exit code 0 unless the split fails.
+stays under a second (what a character's export may spend on it). Not a test: exit code 0 unless the split fails.
 """
 
 import argparse
