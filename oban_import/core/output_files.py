@@ -56,10 +56,11 @@ def one_content_per_file(jobs, errors, remedy, shared=True) -> list:
             claims.setdefault(os.path.join(job.folder, file.name).casefold(), []).append((job, file))
     refused = {}
     for found in claims.values():
-        if len({_bytes(file.data) for _, file in found}) < 2 and (shared or len(found) < 2):
+        contents = len({_bytes(file.data) for _, file in found})
+        if contents < 2 and (shared or len(found) < 2):
             continue
         involved = list({id(job): job for job, _ in found}.values())
-        otherwise = ", otherwise" if len({_bytes(file.data) for _, file in found}) > 1 else ""
+        otherwise = ", otherwise" if contents > 1 else ""
         for job in involved:
             others = " and ".join(other.label for other in involved if other is not job)
             refused.setdefault(id(job), f"{job.label}: {others or 'another of its files'} would write "

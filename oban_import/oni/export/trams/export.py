@@ -34,6 +34,7 @@ from ...io.trams.tram import OVERLAY, Tram
 from ...io.trams.write import tram_oni_bytes
 from ...io.trams.xml_write import tram_xml_bytes
 from ..shared.as_read import motion_as_read
+from ..shared.motion import sampled
 from .action import described, events, tram_name
 
 FILES = {"oni": ("TRAM{name}.oni", tram_oni_bytes), "xml": ("TRAM{name}.xml", tram_xml_bytes)}
@@ -293,16 +294,13 @@ def _sample(context, body, action, first, count, label):
 def _sampled(context, body, first, count, label):
     """(F, P, 4, 4) the parts' bones' evaluated pose matrices from scene frame `first` on, as
     the scene shows them; ObanError naming the first bone that is not finite."""
-    armature, scene = body.armature, context.scene
-    current = scene.frame_current
+    armature = body.armature
     order = [armature.pose.bones.find(name) for name in body.names]
     every = np.empty((count, len(armature.pose.bones) * 16), np.float32)
-    try:
-        for f in range(count):     # Blender evaluates one frame at a time
-            scene.frame_set(first + f)
-            armature.evaluated_get(context.evaluated_depsgraph_get()).pose.bones.foreach_get("matrix", every[f])
-    finally:
-        scene.frame_set(current)
+
+    def read(f, depsgraph):
+        armature.evaluated_get(depsgraph).pose.bones.foreach_get("matrix", every[f])
+    sampled(context, first + np.arange(count), read)
     pose = np.swapaxes(every.reshape(count, -1, 4, 4)[:, order], 2, 3).astype(np.float64)   # stored by columns
     bad = np.argwhere(~_finite(pose).all(axis=(2, 3)))
     if len(bad):      # the first frame, then the first part (a parent before its children)
