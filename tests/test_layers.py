@@ -129,36 +129,28 @@ def test_every_folders_readme_names_its_files():
     assert not unnamed, unnamed
 
 
-def test_a_wrong_import_is_caught(tmp_path):
-    """The checker itself: an upward, a cross-wing and a later format's import are seen and refused."""
-    sample = os.path.join(PACKAGE, "oni", "io", "oban", "record.py")
-    source = open(sample).read()
-    for line, room in (("from ...blender import importer\n", "oni.blender"),
-                       ("from ....outpost2.io import prt\n", "outpost2.io"),
-                       ("from ..trams import tram\n", "oni.io.trams")):
-        probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
-        try:
-            with open(probe, "w") as f:
-                f.write(line + source)
-            assert room in imports(probe)[1] and room not in ALLOWED["oni.io.oban"]
-        finally:
-            os.remove(probe)
-    sample = os.path.join(PACKAGE, "oni", "blender", "oban", "motion.py")   # a kind's import of a later one
+def _probed(sample, line) -> set:
+    """The rooms a module beside `sample` (oban_import/...) holding `line` and then the sample's
+    own text imports, as the checker reads them."""
+    sample = os.path.join(PACKAGE, *sample.split("/"))
     probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
     try:
         with open(probe, "w") as f:
-            f.write("from ..level import placed\n" + open(sample).read())
-        assert "oni.blender.level" in imports(probe)[1] and "oni.blender.level" not in ALLOWED["oni.blender.oban"]
+            f.write(line + "\n" + open(sample).read())
+        return imports(probe)[1]
     finally:
         os.remove(probe)
-    sample = os.path.join(PACKAGE, "oni", "export", "level", "rebuild.py")   # a kind's export of another's
-    probe = os.path.join(os.path.dirname(sample), "_probe_layers.py")
-    try:
-        with open(probe, "w") as f:
-            f.write("from ..meshes import export_meshes\n" + open(sample).read())
-        assert "oni.export.meshes" in imports(probe)[1] and "oni.export.meshes" not in ALLOWED["oni.export.level"]
-    finally:
-        os.remove(probe)
+
+
+@pytest.mark.parametrize("sample, line, room", [
+    ("oni/io/oban/record.py", "from ...blender import importer", "oni.blender"),            # upwards
+    ("oni/io/oban/record.py", "from ....outpost2.io import prt", "outpost2.io"),            # across the wings
+    ("oni/io/oban/record.py", "from ..trams import tram", "oni.io.trams"),                  # a later format
+    ("oni/blender/oban/motion.py", "from ..level import placed", "oni.blender.level"),      # a later kind
+    ("oni/export/level/rebuild.py", "from ..meshes import export_meshes", "oni.export.meshes")])   # another's export
+def test_a_wrong_import_is_caught(sample, line, room):
+    """The checker itself: each wrong import is seen, and its room is not one its own may import."""
+    assert room in _probed(sample, line) and room not in ALLOWED[_room(sample.replace("/", os.sep))]
 
 
 def test_listing_runs_without_blender():

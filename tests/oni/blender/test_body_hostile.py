@@ -10,6 +10,7 @@ import re
 import bpy
 import numpy as np
 import pytest
+from mesh_edits import removed
 from paths import EXAMPLES
 from test_export_body import (AXES, SAMPLE_FILES, assert_same_triangles, blender_corners, export, import_char0,
                               mesh_corners, move_bone, on_bone, skinned_char0, written)
@@ -42,14 +43,7 @@ def select_only(obj):
 
 
 def emptied(armature, what="VERTS"):
-    import bmesh  # once bpy is
-
-    mesh = on_bone(armature, "Head").data
-    bm = bmesh.new()
-    bm.from_mesh(mesh)
-    bmesh.ops.delete(bm, geom=list(bm.verts) if what == "VERTS" else list(bm.faces), context=what)
-    bm.to_mesh(mesh)
-    bm.free()
+    removed(on_bone(armature, "Head").data, what)
 
 
 def bone_renamed(armature):

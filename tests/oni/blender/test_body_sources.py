@@ -15,6 +15,7 @@ import characters_generate as cgen
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
+from exported import assert_sources_replaced_only_when_asked
 from paths import EXAMPLES
 from test_export_body import SAMPLE_FILES, export, on_bone, written
 
@@ -46,15 +47,7 @@ def imported_char0(tmp_path):
 
 def test_the_folder_imported_from_is_written_only_with_replace_sources(tmp_path):
     folder, armature = imported_char0(tmp_path)
-    before = written(folder)
-    report = export(folder, [armature])
-    assert not report.made and report.errors == [
-        f"{folder / 'TXMPchar0_cloth.oni'}: would replace the file it was read from: write into another folder, or "
-        f"export with Replace Sources (--replace-sources); nothing written for armature 'char0'"]
-    assert written(folder) == before                                   # nothing changed, nothing left beside
-    report = export(folder, [armature], replace_sources=True)
-    assert not report.errors and {m.note for m in report.made} == {"unchanged import"}
-    assert written(folder) == before                                   # OniSplit's files, bit for bit
+    assert_sources_replaced_only_when_asked(export, folder, [armature], "TXMPchar0_cloth.oni", "armature 'char0'")
 
 
 # the .blend is saved by the Blender running the tests: the command must be as new

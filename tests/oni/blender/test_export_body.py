@@ -17,6 +17,7 @@ import pytest
 from characters_generate import BIPED_PARENTS
 from collada import collada_parts
 from commands import IN_BPY_MODULE, blender_script, python_module, run
+from exported import written
 from hashed import hashed
 from mathutils import Matrix
 from paths import DATA, EXAMPLES
@@ -49,10 +50,6 @@ def import_char0():
 def export(folder, armatures, **options):
     os.makedirs(folder, exist_ok=True)
     return export_bodies(bpy.context, armatures, str(folder), BodyExportSettings(**options))
-
-
-def written(folder) -> dict:
-    return {name: open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))}
 
 
 def on_bone(armature, bone):

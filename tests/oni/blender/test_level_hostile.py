@@ -179,11 +179,7 @@ def test_a_face_made_from_nothing_belongs_to_the_environment(tmp_path, level):
 
 
 def test_two_levels_of_one_name_are_both_refused_by_name(tmp_path, level):
-    other = tmp_path / "other"
-    other.mkdir()
-    for name in ("level5_Final.dat", "level5_Final.raw"):
-        shutil.copy(os.path.join(os.path.dirname(level), name), other / name)
-    assert bpy.ops.import_anim.oban(filepath=str(other / "level5_Final.dat")) == {"FINISHED"}
+    imported_again(tmp_path, level)
     report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "out"))
     assert len(report.errors) == 2 and not report.made
     assert all("both would write" in error and "level5_Final.dat" in error for error in report.errors)

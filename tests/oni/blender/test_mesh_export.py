@@ -14,6 +14,7 @@ import characters_generate as cgen
 import numpy as np
 import pytest
 from commands import IN_BPY_MODULE, blender_script, python_module, run
+from exported import written
 from onisplit_readings import assert_same_faces, mesh_corners, onisplit_bytes, read_obj, xml_numbers
 from paths import DATA, EXAMPLES
 from pngs import read_png
@@ -46,10 +47,6 @@ def export(folder, objects=None, **options):
     objects = mesh_objects(bpy.context.scene.objects) if objects is None else objects
     os.makedirs(folder, exist_ok=True)
     return export_meshes(bpy.context, objects, str(folder), MeshExportSettings(**options))
-
-
-def written(folder) -> dict:
-    return {name: open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))}
 
 
 def paint(image, rgba):

@@ -9,6 +9,7 @@ import re
 import bpy
 import numpy as np
 import pytest
+from mesh_edits import removed
 from paths import EXAMPLES
 from test_mesh_export import assert_as_blender_holds, export, import_files
 
@@ -20,17 +21,6 @@ OBJ03 = os.path.join(EXAMPLES, "M3GMobj03_part0.oni")
 
 def obj03():
     return import_files(OBJ03)[0]
-
-
-def removed(mesh, what):
-    """`mesh` without every vertex ('VERTS') or every face, its edges kept ('FACES_ONLY')."""
-    import bmesh  # once bpy is
-
-    bm = bmesh.new()
-    bm.from_mesh(mesh)
-    bmesh.ops.delete(bm, geom=list(bm.verts) if what == "VERTS" else list(bm.faces), context=what)
-    bm.to_mesh(mesh)
-    bm.free()
 
 
 def image_node(material):

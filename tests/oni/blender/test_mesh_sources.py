@@ -10,6 +10,7 @@ import shutil
 import bpy
 import numpy as np
 import pytest
+from exported import assert_sources_replaced_only_when_asked
 from paths import DATA, EXAMPLES
 from test_mesh_export import LEVEL, SAMPLES, assert_as_blender_holds, export, image_bytes, import_files, paint, written
 
@@ -36,15 +37,8 @@ def imported_obj03(tmp_path):
 
 def test_the_folder_imported_from_is_written_only_with_replace_sources(tmp_path):
     folder, obj = imported_obj03(tmp_path)
+    assert_sources_replaced_only_when_asked(export, folder, [obj], OBJ03[1], "object 'obj03_part0'")
     before = written(folder)
-    report = export(folder, [obj])
-    assert not report.made and report.errors == [
-        f"{folder / OBJ03[1]}: would replace the file it was read from: write into another folder, or export with "
-        f"Replace Sources (--replace-sources); nothing written for object 'obj03_part0'"]
-    assert written(folder) == before                                     # nothing changed, nothing left beside
-    report = export(folder, [obj], replace_sources=True)
-    assert not report.errors and {m.note for m in report.made} == {"unchanged import"}
-    assert written(folder) == before                                     # OniSplit's files, bit for bit
     obj.data.vertices[0].co.x += 0.5
     report = export(folder, [obj], replace_sources=True)
     assert {os.path.basename(m.path): m.note for m in report.made} == {"TXMPtex03_rgba.oni": "unchanged import",
