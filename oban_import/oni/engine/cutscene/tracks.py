@@ -1,0 +1,144 @@
+"""Every tick's matrices and visibility of a timeline (docs/cutscenes.md 2-4): the camera,
+each character's base, each scripted object, each scripted group of environment quads.
+What a name means comes from a Cast (the level's); matrices are Oni's 4x4. No bpy."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..frames import frame_matrices, sample_keys
+from ...io.oban.record import LOCALIZED, matrix_from_columns
+from .play import ENVANIM_TURN, camera_track, envanim_frames, held_over, shown_frames, spans
+
+
+@dataclass(frozen=True)
+class Cast:
+    """What the level gives the names a timeline uses (each lookup None where it has none)."""
+    oban: object = lambda name: None          # name -> Animation
+    character: object = lambda key: None      # "0" or a name -> its base matrix at the start (4x4), None: unknown
+    flag: object = lambda name: None          # a flag's id or name -> its matrix (4x4)
+    film: object = lambda name: None          # a film's name -> its start matrix (4x4)
+    placed: object = lambda script_id: []     # script id -> [PlacedObject]
+    spawned: object = lambda key: True        # whether the character is in the level from its start
+
+
+@dataclass
+class Tracks:
+    length: int
+    camera: np.ndarray                                   # (T, 4, 4)
+    camera_held: np.ndarray                              # (T,) bool: no known animation places it
+    bases: dict = field(default_factory=dict)            # character -> (T, 4, 4)
+    bases_held: dict = field(default_factory=dict)       # character -> (T,) bool: where no known event places it
+    shown: dict = field(default_factory=dict)            # character -> (T,) bool
+    actions: dict = field(default_factory=dict)          # character -> [(tick, TRAM name, frames asked or None)]
+    objects: dict = field(default_factory=dict)          # (script id, setup index) -> (T, 4, 4)
+    objects_shown: dict = field(default_factory=dict)    # (script id, setup index) -> (T,) bool
+    quads_shown: dict = field(default_factory=dict)      # script id -> (T,) bool
+
+
+def tracks(timeline, cast: Cast) -> Tracks:
+    length = timeline.length
+    matrices = _oban_matrices(cast)
+    camera, held = camera_track(timeline.camera, length, matrices)
+    result = Tracks(length, camera, held)
+    for key in dict.fromkeys(e.character for e in timeline.characters):
+        events = [e for e in timeline.characters if e.character == key]
+        result.bases[key], result.bases_held[key] = _base(events, cast, length, key)
+        result.shown[key] = _switched([(e.tick, e.kind == "spawn") for e in events if e.kind in ("spawn", "delete")],
+                                      length, cast.spawned(key))
+        result.actions[key] = [(e.tick, e.name, e.frames) for e in events if e.kind == "animate"]
+    _objects(timeline.objects, cast, length, result)
+    for script_id in dict.fromkeys(e.id for e in timeline.shows):
+        result.quads_shown[script_id] = _switched([(e.tick, e.shown) for e in timeline.shows if e.id == script_id],
+                                                  length, True)
+    return result
+
+
+def _oban_matrices(cast):
+    cache = {}
+
+    def matrices(name):
+        if name not in cache:
+            animation = cast.oban(name)
+            cache[name] = None if animation is None else frame_matrices(animation)
+        return cache[name]
+    return matrices
+
+
+def _switched(changes, length, start):
+    """(T,) bool from `start`, each (tick, state) change holding from its tick."""
+    shown = np.full(length, start)
+    for tick, state in changes:
+        shown[tick:] = state
+    return shown
+
+
+def _base(events, cast, length, key):
+    """A character's base on each tick: where the level sets it up, then each chr_envanim's box
+    OBAN (x RotX(+90°); with norotation its position and base alone), chr_teleport's flag,
+    playback's film start; held between."""
+    base = np.tile(np.eye(4), (length, 1, 1))
+    held = np.ones(length, bool)
+    start = cast.character(key)
+    placing = [e for e in events if e.kind in ("envanim", "teleport", "playback")]
+    for event, (begin, end) in zip(placing, spans(np.array([e.tick for e in placing], int), length)):
+        if end <= begin:
+            continue
+        if event.kind == "envanim":
+            animation = cast.oban(event.name)
+            if animation is None:
+                continue
+            frames = envanim_frames(end - begin, animation.frames)
+            if event.norotation:
+                position, _ = sample_keys(animation, frames)
+                placed = np.tile(matrix_from_columns(animation.base_matrix), (len(frames), 1, 1))
+                placed[:, :3, 3] += position
+            else:
+                placed = frame_matrices(animation, frames) @ ENVANIM_TURN
+            base[begin:end] = placed
+        else:
+            matrix = (cast.flag if event.kind == "teleport" else cast.film)(event.name)
+            if matrix is None:
+                continue
+            base[begin:end] = matrix
+        held[begin:end] = False
+    if start is not None and held.any():
+        first = np.argmin(held) if not held.all() else length
+        base[:first] = start
+        held[:first] = False
+    return base[held_over(held)], held
+
+
+def _objects(events, cast, length, result):
+    """Each placed object a script id of the timeline names: its setup OBAN held at frame 0 until
+    env_anim or env_setanim starts one (frame 1 on that tick), shown from obj_create, hidden
+    from obj_kill."""
+    ids = dict.fromkeys(i for e in events for i in range(e.first, e.last + 1))
+    for script_id in ids:
+        touching = [e for e in events if e.first <= script_id <= e.last]
+        for placed in cast.placed(script_id):
+            key = (script_id, placed.setup)
+            result.objects[key] = _object_track(placed, [e for e in touching if e.kind in ("anim", "setanim")],
+                                                cast, length)
+            result.objects_shown[key] = _switched([(e.tick, e.kind == "create") for e in touching
+                                                   if e.kind in ("create", "kill")], length, True)
+
+
+def _object_track(placed, starts, cast, length):
+    origin = matrix_from_columns(placed.origin)
+    animation = placed.animation
+    track = np.tile(origin if animation is None else _object_matrices(animation, origin, [0])[0], (length, 1, 1))
+    for event, (begin, end) in zip(starts, spans(np.array([e.tick for e in starts], int), length)):
+        if event.kind == "setanim":
+            animation = cast.oban(event.oban) or animation
+        if animation is None or end <= begin:
+            continue
+        track[begin:end] = _object_matrices(animation, origin,
+                                            shown_frames(end - begin, animation.frames, animation.flags))
+    return track
+
+
+def _object_matrices(animation, origin, frames):
+    """The object's matrix at `frames` of its OBAN: the OBAN's own, origin . M for a Localized one."""
+    matrices = frame_matrices(animation, frames)
+    return origin @ matrices if animation.has(LOCALIZED) else matrices
