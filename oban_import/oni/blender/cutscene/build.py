@@ -8,7 +8,6 @@ each dialogue line, screen effect and statement the game alone could tell."""
 import bpy
 import numpy as np
 
-from ....blender import compat
 from ....core.errors import ObanError
 from ....core.report import Made, Report
 from ...cutscene import Cutscene, plan_cutscene
@@ -128,16 +127,13 @@ def _objects(cutscene, settings, blocks):
 
 
 def _shown(obj, shown, settings):
-    """hide_viewport and hide_render keyed where `shown` (T,) changes (CONSTANT)."""
-    changes = np.flatnonzero(np.diff(shown.astype(np.int8))) + 1
+    """hide_viewport and hide_render keyed where `shown` (T,) changes (a key a change, few)."""
     if shown.all():
         return
-    ticks = np.concatenate([[0], changes])
-    hidden = (~shown[ticks]).astype(np.float32)
-    action = obj.animation_data.action if obj.animation_data else None
-    fcurves = [action.fcurves.new(path) for path in ("hide_viewport", "hide_render")] if action is not None else []
-    for fcurve in fcurves:
-        compat.fill_fcurves([fcurve], (settings.frame_start + ticks).astype(np.float32), hidden[:, None], "CONSTANT")
+    for tick in np.concatenate([[0], np.flatnonzero(np.diff(shown.astype(np.int8))) + 1]).tolist():
+        obj.hide_viewport = obj.hide_render = not bool(shown[tick])
+        for path in ("hide_viewport", "hide_render"):
+            obj.keyframe_insert(path, frame=settings.frame_start + tick)
 
 
 def _markers(scene, cutscene, settings):

@@ -12,7 +12,8 @@ from .timeline import Marker, Timeline, Where
 
 MAX_TICKS = 60 * 60 * 60        # an hour: a function still running then is cut there (said)
 MAX_STEPS_IN_TICK = 100_000     # statements one tick may run before the function "never sleeps"
-MAX_DEPTH = 64                  # functions called inside each other (the engine's stack is smaller still)
+MAX_DEPTH = 6                   # frames a context holds: the engine refuses a seventh call (docs/cutscenes.md 1.7)
+MAX_TASKS = 32                  # contexts alive at once, as the engine's scheduler holds them (1.7)
 DEFAULTS = {"int": 0, "float": 0.0, "bool": False, "string": ""}
 
 
@@ -25,6 +26,7 @@ class Names:
     oban_frames: object = lambda name: None     # name -> frames
     tram_frames: object = lambda name: None
     dialogue_ticks: object = lambda name: None  # name -> ticks the line lasts
+    object_frames: object = lambda script_id: None   # script id -> frames of its placed objects' OBAN
 
 
 @dataclass
@@ -167,6 +169,9 @@ class _Scheduler:
         if function is None:
             self._call(context, frame, fork.call)     # a command forked runs as called
             return
+        if len(self.contexts) >= MAX_TASKS:
+            raise ObanError(frame.function.file, f"line {fork.line}: more than the engine's {MAX_TASKS} scripts "
+                            "running at once")
         child = _Context([], wake=self.now)
         child.frames.append(self._entered(child, frame, function, fork.call))
         self.contexts.append(child)
@@ -179,7 +184,7 @@ class _Scheduler:
         depth = sum(1 for f in context.frames if f.statements is f.function.body) + 1
         if depth > MAX_DEPTH:
             chain = " > ".join(f.function.name for f in context.frames if f.statements is f.function.body)
-            raise ObanError(function.file, f"line {call.line}: calls nested deeper than {MAX_DEPTH} "
+            raise ObanError(function.file, f"line {call.line}: calls nested deeper than the engine's {MAX_DEPTH} "
                             f"(a recursion?): {chain[-300:]} > {function.name}")
         values = [self._value(a, frame.locals) for a in call.args]
         if len(values) > len(function.params):
