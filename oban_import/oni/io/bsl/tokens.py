@@ -83,11 +83,11 @@ def _number(text: str, frames: bool, file: str, line: int):
     if "." not in digits:
         value = int(digits)
         if not INT_RANGE[0] <= value <= INT_RANGE[1]:
-            refuse(file, line, f"a whole number from {INT_RANGE[0]} to {INT_RANGE[1]}", text)
+            refuse(file, line, f"a whole number from {INT_RANGE[0]} to {INT_RANGE[1]}", shown(text))
         return value
     value = float(digits)
     if abs(value) > FLOAT_MAX:
-        refuse(file, line, "a number within a 32-bit float's range", text)
+        refuse(file, line, "a number within a 32-bit float's range", shown(text))
     return value
 
 
