@@ -16,6 +16,7 @@ BINARY = {"or": ("or", 5), "||": ("or", 5), "and": ("and", 5), "&&": ("and", 5),
           "gt": ("gt", 10), ">": ("gt", 10), "ge": ("ge", 10), ">=": ("ge", 10),
           "+": ("+", 20), "-": ("-", 20)}
 VALUES = ("number", "string", "bool")
+UNARY = ("!", "-", "not")
 
 
 def parse(text: str, file: str) -> Script:
@@ -25,7 +26,7 @@ def parse(text: str, file: str) -> Script:
 
 class _Parser:
     def __init__(self, tokens, file):
-        self.tokens = tokens
+        self.tokens = tokens + tokens[-1:]   # peek(1) past the end sees the end
         self.at = 0
         self.file = file
         self.depth = 0
@@ -33,7 +34,13 @@ class _Parser:
     # tokens
 
     def peek(self, ahead=0):
-        return self.tokens[min(self.at + ahead, len(self.tokens) - 1)]
+        return self.tokens[self.at + ahead]
+
+    def ends_line(self, at):
+        """Whether a new line or the end of the file follows the token at `at` (the
+        engine's SLcTokenFlag_PrecedesNewline)."""
+        following = self.tokens[at + 1]
+        return following.line != self.tokens[at].line or following.kind == "end"
 
     def next(self):
         token = self.tokens[self.at]
@@ -43,7 +50,7 @@ class _Parser:
 
     def expect(self, text, expected):
         token = self.next()
-        if not _is(token, text):
+        if token.text != text:
             self.fail(token, expected)
         return token
 
@@ -73,11 +80,11 @@ class _Parser:
     def script(self):
         functions, variables = [], []
         while (token := self.peek()).kind != "end":
-            if _is(token, ";"):
+            if token.text == ";":
                 self.next()
-            elif _is(token, "func"):
+            elif token.text == "func":
                 functions.append(self.function())
-            elif _is(token, "var"):
+            elif token.text == "var":
                 variables.append(self.var())
             else:
                 self.fail(token, "'func' or 'var'")
@@ -88,24 +95,24 @@ class _Parser:
         returns = self.type() if self.peek().kind == "keyword" and self.peek().text in TYPES else "void"
         name = self.name("a function name")
         params = ()
-        if _is(self.peek(), "("):
+        if self.peek().text == "(":
             self.next()
             params = self.params()
         opening = self.expect("{", "'{' to open the function's body")
         return Function(name, returns, params, self.block(opening), self.file, start.line)
 
     def params(self):
-        if _is(self.peek(), ")") or (_is(self.peek(), "void") and _is(self.peek(1), ")")):
-            self.at += 1 if _is(self.peek(), ")") else 2
+        if self.peek().text == ")" or (self.peek().text == "void" and self.peek(1).text == ")"):
+            self.at += 1 if self.peek().text == ")" else 2
             return ()
         params = []
         while True:
             kind = self.type()
             params.append((kind, self.name("a parameter name")))
             token = self.next()
-            if _is(token, ")"):
+            if token.text == ")":
                 return tuple(params)
-            if not _is(token, ","):
+            if token.text != ",":
                 self.fail(token, "',' or ')'")
 
     # statements
@@ -114,7 +121,7 @@ class _Parser:
         """The statements up to the '}' closing `opening` (already read)."""
         self.enter(opening)
         statements = []
-        while not _is(token := self.peek(), "}"):
+        while (token := self.peek()).text != "}":
             if token.kind == "end":
                 self.fail(token, f"'}}' to close the '{{' of line {opening.line}")
             statements.extend(self.statement())
@@ -126,7 +133,7 @@ class _Parser:
         """A statement's nodes: none for a lone ';', a bare block's statements, else one."""
         token = self.peek()
         if token.kind == "name":
-            if _is(self.peek(1), "="):
+            if self.peek(1).text == "=":
                 self.at += 2
                 statement = Assign(token.text, self.expression(), token.line)
             else:
@@ -158,12 +165,12 @@ class _Parser:
 
     def ends_statement(self):
         token = self.peek()
-        return self.tokens[self.at - 1].ends_line or token.kind == "end" or _is(token, ";") or _is(token, "}")
+        return self.ends_line(self.at - 1) or token.kind == "end" or token.text == ";" or token.text == "}"
 
     def end_statement(self):
         if not self.ends_statement():
             self.fail(self.peek(), "';' or a new line")
-        if _is(self.peek(), ";"):
+        if self.peek().text == ";":
             self.next()
 
     def var(self):
@@ -171,7 +178,7 @@ class _Parser:
         kind = self.type()
         name = self.name("a variable name")
         value = None
-        if _is(self.peek(), "="):
+        if self.peek().text == "=":
             self.next()
             value = self.expression()
         self.end_statement()
@@ -184,7 +191,7 @@ class _Parser:
         self.expect(")", "')' to close the condition")
         then = self.body()
         otherwise = ()
-        if _is(self.peek(), "else"):
+        if self.peek().text == "else":
             self.next()
             otherwise = self.body()
         return If(test, then, otherwise, start.line)
@@ -192,7 +199,7 @@ class _Parser:
     def body(self):
         """An if's or else's statements: a block, or one statement."""
         token = self.peek()
-        if _is(token, "{"):
+        if token.text == "{":
             return self.block(self.next())
         self.enter(token)
         statements = self.statement()
@@ -205,14 +212,13 @@ class _Parser:
         token = self.next()
         if token.kind != "name":
             self.fail(token, "a function name")
-        if _is(self.peek(), "("):
+        if self.peek().text == "(":
             return Call(token.text, self.arguments(self.next()), token.line)
         args = []
-        last = token
-        while not (last.ends_line or _is(arg := self.peek(), ";") or _is(arg, "}")):
+        while not (self.ends_line(self.at - 1) or (arg := self.peek()).text == ";" or arg.text == "}"):
             if arg.kind != "name" and arg.kind not in VALUES:
                 self.fail(arg, "an argument (a word, number or string) or the end of the line")
-            last = self.next()
+            self.next()
             args.append(Name(arg.text, arg.line) if arg.kind == "name" else Literal(arg.value, arg.line))
         return Call(token.text, tuple(args), token.line)
 
@@ -220,15 +226,15 @@ class _Parser:
         """A call's arguments after its '(', up to its ')'."""
         self.enter(opening)
         args = []
-        if _is(self.peek(), ")"):
+        if self.peek().text == ")":
             self.next()
         else:
             while True:
                 args.append(self.expression())
                 token = self.next()
-                if _is(token, ")"):
+                if token.text == ")":
                     break
-                if not _is(token, ","):
+                if token.text != ",":
                     self.fail(token, "',' or ')'")
         self.depth -= 1
         return tuple(args)
@@ -255,8 +261,7 @@ class _Parser:
 
     def unary(self):
         token = self.peek()
-        if _is(token, "!") or _is(token, "-") or (token.text == "not" and token.kind == "name"
-                                                 and _starts_operand(self.peek(1))):
+        if token.text in UNARY and (token.kind == "symbol" or _starts_operand(self.peek(1))):
             self.next()
             self.enter(token)
             operand = self.unary()
@@ -269,10 +274,10 @@ class _Parser:
         if token.kind in VALUES:
             return Literal(token.value, token.line)
         if token.kind == "name":
-            if _is(self.peek(), "("):
+            if self.peek().text == "(":
                 return Call(token.text, self.arguments(self.next()), token.line)
             return Name(token.text, token.line)
-        if _is(token, "("):
+        if token.text == "(":
             self.enter(token)
             value = self.expression()
             self.expect(")", "')'")
@@ -285,5 +290,3 @@ def _starts_operand(token):
     return token.kind in VALUES or token.kind == "name" or token.text in ("(", "!", "-") and token.kind == "symbol"
 
 
-def _is(token, text):
-    return token.text == text and token.kind in ("symbol", "keyword")

@@ -1,7 +1,7 @@
-"""BSL's lexer (docs/bsl.md 2): the text of a script as tokens, each with its line and
-whether a new line (or the end of the file) follows it, as the engine's
-BFW_ScriptLang_Token.c reads it: words, numbers (`f80` is 80), strings without escapes,
-`#` comments, and the few symbols the parser knows."""
+"""BSL's lexer (docs/bsl.md 2): the text of a script as tokens, each with its line, as the
+engine's BFW_ScriptLang_Token.c reads it: words, numbers (`f80` is 80), strings without escapes,
+`#` comments, and the few symbols the parser knows. A token is followed by a new line where
+the next one's line is another (parse.py asks, as the engine's parser does)."""
 
 import re
 from typing import NamedTuple
@@ -16,18 +16,18 @@ KEYWORDS = frozenset(("at", "eq", "if", "ne", "or", "and", "for", "int", "var", 
 INT_RANGE = (-2 ** 31, 2 ** 31 - 1)   # the engine's values are 32-bit
 FLOAT_MAX = 3.4028234663852886e38     # ... and its floats single precision
 
-_TOKEN = re.compile(r"""
- (?P<newline>\r\n|\n\r?|\r)
-|(?P<space>[ \t\v\f]+)
-|(?P<comment>\#[^\r\n]*)
-|(?P<frames>f[0-9][0-9.]*)
-|(?P<word>[A-Za-z_][A-Za-z0-9_]*)
-|(?P<number>(?:[0-9.]|-[0-9])[0-9.\-]*)
-|(?P<string>"[^"\r\n]*")
-|(?P<open_string>"[^"\r\n]*)
-|(?P<symbol>==|!=|<=|>=|&&|\|\||[-+(){},;=<>!])
-|(?P<bad>.)
-""", re.VERBOSE | re.DOTALL)
+# Each match: spaces, then one of the groups (numbered as the lexer tells them apart).
+_TOKEN = re.compile(r"""[ \t\v\f]*(?:
+ (\r\n|\n\r?|\r)                     # 1 a new line
+|(\#[^\r\n]*)                        # 2 a comment
+|(f[0-9][0-9.]*)                      # 3 a number of frames: f80
+|([A-Za-z_][A-Za-z0-9_]*)             # 4 a word
+|((?:[0-9.]|-[0-9])[0-9.\-]*)         # 5 a number, as far as the engine's lexer reads one
+|("[^"\r\n]*")                        # 6 a string
+|(==|!=|<=|>=|&&|\|\||[-+(){},;=<>!]) # 7 a symbol
+|("[^"\r\n]*)                         # 8 a string the line ends
+|(.)                                  # 9 anything else
+|\Z)""", re.VERBOSE | re.DOTALL)
 _NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
 
 
@@ -36,7 +36,6 @@ class Token(NamedTuple):
     text: str         # as written ("f80", "\"hi\"")
     value: object     # the number, the string without its quotes, the bool; else the text
     line: int         # 1-based
-    ends_line: bool   # a new line or the end of the file follows
 
 
 def tokenize(text: str, file: str) -> list:
@@ -45,33 +44,33 @@ def tokenize(text: str, file: str) -> list:
     tokens = []
     append = tokens.append
     line = 1
+    new = tuple.__new__
     for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind == "newline":
+        group = match.lastindex
+        if group == 1:
             line += 1
-            if tokens:
-                tokens[-1] = tokens[-1]._replace(ends_line=True)
-        elif kind in ("space", "comment"):
-            pass
-        elif kind == "word":
-            word = match.group()
-            if word in ("true", "false"):
-                append(Token("bool", word, word == "true", line, False))
+        elif group == 4:
+            word = match.group(4)
+            if word in KEYWORDS:
+                append(new(Token, ("keyword", word, word, line)))
+            elif word == "true" or word == "false":
+                append(new(Token, ("bool", word, word == "true", line)))
             else:
-                append(Token("keyword" if word in KEYWORDS else "name", word, word, line, False))
-        elif kind == "symbol":
-            append(Token("symbol", match.group(), match.group(), line, False))
-        elif kind == "string":
-            append(Token("string", match.group(), match.group()[1:-1], line, False))
-        elif kind in ("number", "frames"):
-            append(Token("number", match.group(), _number(match.group(), kind == "frames", file, line), line, False))
-        elif kind == "open_string":
-            refuse(file, line, 'a closing " on the same line', f"the end of the line after {shown(match.group())}")
-        else:
-            refuse(file, line, "a word, number, string or symbol", f"the character {shown(match.group())}")
-    if tokens:
-        tokens[-1] = tokens[-1]._replace(ends_line=True)
-    append(Token("end", "", None, line, True))
+                append(new(Token, ("name", word, word, line)))
+        elif group == 7:
+            symbol = match.group(7)
+            append(new(Token, ("symbol", symbol, symbol, line)))
+        elif group == 3 or group == 5:
+            number = match.group(group)
+            append(new(Token, ("number", number, _number(number, group == 3, file, line), line)))
+        elif group == 6:
+            string = match.group(6)
+            append(new(Token, ("string", string, string[1:-1], line)))
+        elif group == 8:
+            refuse(file, line, 'a closing " on the same line', f"the end of the line after {shown(match.group(8))}")
+        elif group == 9:
+            refuse(file, line, "a word, number, string or symbol", f"the character {shown(match.group(9))}")
+    append(Token("end", "", None, line))
     return tokens
 
 
