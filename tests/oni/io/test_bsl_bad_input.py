@@ -82,6 +82,15 @@ def test_a_missing_file_or_a_folder_is_refused(tmp_path):
         read_script(str(tmp_path))
 
 
+def test_a_file_over_16_mib_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "huge.bsl"
+    with open(path, "wb") as f:
+        f.truncate(16 * 2 ** 20 + 1)   # sparse: no disk, and nothing to read
+    with pytest.raises(ObanError) as raised:
+        read_script(str(path))
+    assert raised.value.problem == "expected at most 16777216 bytes for a script, found 16777217"
+
+
 def test_an_empty_file_is_a_script_without_functions(tmp_path):
     path = tmp_path / "empty.bsl"
     path.write_bytes(b"")

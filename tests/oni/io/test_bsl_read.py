@@ -253,15 +253,22 @@ def test_a_level_s_folder_reads_every_bsl_in_it_with_names_across_files(tmp_path
     assert level.variables == {"count": Var("int", "count", lit(2), 1)}
 
 
-@pytest.mark.parametrize("again, kind", [("func main() {}", "function"), ("var int main;", "variable")])
-def test_a_name_defined_twice_in_a_level_names_both_places(tmp_path, again, kind):
-    first = _write(tmp_path, "a.bsl", "\nfunc void main(void) {\n}\n")
+@pytest.mark.parametrize("defined, again, kind", [("func void main(void) {\n}", "func main() {}", "function"),
+                                                   ("var int main;", "var bool main", "variable")])
+def test_a_name_defined_twice_in_a_level_names_both_places(tmp_path, defined, again, kind):
+    first = _write(tmp_path, "a.bsl", f"\n{defined}\n")
     second = _write(tmp_path, "b.bsl", f"# again\n\n{again}\n")
     with pytest.raises(ObanError) as raised:
         read_scripts(str(tmp_path))
     assert raised.value.path == second
-    assert raised.value.problem == (f"line 3: expected one definition of 'main', found a second ({kind}; "
-                                    f"the first, a function, is {first} line 2)")
+    assert raised.value.problem == f"line 3: expected one {kind} 'main', found a second (the first is {first} line 2)"
+
+
+def test_a_function_and_a_variable_may_share_a_name(tmp_path):
+    # the engine looks a symbol up by name and kind (BFW_ScriptLang_Database.c: SLiSymbol_Find)
+    _write(tmp_path, "a.bsl", "var int intro = 1;\nfunc intro() {}\n")
+    level = read_scripts(str(tmp_path))
+    assert (level.functions["intro"].line, level.variables["intro"].line) == (2, 1)
 
 
 def test_a_level_s_folder_that_cannot_be_listed(tmp_path):

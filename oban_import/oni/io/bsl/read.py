@@ -37,23 +37,22 @@ def read_script_text(text: str, file: str) -> Script:
 def read_scripts(folder: str) -> LevelScripts:
     """Every `*.bsl` (any case) directly in `folder`, as the engine loads a level's IGMD
     folder (Oni_Script.c: not its subfolders), in file-name order; ObanError for the first
-    file that does not read, or for a name a second file, function or global variable
-    defines again (the engine's one namespace: "already declared")."""
+    file that does not read, or for a function or global variable defined again (the
+    engine's "already declared"; a function and a variable may share a name)."""
     try:
         names = sorted(n for n in os.listdir(folder) if n.lower().endswith(".bsl")
                        and os.path.isfile(os.path.join(folder, n)))
     except OSError as error:
         raise ObanError(folder, f"cannot be read: {error.strerror or error}") from None
     scripts = tuple(read_script(os.path.join(folder, n)) for n in names)
-    functions, variables, defined = {}, {}, {}
+    functions, variables, files = {}, {}, {}   # files: (kind, name): the file defining it
     for script in scripts:
         for kind, table, nodes in (("function", functions, script.functions), ("variable", variables, script.variables)):
             for node in nodes:
-                if node.name in defined:
-                    first_kind, first_file, first_line = defined[node.name]
-                    raise ObanError(script.file, f"line {node.line}: expected one definition of '{node.name}', "
-                                                 f"found a second ({kind}; the first, a {first_kind}, "
-                                                 f"is {first_file} line {first_line})")
-                defined[node.name] = (kind, script.file, node.line)
+                if node.name in table:
+                    raise ObanError(script.file, f"line {node.line}: expected one {kind} '{node.name}', found a "
+                                                 f"second (the first is {files[kind, node.name]} line "
+                                                 f"{table[node.name].line})")
                 table[node.name] = node
+                files[kind, node.name] = script.file
     return LevelScripts(str(folder), scripts, functions, variables)

@@ -107,7 +107,7 @@ class Script:
 @dataclass(frozen=True)
 class LevelScripts:
     """Every .bsl of a level's folder (read_scripts), and their functions and global
-    variables by name across the files (the engine keeps one namespace for both)."""
+    variables by name across the files (a function and a variable may share a name)."""
     folder: str
     scripts: tuple    # Script, by file name
     functions: dict   # name: Function
