@@ -157,8 +157,8 @@ def test_if_else_and_else_if_chains():
                 "if (ready) go") == (
         If(Binary("eq", n("x"), lit(1)), (call("a"),), (call("b"),), 3),
         If(Binary("ne", n("x"), lit(0)), (call("c", line=6),),
-           (If(Binary("eq", n("x"), lit(2)), (call("d", line=9),), (call("e", line=12), call("f", lit(1), line=13)), 8),),
-           4),
+           (If(Binary("eq", n("x"), lit(2)), (call("d", line=9),),
+               (call("e", line=12), call("f", lit(1), line=13)), 8),), 4),
         If(n("ready"), (call("go", line=15),), (), 15))
 
 
@@ -190,7 +190,8 @@ def test_strings_keep_what_they_hold():
 
 
 def test_lines_right_after_comments_crlf_and_tabs():
-    text = "# a comment\r\n#\r\nvar int x = 1; # after\r\n\r\nfunc f()\r\n{\r\n\t# inside\r\n\ta 1 # trailing\r\n\tb\r\n}\r\n"
+    text = ("# a comment\r\n#\r\nvar int x = 1; # after\r\n\r\n"
+            "func f()\r\n{\r\n\t# inside\r\n\ta 1 # trailing\r\n\tb\r\n}\r\n")
     script = read(text)
     assert script.variables == (Var("int", "x", lit(1), 3),)
     assert script.functions[0].line == 5

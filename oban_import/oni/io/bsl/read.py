@@ -47,7 +47,8 @@ def read_scripts(folder: str) -> LevelScripts:
     scripts = tuple(read_script(os.path.join(folder, n)) for n in names)
     functions, variables, files = {}, {}, {}   # files: (kind, name): the file defining it
     for script in scripts:
-        for kind, table, nodes in (("function", functions, script.functions), ("variable", variables, script.variables)):
+        for kind, table, nodes in (("function", functions, script.functions),
+                                   ("variable", variables, script.variables)):
             for node in nodes:
                 if node.name in table:
                     raise ObanError(script.file, f"line {node.line}: expected one {kind} '{node.name}', found a "
