@@ -125,7 +125,7 @@ class _Scheduler:
                             "but waits")
         if isinstance(statement, Sleep):
             ticks = self._value(statement.ticks, frame.locals)
-            context.wake = self.now + max(int(_number(ticks, frame, statement)), 1)
+            context.wake = self.now + max(int(self._number(ticks, statement)), 1)   # sleep 0: a tick (1.3)
             raise Stop
         if isinstance(statement, Call):
             self._call(context, frame, statement)
@@ -197,29 +197,53 @@ class _Scheduler:
     # -- values
 
     def _arguments(self, call, context):
+        """A command's arguments: a bare word that names no variable is the word itself."""
         local = context.frames[-1].locals if context.frames else {}
-        return [self._value(a, local) for a in call.args]
+        return [self._value(a, local, word=True) for a in call.args]
 
     def _where(self, context, line):
         file = context.frames[-1].function.file if context.frames else ""
         return Where(file, line)
 
-    def _value(self, expression, local, statement=None):
+    def _value(self, expression, local, statement=None, word=False):
         if isinstance(expression, Literal):
             return expression.value
         if isinstance(expression, Name):
-            if expression.name in local:
-                return local[expression.name]
-            return self.globals.get(expression.name, expression.name)
+            return self._name(expression, local, word)
         if isinstance(expression, Unary):
             value = self._value(expression.operand, local, statement)
-            return (not self._truth(value)) if expression.op == "not" else -_as_number(value)
+            return (not self._truth(value)) if expression.op == "not" else -self._number(value, expression)
         if isinstance(expression, Binary):
-            return _binary(expression.op, self._value(expression.left, local, statement),
-                           self._value(expression.right, local, statement))
+            left = self._value(expression.left, local, statement)
+            right = self._value(expression.right, local, statement)
+            if expression.op in ("eq", "ne", "and", "or"):
+                return _binary(expression.op, left, right)
+            return _binary(expression.op, self._number(left, expression), self._number(right, expression))
         if isinstance(expression, Call):
             return self._value_of_call(expression, local)
         raise TypeError(expression)
+
+    def _name(self, name, local, word):
+        """A variable's value; in an expression, a script function's value (the engine calls a
+        bare function name) or else a variable of the game's: unknowable, taken as 0 and listed."""
+        if name.name in local:
+            return local[name.name]
+        if name.name in self.globals:
+            return self.globals[name.name]
+        if word:
+            return name.name
+        if name.name in self.names.functions:
+            return self._value_of_call(Call(name.name, (), name.line), local)
+        self.timeline.markers.append(Marker(self.now, f"{name.name} (a game variable) taken as 0", "unknown"))
+        return 0
+
+    def _number(self, value, expression):
+        """`value` as a number; a word that is none, 0 (listed)."""
+        try:
+            return _as_number(value)
+        except ValueError:
+            self.timeline.markers.append(Marker(self.now, f"{value!r} is not a number: taken as 0", "unknown"))
+            return 0
 
     def _value_of_call(self, call, local):
         """A script function's return value (it may not sleep), or a game query's: unknowable
@@ -237,13 +261,6 @@ class _Scheduler:
         return bool(value) and value not in ("false", "0")
 
 
-def _number(value, frame, statement):
-    try:
-        return _as_number(value)
-    except ValueError:
-        raise ObanError(frame.function.file, f"line {statement.line}: {value!r} is not a number") from None
-
-
 def _as_number(value):
     if isinstance(value, bool):
         return int(value)
@@ -258,6 +275,6 @@ def _binary(op, left, right):
     if op in ("eq", "ne"):
         same = left == right or str(left) == str(right)
         return same if op == "eq" else not same
-    a, b = _as_number(left), _as_number(right)
+    a, b = left, right
     return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "+": a + b, "-": a - b, "*": a * b,
             "/": a / b if b else 0}[op]
