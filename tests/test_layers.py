@@ -15,7 +15,7 @@ PACKAGE = os.path.join(ROOT, "oban_import")
 # Oni's bytes by format (oni/io/README.md): each folder may import those before it, and the
 # import's scale and axes (oni/io/import_frame.py, room "oni.io").
 ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.trams", "oni.io.characters",
-          "oni.io.level_rebuild", "oni.io.bsl")
+          "oni.io.level_rebuild", "oni.io.stage", "oni.io.bsl")
 ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
 # Oni in Blender by kind (oni/blender/README.md): each folder may import those before it; the
 # import driver (oni/blender/importer.py) all of them.
