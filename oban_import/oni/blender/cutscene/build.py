@@ -19,6 +19,7 @@ from ..oban.actions import animate
 from ..oban.cameras import new_camera
 from ..shared.blocks import SharedBlocks
 from ..shared.empties import new_empty
+from .quads import hide_quads
 
 CUTSCENE = "oni_cutscene"          # on what the cutscene made: the function's name
 
@@ -38,7 +39,11 @@ def import_cutscene(context, level, function, settings, scripts=None, classes=No
     shared = SharedBlocks(settings)
     result.made.append(Made(level, cutscene, _camera(context, cutscene, settings, collection)))
     result.add(_characters(context, cutscene, settings, collection, shared))
-    _objects(cutscene, settings, [m.block for m in result.made if m.block is not None])
+    blocks = [m.block for m in result.made if isinstance(m.block, bpy.types.Object)]
+    _objects(cutscene, settings, blocks)
+    lacking = hide_quads(blocks, cutscene.quads, cutscene.tracks.quads_shown, settings.frame_start)
+    result.warnings += [f"{level}: env_show {script_id}: the environment has no quads of that script id"
+                        for script_id in lacking]
     _markers(context.scene, cutscene, settings)
     result.notes += _report(cutscene)
     scene = context.scene
@@ -147,7 +152,7 @@ def _report(cutscene: Cutscene) -> list:
     notes += [f"{level}: tick {tick}: {kind.upper()} {name} is not in the level ({where})"
               for tick, kind, name, where in timeline.missing]
     notes += [f"{level}: tick {m.tick}: {m.text}: not known without the game ({m.where})" for m in timeline.unknown]
-    notes += [f"{level}: {note}" for note in timeline.notes]
+    notes += [f"{level}: {note}" for note in timeline.notes] + [f"{level}: {note}" for note in cutscene.notes]
     if timeline.ignored:
         notes.append(f"{level}: run, with no effect the import shows: " +
                      ", ".join(f"{name} x{count}" for name, count in sorted(timeline.ignored.items())))

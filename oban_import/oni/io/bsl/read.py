@@ -36,14 +36,14 @@ def read_script_text(text: str, file: str) -> Script:
 
 def read_scripts(folder: str) -> LevelScripts:
     """Every `*.bsl` (any case) directly in `folder`, as the engine loads a level's IGMD
-    folder (Oni_Script.c: not its subfolders), in file-name order; ObanError for the first
+    folder (Oni_Script.c: not its subfolders), in file-name order (`folder` may also be one
+    .bsl file, read alone); ObanError for the first
     file that does not read, or for a function or global variable defined again (the
     engine's "already declared"; a function and a variable may share a name)."""
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.lower().endswith(".bsl")
-                       and os.path.isfile(os.path.join(folder, n)))
-    except OSError as error:
-        raise ObanError(folder, f"cannot be read: {error.strerror or error}") from None
+    if os.path.isfile(folder):
+        folder, names = os.path.dirname(folder), [os.path.basename(folder)]
+    else:
+        names = _script_names(folder)
     scripts = tuple(read_script(os.path.join(folder, n)) for n in names)
     functions, variables, files = {}, {}, {}   # files: (kind, name): the file defining it
     for script in scripts:
@@ -57,3 +57,11 @@ def read_scripts(folder: str) -> LevelScripts:
                 table[node.name] = node
                 files[kind, node.name] = script.file
     return LevelScripts(str(folder), scripts, functions, variables)
+
+
+def _script_names(folder):
+    try:
+        return sorted(n for n in os.listdir(folder) if n.lower().endswith(".bsl")
+                      and os.path.isfile(os.path.join(folder, n)))
+    except OSError as error:
+        raise ObanError(folder, f"cannot be read: {error.strerror or error}") from None
