@@ -22,6 +22,7 @@ from ..shared.empties import new_empty
 from .quads import hide_quads
 
 CUTSCENE = "oni_cutscene"          # on what the cutscene made: the function's name
+CHARACTER = "oni_cutscene_character"   # on a character's armature: the script's name for it ("0": the player)
 
 
 def import_cutscene(context, level, function, settings, scripts=None, classes=None, progress=None) -> Report:
@@ -86,6 +87,7 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
             rig = made.made[0].block
             actions = {m.item.name: m.block for m in made.made[1:]}
         rig[CUTSCENE] = cutscene.function
+        rig[CHARACTER] = key
         rig.rotation_mode = "QUATERNION"
         _keys(rig, f"{rig.name} base", to_blender.blender_matrices(tracks.bases[key], settings.axes,
                                                                     settings.global_scale), settings)
