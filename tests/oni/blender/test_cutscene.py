@@ -160,7 +160,8 @@ def test_each_character_stands_where_the_engine_puts_it_and_plays_its_trams_at_t
     expected = np.array([blender_object(m) for m in expected_player()])
     np.testing.assert_allclose(matrices_on_frames(hero, scene, 105), expected, atol=2e-5)
     strips = [(s.frame_start, s.action.name) for t in hero.animation_data.nla_tracks for s in t.strips]
-    assert [(start, name.split(".")[0]) for start, name in strips] == [(6.0, "char0_walk00"), (46.0, "char0_punch02")]
+    assert [(start, name.split(".")[0]) for start, name in strips] == [(6.0, "char0_walk00"), (46.0, "char0_punch02"),
+                                                                       (81.0, "char0_punch02")]   # a round a strip
     griffin = rigs["griffin"]
     shown = []
     for tick in (0, 44, 45, 74, 75):
@@ -237,3 +238,23 @@ def test_a_missing_function_leaves_the_scene_as_it_was():
     with pytest.raises(RuntimeError):
         bpy.ops.import_anim.oban(filepath=LEVEL, cutscene="nowhere", scripts=SCRIPTS)
     assert len(bpy.data.objects) == before
+
+
+def test_the_trams_play_from_frame_1_on_their_tick_loop_for_the_ticks_asked_and_hold():
+    """char0_walk00 (50 frames) from tick 5, cut by char0_punch02 at 45, asked for 60 ticks: its
+    frames 1 .. 35 round and round, the frame shown on tick 104 held after."""
+    from oban_import.blender.compat import action_fcurves
+    scene = imported("actors")
+    hero = next(obj for obj in bpy.data.objects if obj.get("oni_cutscene_character") == "0")
+    actions = {s.action.name.split(".")[0]: s.action for t in hero.animation_data.nla_tracks for s in t.strips}
+    checks = [(tick, "char0_walk00", 1 + tick - 5) for tick in (5, 6, 30, 44)]
+    checks += [(tick, "char0_punch02", 1 + (tick - 45) % 35) for tick in (45, 46, 79, 80, 81, 104)]
+    checks += [(130, "char0_punch02", 1 + (104 - 45) % 35)]
+    for tick, name, tram_frame in checks:
+        scene.frame_set(scene.frame_start + tick)
+        for fcurve in action_fcurves(actions[name])[:40]:
+            if ".rotation_quaternion" not in fcurve.data_path:
+                continue
+            bone = fcurve.data_path.split('"')[1]
+            got = hero.pose.bones[bone].rotation_quaternion[fcurve.array_index]
+            assert got == pytest.approx(fcurve.evaluate(scene.frame_start + tram_frame), abs=1e-5), (tick, bone)
