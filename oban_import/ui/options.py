@@ -122,6 +122,9 @@ IMPORT_OPTIONS = (
     Option("scripts", "Scripts", "The folder of the level's scripts (.bsl) (empty: the level's own folder, else IGMD/<its "
                                   "name> beside it, as the game keeps them)", "",
            "Cutscene", flag="--scripts", subtype="DIR_PATH"),
+    Option("character_class", "Character Class", "The class (ONCC name, e.g. konoko_generic) of a character the "
+                                                 "level gives none (empty: an Empty stands for it, said)", "",
+           "Cutscene", flag="--character-class"),
 )
 REPLACE_SOURCES = Option("replace_sources", "Replace Sources", "Write over (or into a folder holding) the files "
                          "what is exported was read from (off: such a file is refused, naming it)", False, "File",

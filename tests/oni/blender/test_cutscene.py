@@ -258,3 +258,24 @@ def test_the_trams_play_from_frame_1_on_their_tick_loop_for_the_ticks_asked_and_
             bone = fcurve.data_path.split('"')[1]
             got = hero.pose.bones[bone].rotation_quaternion[fcurve.array_index]
             assert got == pytest.approx(fcurve.evaluate(scene.frame_start + tram_frame), abs=1e-5), (tick, bone)
+
+
+def test_a_character_the_level_gives_no_class_is_an_empty_said_or_the_class_the_user_names():
+    result = bpy.ops.import_anim.oban(filepath=LEVEL, cutscene="stranger", scripts=SCRIPTS)
+    assert result == {"FINISHED"}
+    visitor = next(obj for obj in bpy.data.objects if obj.get("oni_cutscene_character") == "visitor")
+    assert visitor.type == "EMPTY"
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    result = bpy.ops.import_anim.oban(filepath=LEVEL, cutscene="stranger", scripts=SCRIPTS, character_class="char0")
+    assert result == {"FINISHED"}
+    visitor = next(obj for obj in bpy.data.objects if obj.get("oni_cutscene_character") == "visitor")
+    assert visitor.type == "ARMATURE" and visitor.get("oni_character") == "char0"
+    scene = bpy.context.scene
+    scene.frame_set(scene.frame_start + 3)
+    np.testing.assert_allclose(np.array(visitor.matrix_world), blender_object(frame("cut_box", 4) @ TURN_X), atol=2e-5)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_command_line_says_which_character_has_no_class(command, tmp_path):
+    done = run(command, LEVEL, "--cutscene", "stranger", "--scripts", SCRIPTS, "-o", tmp_path / "c.blend")
+    assert done.returncode == 0 and "character visitor: its class is not found" in done.stderr

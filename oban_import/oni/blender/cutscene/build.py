@@ -94,7 +94,7 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
             rig = new_empty(f"character {key}", settings.global_scale)
             collection.objects.link(rig)
             result.warnings.append(f"{cutscene.level}: character {key}: its class is not found: an Empty stands "
-                                   "for it")
+                                   "for it (Character Class, --character-class, names one)")
             actions = {}
         else:
             chosen = [cutscene.trams[name] for _, name, _ in tracks.actions[key] if name in cutscene.trams]

@@ -63,3 +63,9 @@ func void talk(void)
 	sound_dialog_play cut_missing_line
 	sleep 10
 }
+
+func void stranger(void)
+{
+	chr_envanim visitor cut_box
+	sleep 10
+}
