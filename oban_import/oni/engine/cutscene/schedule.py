@@ -83,8 +83,10 @@ class _Scheduler:
             for context in [c for c in self.contexts if c.wake <= self.now]:
                 self._resume(context)
             self.contexts = [c for c in self.contexts if c.frames]
-            if not main.frames and main in self.contexts:
-                self.contexts.remove(main)
+            if not main.frames:   # the cutscene ends with its function: forks still running are cut
+                self.timeline.notes += [f"tick {self.now}: {c.frames[0].function.name} (forked) still running at "
+                                        "the function's end: cut there" for c in self.contexts]
+                break
         self.timeline.length = max(self.now + 1, self.state.end(self.now))
         return self.timeline
 
