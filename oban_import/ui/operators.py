@@ -122,14 +122,23 @@ class ImportOBAN(bpy.types.Operator, _ImportDialog):
 
 
 def _functions_found(operator, context, edit_text):
-    """The Function field's choices: the functions of the scripts' folder (or the level's)."""
-    folder = operator.scripts or operator.directory or os.path.dirname(operator.filepath)
+    """The Function field's choices: the functions of Scripts, else of the selected level's."""
+    level = _selected_file(operator, context)
     try:
-        found = functions(scripts_folder(folder, operator.scripts or None) if folder.lower().endswith(".dat")
-                          else folder)
+        folder = operator.scripts or (scripts_folder(level) if os.path.isfile(level) else "")
+        found = functions(folder) if folder else []
     except ObanError:
         return []
     return [f.name for f in found if edit_text.lower() in f.name.lower()]
+
+
+def _selected_file(operator, context):
+    """The file selected in the open file browser, else the operator's."""
+    params = getattr(getattr(context, "space_data", None), "params", None)
+    if params is not None and getattr(params, "filename", ""):
+        directory = params.directory
+        return os.path.join(directory.decode() if isinstance(directory, bytes) else directory, params.filename)
+    return operator.filepath
 
 
 ImportOBAN.__annotations__["cutscene"] = StringProperty(

@@ -35,15 +35,15 @@ def import_cutscene(context, level, function, settings, scripts=None, classes=No
         cutscene = plan_cutscene(level, function, scripts, classes)
     except ObanError as error:
         return Report(files=1, errors=[str(error)])
-    before = block_counts()
+    before, snapshot = block_counts(), Snapshot()
     result = import_files(context, [level], settings, progress, level_alone=True)
     if result.errors:
         return result
-    snapshot = Snapshot()
     try:
         _build(context, cutscene, settings, result)
-    except Exception as error:   # a bug, not bad input: nothing of the cutscene is left
+    except Exception as error:   # a bug, not bad input: nothing of the level or the cutscene is left
         snapshot.remove()
+        result.made = []
         result.errors.append(f"{level}: {function}: could not be played: {error!r}")
     result.counts = block_counts(since=before)
     return result
