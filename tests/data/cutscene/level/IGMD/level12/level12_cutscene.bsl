@@ -1,5 +1,6 @@
 # level12 (tests/data/cutscene): a short cutscene over what the level holds.
-# Cameras OBANcut_cam_a (40 frames), OBANcut_cam_b (25); character box OBANcut_box (30);
+# Cameras OBANcut_cam_a (40 frames), OBANcut_cam_b (25), OBANcut_cam_wide (60: a wide shot
+# of the room, not played here); character box OBANcut_box (30);
 # placed objects 21 (static), 22 (OBANcut_lift_anim, looping, 48), 23 (OBANcut_door_anim, 20);
 # gunk script ids 11 and 12 (two quads each); flags 7001, 7002; FILM cut_walk;
 # dialogue cut_line1 (90 ticks), cut_line2 (30 ticks).
