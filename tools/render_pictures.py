@@ -435,10 +435,10 @@ def sprite_picture():
 
 
 def cutscene_picture():
-    """Tick 10 of `picture` (tests/data/cutscene/scripts) played in level12: the camera's shot of
-    cut_cam_b, the player on its box OBAN mid-walk, the props as the script moves them (left);
-    the same frame of cut_cam_b imported alone as a camera (OBAN frame 11: cm_anim shows frame 1
-    on its first tick), over the level imported alone (right): the same view."""
+    """Tick 20 of `picture` (tests/data/cutscene/scripts) played in level12: the camera's shot of
+    cut_cam_wide, the player on its box OBAN mid-walk, the props as the script moves them (left);
+    the same frame of cut_cam_wide imported alone as a camera (OBAN frame 21: cm_anim shows frame
+    1 on its first tick), over the level imported alone (right): the same view."""
     level = os.path.join(CUTSCENE, "level", "level12_Final.dat")
     tiles = []
     for alone in (False, True):
@@ -450,14 +450,17 @@ def cutscene_picture():
         scene.render.resolution_x, scene.render.resolution_y = 640, 360
         if alone:
             bpy.ops.import_anim.oban(filepath=level)
+            for rig in [o for o in scene.objects if o.type == "ARMATURE"]:   # the class the level holds, at rest
+                for obj in [rig, *rig.children]:
+                    bpy.data.objects.remove(obj)
             bpy.ops.import_anim.oban(filepath=level,
-                                     name_filter="cut_cam_b", target="CAMERA", objects=False, environment=False,
+                                     name_filter="cut_cam_wide", target="CAMERA", objects=False, environment=False,
                                      object_lists=False)
             scene.camera = next(o for o in scene.objects if o.type == "CAMERA")
-            scene.frame_set(scene.frame_start + 11)
+            scene.frame_set(scene.frame_start + 21)
         else:
             bpy.ops.import_anim.oban(filepath=level, cutscene="picture", scripts=os.path.join(CUTSCENE, "scripts"))
-            scene.frame_set(scene.frame_start + 10)
+            scene.frame_set(scene.frame_start + 20)
         tiles.append(rendered(scene))
     gap = np.ones((tiles[0].shape[0], 8, 4), np.float32)
     save(np.concatenate([tiles[0], gap, tiles[1]], axis=1), "cutscene.png")

@@ -70,15 +70,15 @@ func void stranger(void)
 	sleep 10
 }
 
-# The README's picture (tools/render_pictures.py cutscene): a shot of cut_cam_b over the player's
-# box animation and the props.
+# The README's picture (tools/render_pictures.py cutscene): a shot of cut_cam_wide over the
+# player's box animation and the props.
 func void picture(void)
 {
 	obj_create 21 23
 	env_anim 22
 	env_setanim 23 cut_door_anim
-	cm_anim both cut_cam_b
-	chr_envanim 0 cut_box
+	cm_anim both cut_cam_wide
+	chr_envanim 0 cut_box norotation
 	chr_animate 0 char0_walk00
 	cm_wait
 }
