@@ -27,8 +27,9 @@ TURN_X = np.array([[1.0, 0, 0, 0], [0, 0, -1.0, 0], [0, 1.0, 0, 0], [0, 0, 0, 1.
 OBANS = {a.name: a for a in read_file(LEVEL)}
 
 
-def imported(function, frame_start=1):
-    result = bpy.ops.import_anim.oban(filepath=LEVEL, cutscene=function, scripts=SCRIPTS, frame_start=frame_start)
+def imported(function, frame_start=1, **options):
+    result = bpy.ops.import_anim.oban(filepath=LEVEL, cutscene=function, scripts=SCRIPTS, frame_start=frame_start,
+                                      **options)
     assert result == {"FINISHED"}
     return bpy.context.scene
 
@@ -110,8 +111,10 @@ def expected_shots():
     return np.array(out)
 
 
-def test_the_camera_is_where_the_engine_puts_it_on_every_frame():
-    scene = imported("shots")
+@pytest.mark.parametrize("rotation_mode", ["QUATERNION", "ZXY"])
+def test_the_camera_is_where_the_engine_puts_it_on_every_frame(rotation_mode):
+    scene = imported("shots", rotation_mode=rotation_mode)
+    assert scene.camera.rotation_mode == rotation_mode
     expected = np.array([blender_camera(m) for m in expected_shots()])
     assert (scene.frame_start, scene.frame_end) == (1, 104)
     got = matrices_on_frames(scene.camera, scene, len(expected))

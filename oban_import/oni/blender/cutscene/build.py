@@ -80,7 +80,7 @@ def _camera(context, cutscene, settings, collection):
     collection.objects.link(camera)
     camera[CUTSCENE] = cutscene.function
     matrices = to_blender.camera_matrices(cutscene.tracks.camera, settings.axes, settings.global_scale)
-    camera.rotation_mode = "QUATERNION"
+    camera.rotation_mode = settings.rotation_mode
     _keys(camera, camera.name, matrices, settings)
     context.scene.camera = camera
     return camera
@@ -105,7 +105,7 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
             actions = {m.item.name: m.block for m in made.made[1:]}
         rig[CUTSCENE] = cutscene.function
         rig[CHARACTER] = key
-        rig.rotation_mode = "QUATERNION"
+        rig.rotation_mode = settings.rotation_mode
         _keys(rig, f"{rig.name} base", to_blender.blender_matrices(tracks.bases[key], settings.axes,
                                                                     settings.global_scale), settings)
         _strips(rig, tracks.actions[key], actions, settings)
@@ -157,7 +157,7 @@ def _objects(cutscene, settings, blocks):
         obj.matrix_world = world
         if obj.animation_data:
             obj.animation_data.action = None
-        obj.rotation_mode = "QUATERNION"
+        obj.rotation_mode = settings.rotation_mode
         obj[CUTSCENE] = cutscene.function
         _keys(obj, f"{obj.name} ({cutscene.function})",
               to_blender.blender_matrices(matrices, settings.axes, settings.global_scale), settings)
