@@ -23,6 +23,7 @@ from ..oni.io.oban.record import Animation
 from ..oni.io.objects.model import PlacedObject
 from ..oni.io.objects.textures import FORMAT_NAMES
 from ..oni.io.trams.tram import Tram
+from ..oni.cutscene import list_cutscenes as list_functions
 from ..oni.plan import KINDS, Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
@@ -128,9 +129,45 @@ def main(argv):
             _check_output(args.output, paths)
     except UsageError as error:
         return _usage(parser(), error)
+    if args.list and (args.scripts or all(path.lower().endswith(".bsl") for path in paths)):
+        return list_cutscenes(paths, args.scripts)
     if args.list:
         return list_files(paths, args.name_filter, args.objects)
+    if args.cutscene:
+        return _import_cutscene(paths, settings, args.output)
     return _import(paths, settings, args.output)
+
+
+def list_cutscenes(paths, scripts):
+    """Each function of the scripts (`scripts`, or the .bsl files given) that moves the camera or
+    a character: its length in ticks, what it plays, what is missing in the level given."""
+    levels = [path for path in paths if not path.lower().endswith(".bsl")]
+    if len(levels) > 1:
+        return _usage(parser(), UsageError("--list of scripts plays them in one level at most"))
+    sources = [scripts] if scripts else [path for path in paths if path.lower().endswith(".bsl")]
+    failed = False
+    for source in sources:
+        try:
+            rows = list_functions(levels[0] if levels else None, source)
+        except ObanError as error:
+            print(f"error: {error}", file=sys.stderr)
+            failed = True
+            continue
+        print(format_table(("function", "ticks", "plays", "missing", "error"), rows, numeric=("ticks",)))
+    return 1 if failed else 0
+
+
+def _import_cutscene(paths, settings, output):
+    if len(paths) != 1 or not paths[0].lower().endswith(".dat"):
+        return _usage(parser(), UsageError("--cutscene plays in one level: give its .dat alone"))
+    import bpy
+
+    from ..oni.blender.cutscene.build import import_cutscene
+    bpy.ops.wm.read_homefile(use_empty=True)
+    report = import_cutscene(bpy.context, paths[0], settings.cutscene, settings, settings.scripts or None,
+                             progress=_Progress())
+    print_messages(report)
+    return _save(report, output)
 
 
 def _import(paths, settings, output):

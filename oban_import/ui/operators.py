@@ -8,13 +8,16 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..blender import compat
+from ..core.errors import ObanError
+from ..oni.blender.cutscene.build import import_cutscene
 from ..oni.blender.importer import import_files
+from ..oni.cutscene import functions, scripts_folder
 from ..oni.blender.shared.legacy import upgrade_loaded
 from ..oni.plan import EXTENSIONS
 from ..outpost2.blender.sprites import import_sprites
 from . import cli, panel
 from .exports import EXPORTS
-from .options import (ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, OniImportSettings, SpriteImportSettings, groups,
+from .options import (CUTSCENE, ONI_IMPORT, ORIENTATION, SPRITE_IMPORT, OniImportSettings, SpriteImportSettings, groups,
                       parse_ranges)
 
 
@@ -29,7 +32,7 @@ def _property(option):
         return IntProperty(**limits, **common)
     if option.kind == "bool":
         return BoolProperty(**common)
-    return StringProperty(**common)
+    return StringProperty(subtype=option.subtype or "NONE", **common)
 
 
 def with_options(options):
@@ -106,8 +109,30 @@ class ImportOBAN(bpy.types.Operator, _ImportDialog):
     def execute(self, context):
         paths = self.paths()
         settings = OniImportSettings.from_options(self)
+        if settings.cutscene:
+            if len(paths) != 1:
+                self.report({"ERROR"}, f"a cutscene plays in one level: {len(paths)} files are selected")
+                return {"CANCELLED"}
+            return show(self, with_progress(context, lambda progress: import_cutscene(
+                context, paths[0], settings.cutscene, settings, settings.scripts or None, progress=progress)),
+                "Imported")
         return show(self, with_progress(context, lambda progress: import_files(context, paths, settings, progress)),
                     "Imported")
+
+
+def _functions_found(operator, context, edit_text):
+    """The Function field's choices: the functions of the scripts' folder (or the level's)."""
+    folder = operator.scripts or operator.directory or os.path.dirname(operator.filepath)
+    try:
+        found = functions(scripts_folder(folder, operator.scripts or None) if folder.lower().endswith(".dat")
+                          else folder)
+    except ObanError:
+        return []
+    return [f.name for f in found if edit_text.lower() in f.name.lower()]
+
+
+ImportOBAN.__annotations__["cutscene"] = StringProperty(
+    name=CUTSCENE.label, description=CUTSCENE.description, default=CUTSCENE.default, search=_functions_found)
 
 
 @with_options(SPRITE_IMPORT.options)

@@ -29,6 +29,7 @@ class Option:
     maximum: float | None = None
     precision: int = 3        # digits a float shows
     cli_lower: bool = False   # the command line spells the enum ids in lower case with hyphens
+    subtype: str = ""         # a string's kind in the dialog: DIR_PATH for a folder
 
     @property
     def kind(self) -> str:
@@ -78,6 +79,9 @@ FORWARD = Option("axis_forward", "Forward", "Oni axis that points forward", "-Z"
 UP = Option("axis_up", "Up", "Oni axis that points up", "Y", "Transform", flag="--up",
             items=tuple((a, a, "") for a in AXES))
 
+CUTSCENE = Option("cutscene", "Function", "A function of the level's scripts played on the scene's timeline as "
+                  "the engine schedules it: camera, characters and objects in step (empty: none)", "", "Cutscene",
+                  flag="--cutscene")
 IMPORT_OPTIONS = (
     SCALE, FORWARD, UP,
     Option("frame_start", "Start Frame", "Scene frame of the animation's frame 0", 1, "Animation",
@@ -114,6 +118,9 @@ IMPORT_OPTIONS = (
            flag="--no-object-lists", off="leave a level's object lists out"),
     Option("character_animations", "Animations", "A character's animation collection (TRAC, with its parents')",
            "ALL", "Characters", flag="--character-animations", items=CHARACTER_ANIMATIONS, cli_lower=True),
+    CUTSCENE,
+    Option("scripts", "Scripts", "The folder of the level's scripts (.bsl) (empty: the level's own folder)", "",
+           "Cutscene", flag="--scripts", subtype="DIR_PATH"),
 )
 REPLACE_SOURCES = Option("replace_sources", "Replace Sources", "Write over (or into a folder holding) the files "
                          "what is exported was read from (off: such a file is refused, naming it)", False, "File",
