@@ -1,5 +1,9 @@
 """A deliberately plain emulator of how Oni plays a cutscene function, tick by tick
-(/work/shared/spec/CUTSCENES.md 1-5, read against hogsy/OniFoxed), to check the scheduler
+(docs/cutscenes.md, which checks the project spec CUTSCENES.md 1-5 against the engine
+source; where they differ the docs are followed: `_block` commands wait for the previous
+operation only, objects exist from `obj_create`, a dialogue line not found plays nothing,
+a teleport keeps the facing, an ended envanim keeps its position and the old facing), to
+check the scheduler
 (oban_import/oni/engine/cutscene) against. Written from the spec alone, never from the
 scheduler: one loop over ticks, each tick in the engine's order:
 
@@ -27,7 +31,8 @@ from oban_import.oni.io.bsl.script import (Assign, Binary, Call, Fork, Function,
                                            Sleep, Unary, Var)
 from oban_import.oni.io.oban.record import LOCALIZED, LOOP, PINGPONG, matrix_from_columns
 
-DIALOGUE_UNKNOWN = 120          # CUTSCENES.md 5: a line whose sound cannot be found
+MAX_FRAMES = 6                  # docs/cutscenes.md 1.7: call depth per context
+MAX_TASKS = 32                  # live sleeping or stalled contexts
 ROT_X_90 = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])   # y -> z
 DEFAULTS = {"int": 0, "float": 0.0, "bool": False, "string": ""}
 
@@ -43,8 +48,8 @@ class Level:
     variables: dict = field(default_factory=dict)      # name -> Var
     obans: dict = field(default_factory=dict)          # name -> Animation
     trams: dict = field(default_factory=dict)          # name -> frames
-    dialogue: dict = field(default_factory=dict)       # name -> ticks, or None: length unknown (120)
-    characters: dict = field(default_factory=dict)     # key -> 4x4 start base
+    dialogue: dict = field(default_factory=dict)       # name -> ticks (not in it: not found, nothing plays)
+    characters: dict = field(default_factory=dict)     # key -> 4x4 start base T(location).R(facing).S(scale)
     flags: dict = field(default_factory=dict)          # flag name or id (str) -> 4x4
     placed: dict = field(default_factory=dict)         # script id -> [PlacedObject]
 
@@ -180,7 +185,7 @@ class Context:
 
 
 class Reference:
-    def __init__(self, level: Level, order="slot", max_ticks=20000, max_depth=200, max_steps=20000):
+    def __init__(self, level: Level, order="slot", max_ticks=20000, max_depth=MAX_FRAMES, max_steps=20000):
         self.level, self.order = level, order
         self.max_ticks, self.max_depth, self.max_steps = max_ticks, max_depth, max_steps
         self.globals = {}
@@ -192,9 +197,11 @@ class Reference:
         self.dialogue_end = 0       # the tick from which no line plays (OSgDialog_Playing false)
         self.envanims = {}          # character -> [Clock, norotation]
         self.bases = {}             # character -> its current base (4x4), None: unknown
+        self.locations = {}         # character -> its location (3,), what an envanim and a teleport move
         self.base_track = {}        # character -> [4x4 per tick]
         self.character_ends = []    # the tick after each envanim's last shown tick
         self.actions = {}
+        self.holds = {}             # character -> the tick its chr_animate hold is down to 1
         self.objects = {}           # (script id, setup) -> [PlacedObject, Clock or None, shown]
         self.object_track, self.shown_track = {}, {}
         self.quads, self.quad_track = {}, {}
@@ -262,7 +269,7 @@ class Reference:
                 self.globals[node.name] = value
         elif isinstance(node, Sleep):
             ticks = yield from self.evaluate(node.ticks, frame, depth)
-            yield int(ticks)
+            yield max(int(ticks), 1)       # docs/cutscenes.md 1.3: sleep 0 (or less) is one tick
         elif isinstance(node, If):
             test = yield from self.evaluate(node.test, frame, depth)
             return (yield from self.block(node.then if test else node.otherwise, frame, depth))
@@ -281,8 +288,8 @@ class Reference:
         return None
 
     def function_body(self, function, args, depth):
-        if depth > self.max_depth:
-            raise Refused(f"{function.name} calls itself without end")
+        if depth >= self.max_depth:
+            raise Refused(f"{function.name}: more than {self.max_depth} nested calls")
         frame = {name: value for (_, name), value in zip(function.params, args)}
         result = yield from self.block(function.body, frame, depth + 1)
         return result[1] if result else None
@@ -317,7 +324,7 @@ class Reference:
         """Run `context` until it sleeps, stalls or ends (now)."""
         self.last_script_tick = self.now
         self.nesting += 1
-        if self.nesting > self.max_depth:
+        if self.nesting > MAX_TASKS:
             raise Refused("forks without end")
         try:
             outcome = next(context.generator)
@@ -331,6 +338,8 @@ class Reference:
         context.wake = self.now + (1 if outcome == "stall" else outcome)
         if context.slot is None:    # SLiSchedule_Add_Script: the first free slot
             free = [i for i, c in enumerate(self.slots) if c is None]
+            if not free and len(self.slots) >= MAX_TASKS:
+                raise Refused(f"more than {MAX_TASKS} contexts at once")
             if free:
                 context.slot = free[0]
                 self.slots[free[0]] = context
@@ -388,54 +397,79 @@ class Reference:
             key = str(args[0])
             animation = self._oban(args[1])
             if animation is not None:
-                self.envanims[key] = [Clock(animation, 1, True), len(args) > 2 and args[2] == "norotation"]
                 self._character(key)
-        elif name == "chr_animate":
+                self.envanims[key] = [Clock(animation, 1, True), len(args) > 2 and args[2] == "norotation"]
+        elif name in ("chr_animate", "chr_animate_block"):
+            # docs/cutscenes.md 3.4: TRAM frame 1 on this tick; `frames` N: a hold of N + 1
+            # counted down in each character phase, so it plays to tick T + N; without it the
+            # TRAM ends the tick its frame count reaches its duration (T + d - 1). The _block
+            # form waits while the character's hold is > 1 (a chr_animate without frames never).
             key = str(args[0])
-            if self.level.trams.get(args[1]) is None:
+            if name == "chr_animate_block" and self.holds.get(key, 0) > self.now:
+                return "stall"
+            frames = int(args[2]) if len(args) > 2 else None
+            duration = self.level.trams.get(args[1])
+            if duration is None:
                 self.missing.append(str(args[1]))
-            self.actions.setdefault(key, []).append((self.now, args[1], int(args[2]) if len(args) > 2 else None))
+            if frames:
+                self.holds[key] = self.now + frames
+                self.character_ends.append(self.now + frames)
+            else:
+                self.holds.pop(key, None)
+                if duration is not None:
+                    self.character_ends.append(self.now + duration - 1)
+            self.actions.setdefault(key, []).append((self.now, args[1], frames))
         elif name == "chr_teleport":
+            # docs/cutscenes.md 3.6: the flag's position only, the facing kept; the same
+            # tick's character phase builds the base
             key = str(args[0])
             self._character(key)
-            self.envanims.pop(key, None)
-            self.bases[key] = self.level.flags[str(args[1])]
+            self.locations[key] = np.asarray(self.level.flags[str(args[1])], float)[:3, 3].copy()
+            if key not in self.envanims:
+                self.bases[key] = self._standing(key)
         elif name in ("env_anim", "env_setanim", "obj_create", "obj_kill"):
             first = int(args[0])
             last = int(args[1]) if len(args) > 1 and name != "env_setanim" else first
             animation = None
             if name == "env_setanim":
                 animation = self._oban(args[1])
-            for script_id in range(first, last + 1):
+            # docs/cutscenes.md 4.1-4.3: an OBOA object exists from its obj_create (its setup's
+            # OBAN at frame 0, not playing) to its obj_kill; env_anim/env_setanim move existing ones
+            for script_id in range(min(first, last), max(first, last) + 1):
                 for placed in self.level.placed.get(script_id, []):
                     key = (script_id, placed.setup)
                     if key not in self.objects:
                         clock = Clock(placed.animation) if placed.animation is not None else None
-                        self.objects[key] = [placed, clock, True]
+                        self.objects[key] = [placed, clock, False]
                         self.object_track[key] = [self.object_matrix(key)] * self.now
-                        self.shown_track[key] = [True] * self.now
+                        self.shown_track[key] = [False] * self.now
                     state = self.objects[key]
-                    if name == "env_anim" and state[1] is not None:
+                    if name == "obj_create" and not state[2]:
+                        state[1] = Clock(placed.animation) if placed.animation is not None else None
+                        state[2] = True
+                    elif name == "obj_kill":
+                        state[2] = False
+                    elif not state[2]:
+                        pass
+                    elif name == "env_anim" and state[1] is not None:
                         state[1].start(0)
                     elif name == "env_setanim" and animation is not None:
                         state[1] = Clock(animation)
                         state[1].start(0)
-                    elif name == "obj_create":
-                        state[2] = True
-                    elif name == "obj_kill":
-                        state[2] = False
         elif name == "env_show":
             script_id = int(args[0])
             if script_id not in self.quads:
                 self.quad_track[script_id] = [True] * self.now
             self.quads[script_id] = bool(args[1])
         elif name in ("sound_dialog_play", "sound_dialog_play_block"):
-            # Oni_Sound2.c OSiDialog_Start: a line playing stalls the _block form (the plain
-            # one is dropped); otherwise the line starts and the script goes on at once.
+            # docs/cutscenes.md 5: a line playing stalls the _block form (the plain one is
+            # dropped); otherwise the line starts and the script goes on at once; a line the
+            # level does not have plays nothing (and `_block` with no line only waits)
             if self.now < self.dialogue_end:
                 return "stall" if name.endswith("_block") else None
-            ticks = self.level.dialogue.get(args[0])
-            self.dialogue_end = self.now + (DIALOGUE_UNKNOWN if ticks is None else int(ticks))
+            ticks = self.level.dialogue.get(args[0]) if args else None
+            if ticks is not None:
+                self.dialogue_end = self.now + int(ticks)
         elif name in ("begin_cutscene", "end_cutscene", "cutscene_sync", "fade_in", "fade_out", "letterbox"):
             pass
         else:
@@ -445,8 +479,20 @@ class Reference:
 
     def _character(self, key):
         if key not in self.bases:
-            self.bases[key] = self.level.characters.get(key)
+            start = self.level.characters.get(key)
+            self.bases[key] = None if start is None else np.asarray(start, float)
             self.base_track[key] = [self.bases[key]] * self.now
+            if start is not None:
+                self.locations[key] = self.bases[key][:3, 3].copy()
+
+    def _standing(self, key):
+        """docs/cutscenes.md 3.3: T(location).RotY(facing).S(scale), the facing and scale the start's."""
+        base = self.level.characters[key].copy()
+        base[:3, 3] = self.locations[key]
+        return base
+
+    def _scale(self, key):
+        return float(np.linalg.norm(np.asarray(self.level.characters[key], float)[:3, 0]))
 
     def object_matrix(self, key):
         placed, clock, _ = self.objects[key]
@@ -461,23 +507,27 @@ class Reference:
     def character_phase(self):
         for key, (clock, norotation) in list(self.envanims.items()):
             if clock.frame >= clock.animation.frames - 1:
-                del self.envanims[key]          # ended: the last base shown holds
+                # docs/cutscenes.md 3.5: ended; the position the last frame applied, the old facing
+                del self.envanims[key]
                 self.character_ends.append(self.now)
+                self.bases[key] = self._standing(key)
                 continue
             animation = clock.animation
             if norotation:
                 position, _ = sample_keys(animation, [clock.frame])
                 translate = np.eye(4)
                 translate[:3, 3] = position[0]
-                self.bases[key] = translate @ matrix_from_columns(animation.base_matrix)
+                base = translate @ matrix_from_columns(animation.base_matrix)
             else:
-                self.bases[key] = oban_matrix(animation, clock.frame) @ ROT_X_90
+                base = oban_matrix(animation, clock.frame) @ ROT_X_90
+            self.bases[key] = base @ np.diag([*[self._scale(key)] * 3, 1.0])
+            self.locations[key] = base[:3, 3].copy()
 
     def physics_phase(self):
         for clock, _ in self.envanims.values():
             clock.advance()
-        for _, clock, _ in self.objects.values():
-            if clock is not None:
+        for _, clock, exists in self.objects.values():
+            if clock is not None and exists:
                 clock.advance()
 
     def busy(self):
