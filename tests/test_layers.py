@@ -15,7 +15,7 @@ PACKAGE = os.path.join(ROOT, "oban_import")
 # Oni's bytes by format (oni/io/README.md): each folder may import those before it, and the
 # import's scale and axes (oni/io/import_frame.py, room "oni.io").
 ONI_IO = ("oni.io.container", "oni.io.oban", "oni.io.objects", "oni.io.level", "oni.io.trams", "oni.io.characters",
-          "oni.io.level_rebuild", "oni.io.bsl")
+          "oni.io.level_rebuild", "oni.io.stage", "oni.io.bsl")
 ONI_FORMATS = {room: {"core", *ONI_IO[:n + 1]} for n, room in enumerate(ONI_IO)}
 # Oni in Blender by kind (oni/blender/README.md): each folder may import those before it; the
 # import driver (oni/blender/importer.py) all of them.
@@ -36,17 +36,18 @@ ALLOWED = {
     "oni": {"core", "oni.io", *ONI_IO, "oni.engine", "oni"},   # the plan: what a file brings (oni/plan.py)
     **ONI_KINDS,
     "oni.blender": ONI_BELOW_BLENDER | {*ONI_BLENDER, "oni.blender"},
+    "oni.blender.cutscene": ONI_BELOW_BLENDER | {*ONI_BLENDER, "oni.blender", "oni.blender.cutscene"},   # above the importer
     "oni.export.shared": ONI_BELOW_EXPORT | {"oni.export.shared"},
     **{room: ONI_BELOW_EXPORT | {"oni.export.shared", room} for room in ONI_EXPORTS},
     "outpost2.io": {"core", "outpost2.io"},
     "outpost2.engine": {"core", "outpost2.io", "outpost2.engine"},
     "outpost2.blender": {"core", "blender", "outpost2.io", "outpost2.engine", "outpost2.blender"},
-    "ui": {"core", "blender", "oni.io", *ONI_IO, "oni.engine", "oni", "oni.blender", *ONI_BLENDER,
+    "ui": {"core", "blender", "oni.io", *ONI_IO, "oni.engine", "oni", "oni.blender", *ONI_BLENDER, "oni.blender.cutscene",
            "oni.export.shared", *ONI_EXPORTS, "outpost2.io", "outpost2.engine", "outpost2.blender", "ui"},
     "": {"ui"},   # the package's register() and __main__
     "outpost2": set(), "oni.export": set(),   # packages' own __init__.py
 }
-WITH_BPY = {"blender", "oni.blender", *ONI_BLENDER, "oni.export.shared", *ONI_EXPORTS, "outpost2.blender", "ui"}
+WITH_BPY = {"blender", "oni.blender", *ONI_BLENDER, "oni.blender.cutscene", "oni.export.shared", *ONI_EXPORTS, "outpost2.blender", "ui"}
 BLENDER_MODULES = {"bpy", "mathutils", "bpy_extras"}
 # front ends that run without Blender, or import it only where a scene is built
 NO_BPY_AT_IMPORT = {"ui/options.py", "ui/listing.py", "ui/cli.py"}

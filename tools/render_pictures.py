@@ -10,10 +10,12 @@
   docs/images/body.png          the sample character as imported (left) and re-modelled in Blender (right: a round
                                 head, bigger fists, the head raised), exported as a body and imported again
   docs/images/sprites.png       the Outpost 2 example's two animations, every frame of each
+  docs/images/cutscene.png      a frame of a cutscene of OniSplit's level12 (left) beside the same frame of its
+                                camera's OBAN imported alone, over the level imported alone (right)
 
     .venvs/bpy-5.0/bin/python tools/render_pictures.py [NAME...]   (or blender -b -P tools/render_pictures.py)
 
-NAME (level, environment, relit, door, motion, character, body, sprites) renders those alone.
+NAME (level, environment, relit, door, motion, character, body, sprites, cutscene) renders those alone.
 """
 
 import os
@@ -36,6 +38,7 @@ from oban_import.ui.options import BodyExportSettings  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "examples")
 PAINTED_DOOR = os.path.join(ROOT, "tests", "data", "environment", "painted_door", "level5_Final.dat")
+CUTSCENE = os.path.join(ROOT, "tests", "data", "cutscene")
 OUT = os.path.join(ROOT, "docs", "images")
 
 
@@ -431,9 +434,38 @@ def sprite_picture():
     save(tiles(images, 6), "sprites.png")
 
 
+def cutscene_picture():
+    """Tick 10 of `picture` (tests/data/cutscene/scripts) played in level12: the camera's shot of
+    cut_cam_b, the player on its box OBAN mid-walk, the props as the script moves them (left);
+    the same frame of cut_cam_b imported alone as a camera (OBAN frame 11: cm_anim shows frame 1
+    on its first tick), over the level imported alone (right): the same view."""
+    level = os.path.join(CUTSCENE, "level", "level12_Final.dat")
+    tiles = []
+    for alone in (False, True):
+        scene = new_scene()
+        scene.render.engine = "BLENDER_WORKBENCH"   # inside a closed room: the textures' colours, studio light
+        scene.display.shading.light = "STUDIO"
+        scene.display.shading.color_type = "TEXTURE"
+        scene.display.shading.show_cavity = True
+        scene.render.resolution_x, scene.render.resolution_y = 640, 360
+        if alone:
+            bpy.ops.import_anim.oban(filepath=level)
+            bpy.ops.import_anim.oban(filepath=level,
+                                     name_filter="cut_cam_b", target="CAMERA", objects=False, environment=False,
+                                     object_lists=False)
+            scene.camera = next(o for o in scene.objects if o.type == "CAMERA")
+            scene.frame_set(scene.frame_start + 11)
+        else:
+            bpy.ops.import_anim.oban(filepath=level, cutscene="picture", scripts=os.path.join(CUTSCENE, "scripts"))
+            scene.frame_set(scene.frame_start + 10)
+        tiles.append(rendered(scene))
+    gap = np.ones((tiles[0].shape[0], 8, 4), np.float32)
+    save(np.concatenate([tiles[0], gap, tiles[1]], axis=1), "cutscene.png")
+
+
 PICTURES = {"level": level_picture, "environment": environment_picture, "relit": relit_picture,
             "door": door_picture, "motion": motion_picture, "character": character_picture, "body": body_picture,
-            "sprites": sprite_picture}
+            "sprites": sprite_picture, "cutscene": cutscene_picture}
 
 
 def main():

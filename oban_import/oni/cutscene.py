@@ -1,25 +1,34 @@
 """What a cutscene import brings (no bpy; docs/cutscenes.md): a level's scripts read, one of
 their functions played as the engine schedules it (engine/cutscene), and what its names mean
-in the level and the level files beside it (the shared level0_Final, loose .oni files): the
-OBANs, TRAMs and characters it plays, each tick's tracks, and what is missing or cannot be
-known without the game. The importer (oni/blender/cutscene) builds it; `--list` tabulates it."""
+in the level and the shared level0_Final beside it: the OBANs, TRAMs and characters it plays,
+where each character stands, each tick's tracks, and what is missing or cannot be known
+without the game. The importer (oni/blender/cutscene) builds it; `--list` tabulates it."""
 
+import glob
 import os
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..core.errors import ObanError
+from ..core.report import listed
+from .engine.cutscene.commands import who
 from .engine.cutscene.schedule import Names, schedule
 from .engine.cutscene.timeline import Timeline
 from .engine.cutscene.tracks import Cast, Tracks, tracks
 from .io.bsl.read import read_scripts
+from .io.bsl.script import Call, Fork, If, Literal, Name
 from .io.characters.read import read_characters
-from .io.container.container import OBOA_TAG
+from .io.container.container import OBOA_TAG, ONCC_TAG, ONLV_TAG
 from .io.container.library import open_library
 from .io.oban.read import read_file
 from .io.objects.read import read_objects
+from .io.stage.read import read_stage
 from .io.trams.files import read_trams
 
 SHARED_LEVEL = "level0_Final.dat"   # the level file every level's placeholders may lead to
+SCRIPTS = "IGMD"                    # the game's folder of level scripts, a folder per level name, beside the levels
+DIALOGUE = ("sound_dialog_play", "sound_dialog_play_block")
 
 
 @dataclass
@@ -31,16 +40,27 @@ class Cutscene:
     obans: dict                        # name -> Animation, those the timeline plays
     trams: dict                        # name -> Tram, those the timeline plays
     characters: dict                   # the script's name of a character -> Character (its class), None: not found
+    quads: dict                        # script id -> (k,) environment quad indices (env_show)
     notes: list = field(default_factory=list)
 
 
 def scripts_folder(level: str, scripts: str | None = None) -> str:
-    """Where a level's scripts are: `scripts`, else the level's own folder."""
-    return scripts or os.path.dirname(os.path.abspath(level))
+    """Where a level's scripts are: `scripts`; else the level's own folder where it holds a
+    .bsl, else IGMD/<the level's name> beside it, where the game looks."""
+    if scripts:
+        return scripts
+    folder = os.path.dirname(os.path.abspath(level))
+    if glob.glob(os.path.join(glob.escape(folder), "*.[bB][sS][lL]")):
+        return folder
+    with open_library(level) as library:
+        c = library.main
+        onlv = c.first(ONLV_TAG)
+        game = os.path.join(folder, SCRIPTS, c.short_name(onlv)) if onlv is not None else None
+    return game if game and os.path.isdir(game) else folder
 
 
 def functions(folder: str) -> list:
-    """The functions of the scripts in `folder` (or of one .bsl file), in file order."""
+    """The functions of the scripts in `folder`, in file order."""
     return list(read_scripts(folder).functions.values())
 
 
@@ -51,20 +71,25 @@ def level_files(level: str) -> list:
 
 
 def plan_cutscene(level: str, function: str, scripts: str | None = None, classes: dict | None = None) -> Cutscene:
-    """`function` of the scripts played in `level`. `classes`: the character class (ONCC name)
-    of each character the level does not set up (the script's name -> class)."""
+    """`function` of the scripts played in `level`. `classes`: a character class (ONCC name) for
+    a character of the script (its name or id -> class), or for any the level does not set up
+    ("" -> class)."""
     stage = _Stage(level, scripts)
+    if function not in stage.names.functions:
+        found = listed(stage.names.functions, 8)
+        raise ObanError(stage.source, f"no function '{function}' in its scripts (they hold {found})" if found
+                        else "holds no script (.bsl) with a function")
     timeline = schedule(stage.names, function)
-    placed = {}
-    for obj in _placed_objects(level):
-        placed.setdefault(obj.script_id, []).append(obj)
-    cast = Cast(oban=stage.obans.get, placed=lambda script_id: placed.get(script_id, []))
+    cast = Cast(oban=stage.obans.get, character=lambda key: stage.who(key)[1], flag=stage.flag,
+                film=stage.film, placed=lambda script_id: stage.placed.get(script_id, []),
+                spawned=lambda key: stage.who(key)[2])
     played = tracks(timeline, cast)
     used_trams = {name for actions in played.actions.values() for _, name, _ in actions}
-    characters = _characters(stage.files, played, classes or {})
-    return Cutscene(level, function, timeline, played, {n: stage.obans[n] for n in _obans_played(timeline)
-                                                        if n in stage.obans},
-                    {n: stage.trams[n] for n in used_trams if n in stage.trams}, characters)
+    characters, notes = stage.classes(played.bases, classes or {})
+    return Cutscene(level, function, timeline, played,
+                    {n: stage.obans[n] for n in _obans_played(timeline) if n in stage.obans},
+                    {n: stage.trams[n] for n in used_trams if n in stage.trams}, characters,
+                    stage.stage.script_quads if stage.stage else {}, notes + stage.warnings)
 
 
 def list_cutscenes(level: str | None, scripts: str) -> list:
@@ -91,15 +116,108 @@ def list_cutscenes(level: str | None, scripts: str) -> list:
 
 
 class _Stage:
-    """A level's scripts and the lengths of what they may play (no level: none)."""
+    """A level's scripts and what their names mean in it (no level: nothing is found)."""
 
     def __init__(self, level, scripts):
-        read = read_scripts(scripts_folder(level, scripts) if level else scripts)
+        self.source = scripts_folder(level, scripts) if level else scripts
+        read = read_scripts(self.source)
         self.files = level_files(level) if level else []
         self.obans = _by_name(read_file(path) for path in self.files)
         self.trams = _by_name(read_trams(path) for path in self.files)
+        self.stage = read_stage(level, sounds=_dialogue_names(read.functions.values())) if level else None
+        self.warnings = list(self.stage.warnings) if self.stage else []
+        self.placed = {}
+        for obj in _placed_objects(level) if level else []:
+            self.placed.setdefault(obj.script_id, []).append(obj)
         self.names = Names(read.functions, read.variables, _frames(self.obans), _frames(self.trams),
-                           lambda name: None)
+                           self._dialogue_ticks, self._object_frames)
+
+    def _dialogue_ticks(self, name):
+        sound = self.stage.dialog(name) if self.stage else None
+        return None if sound is None else sound.ticks
+
+    def _object_frames(self, script_id):
+        counts = [o.animation.frames for o in self.placed.get(script_id, []) if o.animation is not None]
+        return max(counts, default=None)
+
+    def who(self, key):
+        """(its class's name, its base at the level's start, whether it is there from the start) of
+        a character as the script names it (docs/cutscenes.md 3.1-3.3); ("", None, True) unknown."""
+        stage = self.stage
+        if stage is None:
+            return "", None, True
+        if key.lstrip("-").isdigit():
+            found = stage.player if key == "0" else None
+            if found is not None:
+                return found.class_name, standing(found.position, found.facing), True
+            scripted = stage.script_character(int(key))
+            if scripted is not None:
+                flag = stage.flag(scripted.flag_id)
+                return scripted.class_name, None if flag is None else standing(flag.position, flag.facing), False
+            return "", None, True
+        found = stage.character(key)
+        if found is not None:
+            return found.class_name, standing(found.position, found.facing), found.present_at_start
+        scripted = next((c for c in stage.script_characters if c.name == key), None)
+        return (scripted.class_name, None, False) if scripted else ("", None, True)
+
+    def flag(self, name):
+        found = self.stage.flag(int(name)) if self.stage and who(name).lstrip("-").isdigit() else None
+        return None if found is None else standing(found.position, found.facing)
+
+    def film(self, name):
+        found = self.stage.films.get(name) if self.stage else None
+        return None if found is None else standing(found.position, found.facing)
+
+    def classes(self, keys, chosen) -> tuple[dict, list]:
+        """({character: its class (io Character) or None}, notes): each character's class as the
+        level names it, else as `chosen` names it, read from the level files or an ONCC .oni beside."""
+        found, notes, read = {}, [], {}
+        for key in keys:
+            name = chosen.get(key) or self.who(key)[0] or chosen.get("", "")
+            found[key] = self._class(name, read) if name else None
+            if name and found[key] is None:
+                notes.append(f"character {key}: its class {name} is not in the level files")
+        return found, notes
+
+    def _class(self, name, read):
+        for path in self.files + sorted(glob.glob(os.path.join(glob.escape(os.path.dirname(
+                os.path.abspath(self.files[0]))), f"ONCC{glob.escape(name)}.oni"))):
+            if path not in read:
+                read[path] = _classes_in(path)
+            if name in read[path]:
+                return read[path][name]
+        return None
+
+
+def standing(position, facing) -> np.ndarray:
+    """T(position) . RotY(facing): a character's base (docs/cutscenes.md 3.3)."""
+    c, s = np.cos(facing), np.sin(facing)
+    m = np.eye(4)
+    m[:3, :3] = [[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]
+    m[:3, 3] = position
+    return m
+
+
+def _classes_in(path) -> dict:
+    with open_library(path) as library:
+        if library.main.first(ONCC_TAG) is None:
+            return {}
+        return {character.name: character for character in read_characters(path, library)}
+
+
+def _dialogue_names(functions) -> list:
+    """The lines the scripts may play: each literal first argument of a dialogue command."""
+    names, pending = [], [f.body for f in functions]
+    while pending:
+        for statement in pending.pop():
+            if isinstance(statement, If):
+                pending += [statement.then, statement.otherwise]
+            call = statement.call if isinstance(statement, Fork) else statement
+            if isinstance(call, Call) and call.name in DIALOGUE and call.args and \
+                    isinstance(call.args[0], (Literal, Name)):
+                names.append(str(getattr(call.args[0], "value", getattr(call.args[0], "name", ""))))
+    return list(dict.fromkeys(n for n in names if n not in ("", "pause")))
 
 
 def _obans_played(timeline):
@@ -122,16 +240,3 @@ def _frames(by_name):
 def _placed_objects(level):
     with open_library(level) as library:
         return read_objects(level, library).objects if library.main.first(OBOA_TAG) is not None else []
-
-
-def _characters(files, played, classes) -> dict:
-    wanted = {key: classes.get(key) for key in played.bases}
-    found = {}
-    for path in files:
-        try:
-            for character in read_characters(path):
-                found.setdefault(character.name, character)
-        except ObanError:
-            continue
-    return {key: found.get(name) if name else None for key, name in wanted.items()}
-

@@ -31,7 +31,8 @@ from .io.trams.xml_read import looks_like_tram_xml
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element
 CONTAINER_HEAD = 12  # bytes of a file enough to tell an Oni container (looks_like_container)
-OBANS_ALONE = frozenset({"obans"})   # what a file of no kind brings: a raw .OBAN, OniSplit's XML of one
+OBANS_ALONE = frozenset({"obans"})
+LEVEL_ALONE = frozenset({"objects", "level", "classes"})   # what a cutscene's level brings of itself   # what a file of no kind brings: a raw .OBAN, OniSplit's XML of one
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Choices:
     objects: bool = True          # placed objects, loose meshes and textures (Placed Objects)
     name_filter: str = ""         # a glob on instance names (Name Filter)
     animations: str = "ALL"       # of a character's collection: ALL, MATCHING (the filter), NONE
+    level_alone: bool = False     # a cutscene's level: its environment, object lists and placed objects only
 
 
 @dataclass
@@ -164,10 +166,14 @@ def bring(path: str, choices: Choices = Choices()) -> Brought:
     path = os.fspath(path)
     with _library(path) as library:
         brought = Brought(path, kinds=_kinds(_present(path, library)) or OBANS_ALONE)
+        if choices.level_alone:   # the cutscene brings the characters, TRAMs and OBANs it plays
+            brought.kinds = brought.kinds & LEVEL_ALONE
         for read in _readers(brought.kinds, choices):
             read(brought, choices, library)
     if brought.level is not None and not brought.loose_mesh:
         _filtered(brought, choices)
+        if choices.level_alone:
+            brought.level_obans = []
     return brought
 
 

@@ -165,7 +165,7 @@ def _import_cutscene(paths, settings, output):
     from ..oni.blender.cutscene.build import import_cutscene
     bpy.ops.wm.read_homefile(use_empty=True)
     report = import_cutscene(bpy.context, paths[0], settings.cutscene, settings, settings.scripts or None,
-                             progress=_Progress())
+                             {"": settings.character_class}, _Progress())
     print_messages(report)
     return _save(report, output)
 

@@ -114,7 +114,8 @@ class ImportOBAN(bpy.types.Operator, _ImportDialog):
                 self.report({"ERROR"}, f"a cutscene plays in one level: {len(paths)} files are selected")
                 return {"CANCELLED"}
             return show(self, with_progress(context, lambda progress: import_cutscene(
-                context, paths[0], settings.cutscene, settings, settings.scripts or None, progress=progress)),
+                context, paths[0], settings.cutscene, settings, settings.scripts or None,
+                {"": settings.character_class}, progress)),
                 "Imported")
         return show(self, with_progress(context, lambda progress: import_files(context, paths, settings, progress)),
                     "Imported")

@@ -119,8 +119,12 @@ IMPORT_OPTIONS = (
     Option("character_animations", "Animations", "A character's animation collection (TRAC, with its parents')",
            "ALL", "Characters", flag="--character-animations", items=CHARACTER_ANIMATIONS, cli_lower=True),
     CUTSCENE,
-    Option("scripts", "Scripts", "The folder of the level's scripts (.bsl) (empty: the level's own folder)", "",
+    Option("scripts", "Scripts", "The folder of the level's scripts (.bsl) (empty: the level's own folder, else IGMD/<its "
+                                  "name> beside it, as the game keeps them)", "",
            "Cutscene", flag="--scripts", subtype="DIR_PATH"),
+    Option("character_class", "Character Class", "The class (ONCC name, e.g. konoko_generic) of a character the "
+                                                 "level gives none (empty: an Empty stands for it, said)", "",
+           "Cutscene", flag="--character-class"),
 )
 REPLACE_SOURCES = Option("replace_sources", "Replace Sources", "Write over (or into a folder holding) the files "
                          "what is exported was read from (off: such a file is refused, naming it)", False, "File",

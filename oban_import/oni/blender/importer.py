@@ -34,11 +34,12 @@ from .shared.blocks import SharedBlocks
 READING_SHARE = 0.2        # of the progress bar
 
 
-def import_files(context, paths, settings, progress=None) -> Report:
+def import_files(context, paths, settings, progress=None, level_alone=False) -> Report:
     """Import every file; a file that fails adds nothing and the others still import: each
     read by _read_files (plan.bring, each kind it holds by the plan's reader), then built by
     _FileImport.build (each kind by its builder in BUILDERS). `progress(fraction)` is called
-    as the work goes on, with the share done (0 to 1)."""
+    as the work goes on, with the share done (0 to 1). `level_alone`: a level's environment,
+    object lists and placed objects only (a cutscene brings what it plays)."""
     report = progress or (lambda fraction: None)
     result = Report(files=len(paths))
     before = block_counts()
@@ -50,7 +51,7 @@ def import_files(context, paths, settings, progress=None) -> Report:
                      for path, owner in owners.items() if owner]
     paths = [path for path in paths if not owners[path]]
     files = []
-    for read in _read_files(paths, settings, selected, lambda share: report(READING_SHARE * share)):
+    for read in _read_files(paths, settings, selected, lambda share: report(READING_SHARE * share), level_alone):
         if isinstance(read, ObanError):
             result.errors.append(str(read))
         else:
@@ -250,12 +251,12 @@ def _builders(kinds: frozenset) -> list:
     return [builder for builder in dict.fromkeys(BUILDERS[name] for name in BUILDERS if name in kinds) if builder]
 
 
-def _read_files(paths, settings, selected, progress):
+def _read_files(paths, settings, selected, progress, level_alone=False):
     """What each file brings (a _FileImport), or the ObanError that refuses it, in file
     order. The OBANs of files that are not levels are read last, together (read_files checks
     them in one pass)."""
     choices = Choices(objects=settings.objects and settings.target != "SELECTED", name_filter=settings.name_filter,
-                      animations=settings.character_animations)
+                      animations=settings.character_animations, level_alone=level_alone)
     read = each_file(paths, lambda path: bring(path, choices), lambda share: progress(0.5 * share))
     files = [r if isinstance(r, ObanError) else _FileImport(r, [(a, None) for a in r.level_obans]) for r in read]
     pending = [index for index, r in enumerate(read) if not isinstance(r, ObanError) and r.obans]

@@ -8,7 +8,7 @@ each dialogue line, screen effect and statement the game alone could tell."""
 import bpy
 import numpy as np
 
-from ....blender import compat
+from ....blender.datablocks import Snapshot, block_counts
 from ....core.errors import ObanError
 from ....core.report import Made, Report
 from ...cutscene import Cutscene, plan_cutscene
@@ -20,32 +20,54 @@ from ..oban.actions import animate
 from ..oban.cameras import new_camera
 from ..shared.blocks import SharedBlocks
 from ..shared.empties import new_empty
+from .quads import hide_quads
 
 CUTSCENE = "oni_cutscene"          # on what the cutscene made: the function's name
+CHARACTER = "oni_cutscene_character"   # on a character's armature: the script's name for it ("0": the player)
 
 
 def import_cutscene(context, level, function, settings, scripts=None, classes=None, progress=None) -> Report:
     """The level `level` (a .dat) as its import makes it and `function` of its scripts played on
-    the scene's timeline; nothing made when the scripts, the function or a name it needs fail."""
+    the scene's timeline; nothing made when the scripts, the function or a name it needs fail.
+    `classes`: a character class for a character of the script, or ("" ->) any the level does
+    not give one."""
     try:
         cutscene = plan_cutscene(level, function, scripts, classes)
     except ObanError as error:
         return Report(files=1, errors=[str(error)])
-    result = import_files(context, [level], settings, progress)
+    before = block_counts()
+    result = import_files(context, [level], settings, progress, level_alone=True)
     if result.errors:
         return result
-    collection = bpy.data.collections.new(f"{function} (cutscene)")
+    snapshot = Snapshot()
+    try:
+        _build(context, cutscene, settings, result)
+    except Exception as error:   # a bug, not bad input: nothing of the cutscene is left
+        snapshot.remove()
+        result.errors.append(f"{level}: {function}: could not be played: {error!r}")
+    result.counts = block_counts(since=before)
+    return result
+
+
+def _build(context, cutscene, settings, result):
+    level = cutscene.level
+    collection = bpy.data.collections.new(f"{cutscene.function} (cutscene)")
     context.scene.collection.children.link(collection)
     shared = SharedBlocks(settings)
     result.made.append(Made(level, cutscene, _camera(context, cutscene, settings, collection)))
     result.add(_characters(context, cutscene, settings, collection, shared))
-    _objects(cutscene, settings, [m.block for m in result.made if m.block is not None])
+    blocks = [m.block for m in result.made if isinstance(m.block, bpy.types.Object)]
+    _objects(cutscene, settings, blocks)
+    lacking = hide_quads(blocks, cutscene.quads, cutscene.tracks.quads_shown, settings.frame_start)
+    result.warnings += [f"{level}: env_show {script_id}: the environment has no quads of that script id"
+                        for script_id in lacking]
     _markers(context.scene, cutscene, settings)
     result.notes += _report(cutscene)
     scene = context.scene
     scene.frame_start, scene.frame_end = settings.frame_start, settings.frame_start + cutscene.tracks.length - 1
+    if settings.update_scene_fps:
+        scene.render.fps, scene.render.fps_base = settings.fps, 1.0
     result.last_frame = scene.frame_end
-    return result
 
 
 def _keys(obj, name, matrices, settings):
@@ -72,7 +94,7 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
             rig = new_empty(f"character {key}", settings.global_scale)
             collection.objects.link(rig)
             result.warnings.append(f"{cutscene.level}: character {key}: its class is not found: an Empty stands "
-                                   "for it")
+                                   "for it (Character Class, --character-class, names one)")
             actions = {}
         else:
             chosen = [cutscene.trams[name] for _, name, _ in tracks.actions[key] if name in cutscene.trams]
@@ -82,6 +104,7 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
             rig = made.made[0].block
             actions = {m.item.name: m.block for m in made.made[1:]}
         rig[CUTSCENE] = cutscene.function
+        rig[CHARACTER] = key
         rig.rotation_mode = "QUATERNION"
         _keys(rig, f"{rig.name} base", to_blender.blender_matrices(tracks.bases[key], settings.axes,
                                                                     settings.global_scale), settings)
@@ -91,20 +114,34 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
 
 
 def _strips(rig, played, actions, settings):
-    """The TRAMs a character plays, one NLA strip each from its tick, cut where the next begins."""
+    """The TRAMs a character plays as NLA strips (docs/cutscenes.md 3.4): TRAM frame 1 on the
+    tick of chr_animate, one a tick to its last frame, which holds; with a frame count N, frames
+    1 .. F - 1 round and round for N ticks (a strip a round), the frame shown then held; each
+    cut where the next begins. A strip ends on its last tick: none touches the next."""
     played = [(tick, actions[name], frames) for tick, name, frames in played if name in actions]
     if not played:
         return
     track = rig.animation_data.nla_tracks.new()
     track.name = "TRAMs"
-    for index, (tick, action, frames) in enumerate(played):
-        strip = track.strips.new(action.name, int(settings.frame_start + tick), action)
-        strip.extrapolation = "HOLD_FORWARD" if index else "HOLD"
+    for index, (tick, action, asked) in enumerate(played):
+        frames = action_length(action)
+        period = max(frames - 1, 1)        # ticks of frames 1 .. F - 1 (a one-frame TRAM: its frame)
+        length = asked if asked and asked > 0 else period
         if index + 1 < len(played):
-            length = played[index + 1][0] - tick
-            strip.action_frame_end = min(strip.action_frame_end, strip.action_frame_start + length - 1) \
-                if length > 1 else strip.action_frame_start + 0.5
-            strip.frame_end = strip.frame_start + (strip.action_frame_end - strip.action_frame_start)
+            length = min(length, played[index + 1][0] - tick)
+        first = settings.frame_start + (1 if frames > 1 else 0)
+        for start in range(0, max(length, 0), period):
+            shown = min(period, length - start)
+            strip = track.strips.new(action.name, int(settings.frame_start + tick + start), action)
+            strip.action_frame_start = first
+            strip.action_frame_end = first + (shown - 1 if shown > 1 else 0.5)
+            strip.extrapolation = "HOLD_FORWARD" if len(track.strips) > 1 else "HOLD"
+
+
+def action_length(action) -> int:
+    """The frames of a TRAM's action (its keys' span + 1)."""
+    start, end = action.frame_range
+    return int(round(end - start)) + 1
 
 
 def _objects(cutscene, settings, blocks):
@@ -128,16 +165,13 @@ def _objects(cutscene, settings, blocks):
 
 
 def _shown(obj, shown, settings):
-    """hide_viewport and hide_render keyed where `shown` (T,) changes (CONSTANT)."""
-    changes = np.flatnonzero(np.diff(shown.astype(np.int8))) + 1
+    """hide_viewport and hide_render keyed where `shown` (T,) changes (a key a change, few)."""
     if shown.all():
         return
-    ticks = np.concatenate([[0], changes])
-    hidden = (~shown[ticks]).astype(np.float32)
-    action = obj.animation_data.action if obj.animation_data else None
-    fcurves = [action.fcurves.new(path) for path in ("hide_viewport", "hide_render")] if action is not None else []
-    for fcurve in fcurves:
-        compat.fill_fcurves([fcurve], (settings.frame_start + ticks).astype(np.float32), hidden[:, None], "CONSTANT")
+    for tick in np.concatenate([[0], np.flatnonzero(np.diff(shown.astype(np.int8))) + 1]).tolist():
+        obj.hide_viewport = obj.hide_render = not bool(shown[tick])
+        for path in ("hide_viewport", "hide_render"):
+            obj.keyframe_insert(path, frame=settings.frame_start + tick)
 
 
 def _markers(scene, cutscene, settings):
@@ -151,7 +185,7 @@ def _report(cutscene: Cutscene) -> list:
     notes += [f"{level}: tick {tick}: {kind.upper()} {name} is not in the level ({where})"
               for tick, kind, name, where in timeline.missing]
     notes += [f"{level}: tick {m.tick}: {m.text}: not known without the game ({m.where})" for m in timeline.unknown]
-    notes += [f"{level}: {note}" for note in timeline.notes]
+    notes += [f"{level}: {note}" for note in timeline.notes] + [f"{level}: {note}" for note in cutscene.notes]
     if timeline.ignored:
         notes.append(f"{level}: run, with no effect the import shows: " +
                      ", ".join(f"{name} x{count}" for name, count in sorted(timeline.ignored.items())))

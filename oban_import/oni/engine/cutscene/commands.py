@@ -8,7 +8,8 @@ from ....core.errors import ObanError
 from .timeline import CameraEvent, CharacterEvent, Marker, ObjectEvent, ShowEvent
 
 NEVER = 1 << 62
-DIALOGUE_UNKNOWN_TICKS = 120        # what the engine gives a line whose sound it cannot find (Oni_Sound2.c)
+DIALOGUE_UNSTARTED_TICKS = 120      # a line whose sound has no length and does not start (docs/cutscenes.md 5.2)
+WAIT_ONLY = ("", "pause")           # sound_dialog_play_block's arguments that start no line (5.1)
 SCREEN = frozenset({"fade_in", "fade_out", "letterbox", "begin_cutscene", "end_cutscene"})
 # Waits on what only the running game knows: listed, and passed at once.
 WAITS_ON_GAME = frozenset({"chr_wait_animation", "chr_wait_animtype", "chr_wait_health", "ai2_dopath_block",
@@ -63,6 +64,22 @@ class State:
         return count
 
 
+def who(value) -> str:
+    """A character as the engine reads a parameter: an integer (or a string of one) is a script
+    id ("0": the player), anything else a name (docs/cutscenes.md 3.1)."""
+    try:
+        return str(int(str(value)))
+    except ValueError:
+        return str(value)
+
+
+def _objects_free(state, args, last_at):
+    """The tick every object of the ids addressed is free: its OBAN's frame + 1 >= frames (4.4)."""
+    first = int(_arg(args, 0, 0))
+    last = int(_arg(args, last_at, first)) if last_at else first
+    return max((state.busy.get(("object", i), 0) for i in range(first, last + 1)), default=0)
+
+
 def _text(name, args):
     return " ".join([name, *map(str, args)])
 
@@ -103,26 +120,26 @@ def _cm_reset(state, now, args, where):
 # -- characters (docs/cutscenes.md 3)
 
 def _chr_envanim(state, now, args, where):
-    character, oban = str(_arg(args, 0, "")), str(_arg(args, 1, ""))
+    character, oban = who(_arg(args, 0, "")), str(_arg(args, 1, ""))
     norotation = str(_arg(args, 2, "")).lower() == "norotation"
     frames = state.frames("oban", oban, now, where)
     state.timeline.characters.append(CharacterEvent(now, character, "envanim", oban, norotation, where=where))
-    state.busy[("envanim", character)] = now + frames - 1 if frames else now
+    state.busy[("envanim", character)] = now + frames - 2 if frames else now   # its frame + 1 < frames (3.5)
 
 
 def _chr_animate(state, now, args, where):
-    character, tram = str(_arg(args, 0, "")), str(_arg(args, 1, ""))
+    character, tram = who(_arg(args, 0, "")), str(_arg(args, 1, ""))
     asked = _int(args, 2, where) if len(args) > 2 else None
-    frames = state.frames("tram", tram, now, where)
+    state.frames("tram", tram, now, where)
     state.timeline.characters.append(CharacterEvent(now, character, "animate", tram, frames=asked, where=where))
-    length = asked if asked is not None else frames
-    state.busy[("animate", character)] = now + length if length else now
+    state.busy[("animate", character)] = now + asked if asked and asked > 0 else now   # its hold (3.4)
 
 
 def _character_event(kind):
     def handler(state, now, args, where):
-        state.timeline.characters.append(CharacterEvent(now, str(_arg(args, 0, "")), kind,
-                                                        str(_arg(args, 1, "")), where=where))
+        state.timeline.characters.append(CharacterEvent(now, who(_arg(args, 0, "")), kind,
+                                                        str(_arg(args, 1, "")), mode=str(_arg(args, 2, "")),
+                                                        where=where))
         if kind == "playback":
             state.timeline.markers.append(Marker(now, _text("playback", args) + ": the film after its start",
                                                  "unknown", where))
@@ -136,9 +153,11 @@ def _objects(kind):
         first = _int(args, 0, where)
         last = _int(args, 1, where) if kind != "setanim" and len(args) > 1 else first
         oban = str(_arg(args, 1, "")) if kind == "setanim" else ""
-        if oban:
-            state.frames("oban", oban, now, where)
+        frames = state.frames("oban", oban, now, where) if oban else None
         state.timeline.objects.append(ObjectEvent(now, kind, first, last, oban, where))
+        for script_id in range(first, last + 1) if kind in ("anim", "setanim") else ():
+            count = frames if kind == "setanim" else state.names.object_frames(script_id)
+            state.busy[("object", script_id)] = now + count - 1 if count else now   # its frame + 1 < frames (4.4)
     return handler
 
 
@@ -149,18 +168,26 @@ def _env_show(state, now, args, where):
 # -- dialogue and markers (docs/cutscenes.md 5-6)
 
 def _dialogue(state, now, args, where):
+    """A line starts if none is playing (else it is dropped); one the level lacks plays nothing (5.1-5.2)."""
     name = str(_arg(args, 0, ""))
+    if now < state.dialogue_free:
+        state.timeline.notes.append(f"tick {now}: dialogue {name}: dropped, as the engine drops it: a line is "
+                                    f"playing until tick {state.dialogue_free} ({where})")
+        return
     ticks = state.names.dialogue_ticks(name)
     if ticks is None:
-        ticks = DIALOGUE_UNKNOWN_TICKS
-        state.timeline.notes.append(f"tick {now}: dialogue {name}: its sound is not in the level, "
-                                    f"taken as {DIALOGUE_UNKNOWN_TICKS} ticks as the engine does")
+        state.timeline.missing.append((now, "sound", name, where))
+        return
+    if ticks <= 0:
+        ticks = DIALOGUE_UNSTARTED_TICKS
+        state.timeline.notes.append(f"tick {now}: dialogue {name}: its sound has no length: {ticks} ticks, as the "
+                                    "engine waits for a line that does not start")
     state.timeline.markers.append(Marker(now, f"dialogue {name} ({ticks} ticks)", "dialogue", where))
     state.dialogue_free = now + ticks
 
 
 def _dialogue_block(state, now, args, where):
-    if args and str(args[0]) != "pause":
+    if str(_arg(args, 0, "")) not in WAIT_ONLY:
         _dialogue(state, now, args, where)
 
 
@@ -177,7 +204,8 @@ COMMANDS = {
     "chr_envanim": _chr_envanim, "chr_envanim_block": _chr_envanim,
     "chr_animate": _chr_animate, "chr_animate_block": _chr_animate,
     "chr_teleport": _character_event("teleport"), "playback": _character_event("playback"),
-    "ai2_spawn": _character_event("spawn"), "chr_delete": _character_event("delete"),
+    "ai2_spawn": _character_event("spawn"), "chr_create": _character_event("spawn"),
+    "chr_delete": _character_event("delete"),
     "env_anim": _objects("anim"), "env_anim_block": _objects("anim"),
     "env_setanim": _objects("setanim"), "env_setanim_block": _objects("setanim"),
     "obj_create": _objects("create"), "obj_kill": _objects("kill"),
@@ -190,9 +218,9 @@ STALLS = {   # a stalling command -> the tick it passes
     "cm_anim_block": lambda state, args: state.camera_free,
     "cm_interpolate_block": lambda state, args: state.camera_free,
     "cm_wait": lambda state, args: state.camera_free,
-    "chr_envanim_block": lambda state, args: state.busy.get(("envanim", str(_arg(args, 0, ""))), 0),
-    "chr_animate_block": lambda state, args: state.busy.get(("animate", str(_arg(args, 0, ""))), 0),
-    "env_anim_block": lambda state, args: 0,
-    "env_setanim_block": lambda state, args: 0,
+    "chr_envanim_block": lambda state, args: state.busy.get(("envanim", who(_arg(args, 0, ""))), 0),
+    "chr_animate_block": lambda state, args: state.busy.get(("animate", who(_arg(args, 0, ""))), 0),
+    "env_anim_block": lambda state, args: _objects_free(state, args, 1 if len(args) > 1 else 0),
+    "env_setanim_block": lambda state, args: _objects_free(state, args, 0),
     "sound_dialog_play_block": lambda state, args: state.dialogue_free,
 }

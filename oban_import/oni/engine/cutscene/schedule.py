@@ -12,7 +12,8 @@ from .timeline import Marker, Timeline, Where
 
 MAX_TICKS = 60 * 60 * 60        # an hour: a function still running then is cut there (said)
 MAX_STEPS_IN_TICK = 100_000     # statements one tick may run before the function "never sleeps"
-MAX_DEPTH = 64                  # functions called inside each other (the engine's stack is smaller still)
+MAX_DEPTH = 6                   # frames a context holds: the engine refuses a seventh call (docs/cutscenes.md 1.7)
+MAX_TASKS = 32                  # contexts alive at once, as the engine's scheduler holds them (1.7)
 DEFAULTS = {"int": 0, "float": 0.0, "bool": False, "string": ""}
 
 
@@ -25,6 +26,7 @@ class Names:
     oban_frames: object = lambda name: None     # name -> frames
     tram_frames: object = lambda name: None
     dialogue_ticks: object = lambda name: None  # name -> ticks the line lasts
+    object_frames: object = lambda script_id: None   # script id -> frames of its placed objects' OBAN
 
 
 @dataclass
@@ -81,8 +83,10 @@ class _Scheduler:
             for context in [c for c in self.contexts if c.wake <= self.now]:
                 self._resume(context)
             self.contexts = [c for c in self.contexts if c.frames]
-            if not main.frames and main in self.contexts:
-                self.contexts.remove(main)
+            if not main.frames:   # the cutscene ends with its function: forks still running are cut
+                self.timeline.notes += [f"tick {self.now}: {c.frames[0].function.name} (forked) still running at "
+                                        "the function's end: cut there" for c in self.contexts]
+                break
         self.timeline.length = max(self.now + 1, self.state.end(self.now))
         return self.timeline
 
@@ -123,7 +127,7 @@ class _Scheduler:
                             "but waits")
         if isinstance(statement, Sleep):
             ticks = self._value(statement.ticks, frame.locals)
-            context.wake = self.now + max(int(_number(ticks, frame, statement)), 1)
+            context.wake = self.now + max(int(self._number(ticks, statement)), 1)   # sleep 0: a tick (1.3)
             raise Stop
         if isinstance(statement, Call):
             self._call(context, frame, statement)
@@ -167,6 +171,9 @@ class _Scheduler:
         if function is None:
             self._call(context, frame, fork.call)     # a command forked runs as called
             return
+        if len(self.contexts) >= MAX_TASKS:
+            raise ObanError(frame.function.file, f"line {fork.line}: more than the engine's {MAX_TASKS} scripts "
+                            "running at once")
         child = _Context([], wake=self.now)
         child.frames.append(self._entered(child, frame, function, fork.call))
         self.contexts.append(child)
@@ -179,7 +186,7 @@ class _Scheduler:
         depth = sum(1 for f in context.frames if f.statements is f.function.body) + 1
         if depth > MAX_DEPTH:
             chain = " > ".join(f.function.name for f in context.frames if f.statements is f.function.body)
-            raise ObanError(function.file, f"line {call.line}: calls nested deeper than {MAX_DEPTH} "
+            raise ObanError(function.file, f"line {call.line}: calls nested deeper than the engine's {MAX_DEPTH} "
                             f"(a recursion?): {chain[-300:]} > {function.name}")
         values = [self._value(a, frame.locals) for a in call.args]
         if len(values) > len(function.params):
@@ -192,29 +199,53 @@ class _Scheduler:
     # -- values
 
     def _arguments(self, call, context):
+        """A command's arguments: a bare word that names no variable is the word itself."""
         local = context.frames[-1].locals if context.frames else {}
-        return [self._value(a, local) for a in call.args]
+        return [self._value(a, local, word=True) for a in call.args]
 
     def _where(self, context, line):
         file = context.frames[-1].function.file if context.frames else ""
         return Where(file, line)
 
-    def _value(self, expression, local, statement=None):
+    def _value(self, expression, local, statement=None, word=False):
         if isinstance(expression, Literal):
             return expression.value
         if isinstance(expression, Name):
-            if expression.name in local:
-                return local[expression.name]
-            return self.globals.get(expression.name, expression.name)
+            return self._name(expression, local, word)
         if isinstance(expression, Unary):
             value = self._value(expression.operand, local, statement)
-            return (not self._truth(value)) if expression.op == "not" else -_as_number(value)
+            return (not self._truth(value)) if expression.op == "not" else -self._number(value, expression)
         if isinstance(expression, Binary):
-            return _binary(expression.op, self._value(expression.left, local, statement),
-                           self._value(expression.right, local, statement))
+            left = self._value(expression.left, local, statement)
+            right = self._value(expression.right, local, statement)
+            if expression.op in ("eq", "ne", "and", "or"):
+                return _binary(expression.op, left, right)
+            return _binary(expression.op, self._number(left, expression), self._number(right, expression))
         if isinstance(expression, Call):
             return self._value_of_call(expression, local)
         raise TypeError(expression)
+
+    def _name(self, name, local, word):
+        """A variable's value; in an expression, a script function's value (the engine calls a
+        bare function name) or else a variable of the game's: unknowable, taken as 0 and listed."""
+        if name.name in local:
+            return local[name.name]
+        if name.name in self.globals:
+            return self.globals[name.name]
+        if word:
+            return name.name
+        if name.name in self.names.functions:
+            return self._value_of_call(Call(name.name, (), name.line), local)
+        self.timeline.markers.append(Marker(self.now, f"{name.name} (a game variable) taken as 0", "unknown"))
+        return 0
+
+    def _number(self, value, expression):
+        """`value` as a number; a word that is none, 0 (listed)."""
+        try:
+            return _as_number(value)
+        except ValueError:
+            self.timeline.markers.append(Marker(self.now, f"{value!r} is not a number: taken as 0", "unknown"))
+            return 0
 
     def _value_of_call(self, call, local):
         """A script function's return value (it may not sleep), or a game query's: unknowable
@@ -232,13 +263,6 @@ class _Scheduler:
         return bool(value) and value not in ("false", "0")
 
 
-def _number(value, frame, statement):
-    try:
-        return _as_number(value)
-    except ValueError:
-        raise ObanError(frame.function.file, f"line {statement.line}: {value!r} is not a number") from None
-
-
 def _as_number(value):
     if isinstance(value, bool):
         return int(value)
@@ -253,6 +277,6 @@ def _binary(op, left, right):
     if op in ("eq", "ne"):
         same = left == right or str(left) == str(right)
         return same if op == "eq" else not same
-    a, b = _as_number(left), _as_number(right)
+    a, b = left, right
     return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "+": a + b, "-": a - b, "*": a * b,
             "/": a / b if b else 0}[op]

@@ -35,6 +35,7 @@ class CharacterEvent:
     name: str
     norotation: bool = False
     frames: int | None = None
+    mode: str = ""   # playback's: "", "fromhere", "interp"
     where: Where | None = None
 
 

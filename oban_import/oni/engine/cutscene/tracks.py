@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...io.oban.record import AUTOSTART, LOCALIZED, matrix_from_columns
 from ..frames import frame_matrices, sample_keys
-from ...io.oban.record import LOCALIZED, matrix_from_columns
 from .play import ENVANIM_TURN, camera_track, envanim_frames, held_over, shown_frames, spans
+from .timeline import ObjectEvent
 
 
 @dataclass(frozen=True)
@@ -74,54 +75,78 @@ def _switched(changes, length, start):
 
 
 def _base(events, cast, length, key):
-    """A character's base on each tick: where the level sets it up, then each chr_envanim's box
-    OBAN (x RotX(+90°); with norotation its position and base alone), chr_teleport's flag,
-    playback's film start; held between."""
+    """A character's base on each tick (docs/cutscenes.md 3): where the level sets it up; each
+    chr_envanim's box OBAN (x RotX(+90°); norotation: its position and base alone) from frame 1,
+    and from the tick it ends the last position with the facing it had before; chr_teleport's
+    flag position (facing kept); playback's film start (position unless fromhere, facing);
+    held between. (T,) held: where no event or setup places it."""
     base = np.tile(np.eye(4), (length, 1, 1))
     held = np.ones(length, bool)
     start = cast.character(key)
+    current = np.eye(4) if start is None else np.asarray(start, np.float64)
     placing = [e for e in events if e.kind in ("envanim", "teleport", "playback")]
     for event, (begin, end) in zip(placing, spans(np.array([e.tick for e in placing], int), length)):
         if end <= begin:
             continue
         if event.kind == "envanim":
-            animation = cast.oban(event.name)
-            if animation is None:
+            placed, current = _envanim(cast.oban(event.name), event.norotation, end - begin, current)
+            if placed is None:
                 continue
-            frames = envanim_frames(end - begin, animation.frames)
-            if event.norotation:
-                position, _ = sample_keys(animation, frames)
-                placed = np.tile(matrix_from_columns(animation.base_matrix), (len(frames), 1, 1))
-                placed[:, :3, 3] += position
-            else:
-                placed = frame_matrices(animation, frames) @ ENVANIM_TURN
             base[begin:end] = placed
         else:
             matrix = (cast.flag if event.kind == "teleport" else cast.film)(event.name)
             if matrix is None:
                 continue
-            base[begin:end] = matrix
+            current = current.copy()
+            if event.kind == "playback":
+                current[:3, :3] = matrix[:3, :3]
+            if event.kind == "teleport" or event.mode != "fromhere":
+                current[:3, 3] = matrix[:3, 3]
+            base[begin:end] = current
         held[begin:end] = False
-    if start is not None and held.any():
+    if start is not None:
         first = np.argmin(held) if not held.all() else length
         base[:first] = start
         held[:first] = False
     return base[held_over(held)], held
 
 
+def _envanim(animation, norotation, span, before):
+    """(the base on each of `span` ticks from a chr_envanim's, the base after it) or (None, before)."""
+    if animation is None:
+        return None, before
+    running = min(span, max(animation.frames - 2, 0))
+    frames = envanim_frames(running, animation.frames)
+    if norotation:
+        position, _ = sample_keys(animation, frames)
+        placed = np.tile(matrix_from_columns(animation.base_matrix), (running, 1, 1))
+        placed[:, :3, 3] += position
+    else:
+        placed = frame_matrices(animation, frames) @ ENVANIM_TURN
+    after = before.copy()
+    if running:
+        after[:3, 3] = placed[-1, :3, 3]
+    return np.concatenate([placed, np.tile(after, (span - running, 1, 1))]), after
+
+
 def _objects(events, cast, length, result):
-    """Each placed object a script id of the timeline names: its setup OBAN held at frame 0 until
-    env_anim or env_setanim starts one (frame 1 on that tick), shown from obj_create, hidden
-    from obj_kill."""
+    """Each placed object a script id of the timeline names (docs/cutscenes.md 4): one the function
+    creates is hidden until its obj_create; from obj_kill hidden again; its setup OBAN held at
+    frame 0 until env_anim or env_setanim starts one (frame 1 on that tick), or from its
+    creation where the OBAN has Autostart."""
     ids = dict.fromkeys(i for e in events for i in range(e.first, e.last + 1))
     for script_id in ids:
         touching = [e for e in events if e.first <= script_id <= e.last]
+        shows = [(e.tick, e.kind == "create") for e in touching if e.kind in ("create", "kill")]
         for placed in cast.placed(script_id):
             key = (script_id, placed.setup)
-            result.objects[key] = _object_track(placed, [e for e in touching if e.kind in ("anim", "setanim")],
-                                                cast, length)
-            result.objects_shown[key] = _switched([(e.tick, e.kind == "create") for e in touching
-                                                   if e.kind in ("create", "kill")], length, True)
+            starts = [e for e in touching if e.kind in ("anim", "setanim")]
+            created = next((tick for tick, shown in shows if shown), None)
+            if placed.animation is not None and placed.animation.has(AUTOSTART) and created is not None \
+                    and not any(e.tick <= created for e in starts):
+                starts.insert(0, ObjectEvent(created, "anim", script_id, script_id))
+            result.objects[key] = _object_track(placed, starts, cast, length)
+            result.objects_shown[key] = _switched(shows, length, created is None)
 
 
 def _object_track(placed, starts, cast, length):

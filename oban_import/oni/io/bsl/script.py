@@ -2,13 +2,14 @@
 and expression a frozen node carrying the line it starts on. No bpy, no engine rules: what
 the statements do is oni/engine/cutscene's."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Literal:
     """A number (int or float), a string ("..."), or true/false."""
     value: int | float | str | bool
+    line: int = field(default=0, compare=False)   # expressions compare without their line
 
 
 @dataclass(frozen=True)
@@ -16,12 +17,14 @@ class Name:
     """A bare word: a variable's value where one is declared, else the word itself (the
     command form's `chr_envanim 0 TruckKonBox01 norotation`)."""
     name: str
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
 class Unary:
     op: str          # "not" ("!" read as it) or "-"
     operand: object
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,7 @@ class Binary:
     op: str          # "eq" "ne" "lt" "le" "gt" "ge" "and" "or" "+" "-" ("==" read as "eq", "&&" as "and", ...)
     left: object
     right: object
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -98,3 +102,13 @@ class Script:
     file: str
     functions: tuple  # Function, in file order
     variables: tuple  # Var, the file's globals in file order
+
+
+@dataclass(frozen=True)
+class LevelScripts:
+    """Every .bsl of a level's folder (read_scripts), and their functions and global
+    variables by name across the files (a function and a variable may share a name)."""
+    folder: str
+    scripts: tuple    # Script, by file name
+    functions: dict   # name: Function
+    variables: dict   # name: Var
