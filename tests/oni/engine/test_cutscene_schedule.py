@@ -722,3 +722,65 @@ def test_a_stalled_wait_sees_a_longer_shot_started_on_a_later_tick():
 def test_a_replaced_shot_does_not_lengthen_the_timeline():
     scene = Scene(fn("main", c("cm_anim", "both", "r1"), c("cm_anim", "both", "r0")), obans=RANDOM_OBANS)
     scene.compare()
+
+
+# --- scripts as BSL text (oni/io/bsl/read.py) ---
+
+BSL = """
+var int shots = 2;
+
+func void main(void)
+{
+    cm_anim both A
+    sleep f10
+    fork side
+    cm_anim_block both C
+    if (shots eq 2) {
+        shot(5);
+    } else {
+        cm_anim both A
+    }
+    cm_wait
+    env_show 8 0
+}
+
+func void shot(int wait)
+{
+    sleep wait
+    cm_interpolate B 20
+    shots = 3
+    return;
+    cm_anim both A
+}
+
+func void side(void)
+{
+    sleep 3
+    obj_create 4
+    env_anim 4
+    sound_dialog_play_block one
+}
+"""
+
+
+def bsl_scene(text):
+    from oban_import.oni.io.bsl.read import read_script_text
+
+    script = read_script_text(text, "test.bsl")
+    door = anim("door", 9, flags=LOOP, seed=8)
+    return Scene(*script.functions, variables=script.variables, obans=[A, B, C, door],
+                 dialogue={"one": 30}, placed=[placed_object(4, 0, door)])
+
+
+def test_a_bsl_script_read_from_text():
+    timeline, _, want = bsl_scene(BSL).compare()
+    assert [(e.tick, e.kind, e.oban) for e in timeline.camera] == [
+        (0, "anim", "A"), (39, "anim", "C"), (44, "interpolate", "B")]
+    assert ran_at(want, "env_show") == [64]
+
+
+@pytest.mark.parametrize("sleep_text", ["sleep 7", "sleep f7", "sleep(7)"])
+def test_sleep_forms_read_from_text(sleep_text):
+    text = "func void main(void) {\n cm_anim both A\n " + sleep_text + "\n cm_anim both B\n}\n"
+    timeline, _, _ = bsl_scene(text).compare()
+    assert [e.tick for e in timeline.camera] == [0, 7]
