@@ -185,8 +185,12 @@ class Context:
 
 
 class Reference:
-    def __init__(self, level: Level, order="slot", max_ticks=20000, max_depth=MAX_FRAMES, max_steps=20000):
-        self.level, self.order = level, order
+    def __init__(self, level: Level, order="slot", max_ticks=20000, max_depth=MAX_FRAMES, max_steps=20000,
+                 cut_forks=False):
+        """`cut_forks`: the project's choice (not the engine's: its forks run on) that the cutscene
+        ends with its function, the forks still running cut there."""
+        self.level, self.order, self.cut_forks = level, order, cut_forks
+        self.main_ended = False
         self.max_ticks, self.max_depth, self.max_steps = max_ticks, max_depth, max_steps
         self.globals = {}
         for name, var in level.variables.items():
@@ -333,6 +337,8 @@ class Reference:
             context.done = True
             if context.slot is not None:
                 self.slots[context.slot] = None
+            if context.number == 0 and self.cut_forks:
+                self.main_ended = True      # the others run out this tick's script phase, then stop
             return
         self.nesting -= 1
         context.wake = self.now + (1 if outcome == "stall" else outcome)
@@ -531,6 +537,9 @@ class Reference:
                 clock.advance()
 
     def busy(self):
+        if self.main_ended:
+            for context in self.contexts:
+                context.done = True
         return (any(not c.done for c in self.contexts) or self.camera.busy or bool(self.envanims))
 
     def run(self, name) -> Played:
@@ -600,5 +609,5 @@ class Reference:
             missing=list(dict.fromkeys(self.missing)), unknown=list(self.unknown), ran=list(self.ran))
 
 
-def play(level: Level, function: str, order="slot") -> Played:
-    return Reference(level, order).run(function)
+def play(level: Level, function: str, order="slot", cut_forks=False) -> Played:
+    return Reference(level, order, cut_forks=cut_forks).run(function)
