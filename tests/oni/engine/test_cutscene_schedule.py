@@ -705,8 +705,9 @@ def test_a_stalled_block_sees_the_camera_another_context_restarted():
 
 
 @pytest.mark.xfail(strict=True, reason=STALL_NOT_RETRIED + ": cm_anim r1 (7 frames), a fork's cm_wait stalls, "
-                                       "cm_anim r0 (2 frames), all on tick 0: the timeline runs to 7 (r1's end), "
-                                       "the reference's cm_wait passes on tick 1 (length 2)")
+                                       "cm_anim r0 (2 frames), all on tick 0: the camera is free on tick 1, so "
+                                       "cm_wait passes and env_show 1 0 runs on tick 1; the scheduler's waits "
+                                       "for r1's end (tick 6)")
 def test_a_wait_stalled_on_a_replaced_shot():
     scene = Scene(fn("main", c("cm_anim", "both", "r1"), fork("h2"), c("cm_anim", "both", "r0"), sleep(20)),
                   fn("h2", c("cm_wait"), c("env_show", 1, 0)), obans=RANDOM_OBANS)
