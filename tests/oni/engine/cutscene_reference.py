@@ -10,7 +10,7 @@ scheduler: one loop over ticks, each tick in the engine's order:
 1. scripts: every context that is due runs, in the order of the engine's task slots
    (BFW_ScriptLang_Scheduler.c SLrScheduler_Update walks SLgSchedule_Tasks by index; a
    context takes the first free slot the first time it sleeps or stalls, and frees it
-   when it ends), or in creation order (`order="creation"`); a sleeping one wakes N
+   when it ends); a sleeping one wakes N
    ticks later, a stalled command is retried the next tick;
 2. characters: an envanim whose frame >= frames - 1 ends, then the base is built;
 3. physics: every running object and envanim animation advances one frame;
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from oban_import.oni.engine.frames import frame_matrices, sample_keys
-from oban_import.oni.io.bsl.script import (Assign, Binary, Call, Fork, Function, If, Literal, Name, Return,
+from oban_import.oni.io.bsl.script import (Assign, Binary, Call, Fork, If, Literal, Name, Return,
                                            Sleep, Unary, Var)
 from oban_import.oni.io.oban.record import LOCALIZED, LOOP, PINGPONG, matrix_from_columns
 
@@ -36,6 +36,11 @@ MAX_TASKS = 32                  # live sleeping or stalled contexts
 ROT_X_90 = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])   # y -> z
 DEFAULTS = {"int": 0, "float": 0.0, "bool": False, "string": ""}
 
+
+SHOWN_COMMANDS = frozenset({"cm_anim", "cm_anim_block", "cm_interpolate", "cm_interpolate_block", "cm_reset",
+                            "chr_envanim", "chr_envanim_block", "chr_animate", "chr_animate_block", "chr_teleport",
+                            "env_anim", "env_anim_block", "env_setanim", "env_setanim_block", "obj_create", "obj_kill",
+                            "env_show"})
 
 class Refused(Exception):
     """What the reference cannot play (a missing function, endless recursion, a tick that never ends)."""
@@ -185,12 +190,8 @@ class Context:
 
 
 class Reference:
-    def __init__(self, level: Level, order="slot", max_ticks=20000, max_depth=MAX_FRAMES, max_steps=20000,
-                 cut_forks=False):
-        """`cut_forks`: the project's choice (not the engine's: its forks run on) that the cutscene
-        ends with its function, the forks still running cut there."""
-        self.level, self.order, self.cut_forks = level, order, cut_forks
-        self.main_ended = False
+    def __init__(self, level: Level, max_ticks=20000, max_depth=MAX_FRAMES, max_steps=20000):
+        self.level = level
         self.max_ticks, self.max_depth, self.max_steps = max_ticks, max_depth, max_steps
         self.globals = {}
         for name, var in level.variables.items():
@@ -212,6 +213,8 @@ class Reference:
         self.missing, self.unknown, self.ran = [], [], []
         self.camera_track, self.camera_placed = [], []
         self.last_script_tick = 0
+        self.main_end = 0           # the tick the function itself ended
+        self.last_shown = 0         # the last tick a command that shows something ran
         self.camera_end = 0
 
     # the values
@@ -337,8 +340,8 @@ class Reference:
             context.done = True
             if context.slot is not None:
                 self.slots[context.slot] = None
-            if context.number == 0 and self.cut_forks:
-                self.main_ended = True      # the others run out this tick's script phase, then stop
+            if context.number == 0:
+                self.main_end = self.now
             return
         self.nesting -= 1
         context.wake = self.now + (1 if outcome == "stall" else outcome)
@@ -355,17 +358,12 @@ class Reference:
 
     def script_phase(self):
         self.steps = 0
-        if self.order == "slot":
-            i = 0
-            while i < len(self.slots):      # a context added behind this one is walked this tick too
-                context = self.slots[i]
-                if context is not None and not context.done and context.wake <= self.now:
-                    self.resume(context)
-                i += 1
-        else:
-            for context in list(self.contexts):
-                if not context.done and context.slot is not None and context.wake <= self.now:
-                    self.resume(context)
+        i = 0
+        while i < len(self.slots):      # a context added behind this one is walked this tick too
+            context = self.slots[i]
+            if context is not None and not context.done and context.wake <= self.now:
+                self.resume(context)
+            i += 1
 
     # the commands
 
@@ -376,6 +374,14 @@ class Reference:
         return animation
 
     def command(self, name, args):
+        """One command; a command that shows something, run (not stalled), marks the tick: the
+        cutscene lasts through it (docs/cutscenes.md 10.3)."""
+        outcome = self._command(name, args)
+        if outcome != "stall" and name in SHOWN_COMMANDS:
+            self.last_shown = self.now
+        return outcome
+
+    def _command(self, name, args):
         """What the command does now; "stall" where it must be retried next tick."""
         camera = self.camera
         if name in ("cm_anim", "cm_anim_block"):
@@ -476,6 +482,8 @@ class Reference:
             ticks = self.level.dialogue.get(args[0]) if args else None
             if ticks is not None:
                 self.dialogue_end = self.now + int(ticks)
+            elif args and str(args[0]) not in ("", "pause"):   # named in the report as missing
+                self.missing.append(str(args[0]))
         elif name in ("begin_cutscene", "end_cutscene", "cutscene_sync", "fade_in", "fade_out", "letterbox"):
             pass
         else:
@@ -537,9 +545,6 @@ class Reference:
                 clock.advance()
 
     def busy(self):
-        if self.main_ended:
-            for context in self.contexts:
-                context.done = True
         return (any(not c.done for c in self.contexts) or self.camera.busy or bool(self.envanims))
 
     def run(self, name) -> Played:
@@ -563,7 +568,7 @@ class Reference:
                 break
             if self.now >= self.max_ticks:
                 raise Refused("the function never ends")
-        length = max(self.last_script_tick + 1, self.camera_end, *self.character_ends, 1)
+        length = max(self.main_end + 1, self.last_shown + 1, self.camera_end, *self.character_ends, 1)
         return self.played(length)
 
     def record(self, placed):
@@ -609,5 +614,5 @@ class Reference:
             missing=list(dict.fromkeys(self.missing)), unknown=list(self.unknown), ran=list(self.ran))
 
 
-def play(level: Level, function: str, order="slot", cut_forks=False) -> Played:
-    return Reference(level, order, cut_forks=cut_forks).run(function)
+def play(level: Level, function: str) -> Played:
+    return Reference(level).run(function)

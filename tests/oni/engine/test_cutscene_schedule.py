@@ -115,11 +115,11 @@ class Scene:
         timeline = schedule(self.names(), function)
         return timeline, tracks(timeline, self.cast())
 
-    def compare(self, function="main", order="slot", check_length=True, cut_forks=False):
+    def compare(self, function="main", check_length=True):
         """The scheduler's tracks against the reference's at every tick; both returned. An object's
         matrix is compared on the ticks it is shown (a deleted object has none)."""
         timeline, got = self.scheduled(function)
-        want = play(self.level, function, order, cut_forks)
+        want = play(self.level, function)
         atol = 1e-9 * self.size()
         n = min(timeline.length, want.length)      # every tick both have; the lengths compared last
         np.testing.assert_array_equal(got.camera_held[:n], want.camera_held[:n], err_msg="camera held")
@@ -369,8 +369,6 @@ def test_after_chr_envanim_ends_the_character_keeps_its_old_facing():
     scene.compare()
 
 
-@pytest.mark.xfail(strict=True, reason="the scheduler leaves the character's scale out of an envanim's base; "
-                                       "CUTSCENES.md 3 / docs/cutscenes.md 3.5: M . RotX(+90) . S(scale)")
 def test_chr_envanim_on_a_scaled_character():
     """The scale: that of the start base T(location).RotY(facing).S(scale) the Cast gives."""
     box = anim("box", 25, seed=3)
@@ -421,11 +419,6 @@ def test_chr_animate_block_waits_only_for_a_hold():
     assert [t for t, _, _ in got.actions["0"]] == [0, 3, 3, 13]
 
 
-@pytest.mark.xfail(strict=True, reason="the length leaves out a TRAM played without frames: chr_animate of a "
-                                       "30-frame TRAM on tick 0 and nothing else gives 1; the reference runs to "
-                                       "its end, T + d - 1 = 29 (docs/cutscenes.md 3.4; State.end: the tick after "
-                                       "the last one the characters' animations play). A convention, not a spec "
-                                       "fact")
 def test_the_length_covers_a_tram_played_to_its_end():
     scene = Scene(fn("main", c("chr_animate", 0, "KONrun")), trams={"KONrun": 30})
     scene.compare()
@@ -462,22 +455,15 @@ def test_env_setanim_gives_the_object_an_oban(flags):
     np.testing.assert_allclose(got.objects[(3, 0)][2], frame_matrices(lift, [1])[0], atol=1e-9)
 
 
-OBJECTS_AT_START = ("the scheduler shows a scripted OBOA object from tick 0 and env_anim moves it before its "
-                    "obj_create; docs/cutscenes.md 4.1 (differs from spec): OBOA objects exist only from "
-                    "obj_create (hidden before, tick 0..4 here)")
-
-
-@pytest.mark.xfail(strict=True, reason=OBJECTS_AT_START)
 def test_obj_create_and_obj_kill_show_and_hide():
     door = anim("door", 9, seed=8)
     scene = Scene(fn("main", sleep(5), c("obj_create", 4, 6), sleep(5), c("obj_kill", 5), sleep(5),
                      c("obj_create", 5), sleep(2)),
                   obans=[door], placed=[placed_object(4, 0, door), placed_object(5, 1), placed_object(6, 2)])
     _, got, _ = scene.compare()
-    np.testing.assert_array_equal(got.objects_shown[(5, 1)], [False] * 5 + [True] * 5 + [False] * 5 + [True] * 2)
+    np.testing.assert_array_equal(got.objects_shown[(5, 1)], [False] * 5 + [True] * 5 + [False] * 5 + [True] * 3)
 
 
-@pytest.mark.xfail(strict=True, reason=OBJECTS_AT_START)
 def test_an_object_before_obj_create_is_hidden_and_env_anim_does_not_move_it():
     """docs/cutscenes.md 4.1 (differs from spec): OBOA objects exist only after obj_create."""
     door = anim("door", 9, seed=8)
@@ -515,9 +501,6 @@ def test_sound_dialog_play_while_a_line_plays_is_dropped():
     assert [e.tick for e in timeline.camera] == [80]
 
 
-@pytest.mark.xfail(strict=True, reason="a line not found: the scheduler waits 120 ticks (CUTSCENES.md 5); "
-                                       "docs/cutscenes.md 5.2 (differs from spec): an ambient not found plays "
-                                       "nothing, the next _block passes at once (tick 0, not 120)")
 def test_a_dialogue_line_not_found_plays_nothing():
     scene = Scene(fn("main", c("sound_dialog_play_block", "lost"), c("sound_dialog_play_block", "pause"),
                      c("cm_anim", "both", "C")), obans=[C])
@@ -591,10 +574,6 @@ def test_more_than_32_live_forks_are_refused():
 # --- the contexts' order ---
 
 
-@pytest.mark.xfail(strict=True, reason="the scheduler runs contexts in creation order; the engine walks its task "
-                                       "slots (BFW_ScriptLang_Scheduler.c SLrScheduler_Update), a context taking "
-                                       "the first free slot when it first sleeps: on tick 10 the fork runs "
-                                       "before main, so the camera shows A (scheduler: B)")
 def test_contexts_run_in_the_engines_task_order():
     """The fork below sleeps before main does, so it holds the lower task slot."""
     scene = Scene(fn("main", fork("side"), sleep(10), c("cm_anim", "both", "A"), sleep(5)),
@@ -603,29 +582,11 @@ def test_contexts_run_in_the_engines_task_order():
     np.testing.assert_allclose(got.camera[10], frame_matrices(A, [1])[0], atol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="the scheduler ends the cutscene with its function and cuts the forks "
-                                       "still running (a stated choice); in the engine a forked context runs on "
-                                       "(CUTSCENES.md 1: fork runs F in a new context): side's cm_anim B on tick 12 "
-                                       "is lost")
 def test_a_fork_outliving_its_caller_runs_on():
     scene = Scene(fn("main", fork("side"), c("cm_anim", "both", "A"), sleep(2)),
                   fn("side", sleep(12), c("cm_anim", "both", "B")), obans=[A, B])
     timeline, _, _ = scene.compare()
     assert [(e.tick, e.oban) for e in timeline.camera] == [(0, "A"), (12, "B")]
-
-
-def test_a_fork_outliving_its_caller_is_cut_as_the_scheduler_says():
-    scene = Scene(fn("main", fork("side"), c("cm_anim", "both", "A"), sleep(2)),
-                  fn("side", sleep(12), c("cm_anim", "both", "B")), obans=[A, B])
-    timeline, _, _ = scene.compare(cut_forks=True)
-    assert any("cut" in note for note in timeline.notes)
-
-
-def test_contexts_in_creation_order_agree():
-    """The same script against the reference run in creation order (the brief's rule)."""
-    scene = Scene(fn("main", fork("side"), sleep(10), c("cm_anim", "both", "A"), sleep(5)),
-                  fn("side", sleep(10), c("cm_anim", "both", "B")), obans=[A, B])
-    scene.compare(order="creation")
 
 
 # --- random scripts ---
@@ -680,23 +641,15 @@ def test_random_scripts_of_one_context_agree_at_every_tick(scene):
     scene.compare()
 
 
-STALL_NOT_RETRIED = ("a command that stalls is not seen again when, later in the same tick, another context restarts "
-                     "the camera (CUTSCENES.md 1: a stalling command is retried every tick, and passes when the "
-                     "camera it then finds is free)")
-
-
-@pytest.mark.xfail(strict=True, reason=STALL_NOT_RETRIED + " (derandomized: it finds the cases below)")
 @settings(max_examples=1500, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(random_scenes())
 def test_random_scripts_with_forks_agree_at_every_tick(scene):
-    """The same with forks, the contexts in creation order (the task-slot order is the xfail above)
-    and the forks cut where main ends (the scheduler's choice, see the xfail below); derandomized."""
-    scene.compare(order="creation", cut_forks=True)
+    """The same with forks, in the engine's task-slot order, forks running on after main ends;
+    derandomized."""
+    scene.compare()
 
 
-@pytest.mark.xfail(strict=True, reason=STALL_NOT_RETRIED + ": here cm_anim_block r0 passes on tick 15 (r2's end) "
-                                       "instead of 6 (r1, which replaced r2 on tick 0, ends)")
 def test_a_stalled_block_sees_the_camera_another_context_restarted():
     scene = Scene(fn("main", fork("h1"), c("cm_anim", "both", "r1"), sleep(20)),
                   fn("h1", c("cm_anim", "both", "r2"), c("cm_anim_block", "both", "r0")), obans=RANDOM_OBANS)
@@ -704,10 +657,6 @@ def test_a_stalled_block_sees_the_camera_another_context_restarted():
     assert [(e.tick, e.oban) for e in timeline.camera] == [(0, "r2"), (0, "r1"), (6, "r0")]
 
 
-@pytest.mark.xfail(strict=True, reason=STALL_NOT_RETRIED + ": cm_anim r1 (7 frames), a fork's cm_wait stalls, "
-                                       "cm_anim r0 (2 frames), all on tick 0: the camera is free on tick 1, so "
-                                       "cm_wait passes and env_show 1 0 runs on tick 1; the scheduler's waits "
-                                       "for r1's end (tick 6)")
 def test_a_wait_stalled_on_a_replaced_shot():
     scene = Scene(fn("main", c("cm_anim", "both", "r1"), fork("h2"), c("cm_anim", "both", "r0"), sleep(20)),
                   fn("h2", c("cm_wait"), c("env_show", 1, 0)), obans=RANDOM_OBANS)
@@ -789,12 +738,8 @@ def test_sleep_forms_read_from_text(sleep_text):
     assert [e.tick for e in timeline.camera] == [0, 7]
 
 
-@pytest.mark.xfail(strict=True, reason=STALL_NOT_RETRIED + ": a fork's cm_wait stalls on r1 (7 frames), main then "
-                                       "starts r0 (2 frames) on tick 0: the camera is free on tick 1, so cm_wait "
-                                       "passes and cm_anim r2 runs on tick 1; the scheduler still waits on tick 3 "
-                                       "(its note: h1 still running at the function's end, cut)")
 def test_a_forked_wait_passes_when_a_shorter_shot_replaced_the_one_it_waited_on():
     scene = Scene(fn("main", c("cm_anim", "both", "r1"), fork("h1"), c("cm_anim", "both", "r0"), sleep(3)),
                   fn("h1", c("cm_wait"), c("cm_anim", "both", "r2")), obans=RANDOM_OBANS)
-    timeline, _, _ = scene.compare(cut_forks=True)
+    timeline, _, _ = scene.compare()
     assert [(e.tick, e.oban) for e in timeline.camera] == [(0, "r1"), (0, "r0"), (1, "r2")]

@@ -25,6 +25,7 @@ class State:
     camera_free: int = 0                                     # the tick from which cm_wait passes
     busy: dict = field(default_factory=dict)                 # (kind, target) -> tick it is free
     dialogue_free: int = 0
+    playing: dict = field(default_factory=dict)              # (kind, character) -> the tick after its last shown
     names: object = None                                     # schedule.Names, for lengths
 
     def stalls(self, command: str) -> bool:
@@ -49,7 +50,7 @@ class State:
 
     def end(self, now: int) -> int:
         """The tick after the last one the camera's and characters' animations still play."""
-        ends = [now + 1, self.camera_free] + [t for (kind, _), t in self.busy.items() if kind != "object"]
+        ends = [now + 1, self.camera_free, *self.playing.values()]
         return max(t for t in ends if t < NEVER)
 
     # -- lengths
@@ -125,14 +126,17 @@ def _chr_envanim(state, now, args, where):
     frames = state.frames("oban", oban, now, where)
     state.timeline.characters.append(CharacterEvent(now, character, "envanim", oban, norotation, where=where))
     state.busy[("envanim", character)] = now + frames - 2 if frames else now   # its frame + 1 < frames (3.5)
+    state.playing[("envanim", character)] = state.busy[("envanim", character)]
 
 
 def _chr_animate(state, now, args, where):
     character, tram = who(_arg(args, 0, "")), str(_arg(args, 1, ""))
     asked = _int(args, 2, where) if len(args) > 2 else None
-    state.frames("tram", tram, now, where)
+    frames = state.frames("tram", tram, now, where)
     state.timeline.characters.append(CharacterEvent(now, character, "animate", tram, frames=asked, where=where))
     state.busy[("animate", character)] = now + asked if asked and asked > 0 else now   # its hold (3.4)
+    shown = asked if asked and asked > 0 else (frames or 1) - 1    # frames 1 .. F - 1, or N ticks round
+    state.playing[("animate", character)] = now + max(shown, 1)
 
 
 def _character_event(kind):

@@ -44,6 +44,7 @@ class _Context:
     stall: object = None          # the Call retried until it passes
     for_value: bool = False       # a function run for its return value: it may not wait
     result: object = 0
+    slot: int | None = None       # its task slot, taken when it first sleeps or stalls (docs/cutscenes.md 1.7)
 
 
 class Stop(Exception):
@@ -72,7 +73,7 @@ class _Scheduler:
         for var in self.names.variables.values():
             self.globals[var.name] = DEFAULTS.get(var.type, 0) if var.value is None else self._value(var.value, {})
         main = _Context([_Frame(function, function.body)])
-        self.contexts = [main]
+        self.contexts, ended = [main], None
         while self.contexts:
             self.now = min(c.wake for c in self.contexts)
             if self.now >= self.max_ticks:
@@ -80,30 +81,43 @@ class _Scheduler:
                 self.now = self.max_ticks
                 break
             self.steps = 0
-            for context in [c for c in self.contexts if c.wake <= self.now]:
-                self._resume(context)
+            for context in sorted(self.contexts, key=_slot_order):   # the engine's task slots (docs 1.7)
+                if context.wake <= self.now or context.stall is not None and self._passes(context) <= self.now:
+                    self._resume(context)
             self.contexts = [c for c in self.contexts if c.frames]
-            if not main.frames:   # the cutscene ends with its function: forks still running are cut
-                self.timeline.notes += [f"tick {self.now}: {c.frames[0].function.name} (forked) still running at "
-                                        "the function's end: cut there" for c in self.contexts]
-                break
-        self.timeline.length = max(self.now + 1, self.state.end(self.now))
+            if ended is None and not main.frames:
+                ended = self.now
+            for context in self.contexts:   # a stall passes as soon as what it waits on is free
+                if context.stall is not None:
+                    context.wake = max(self.now + 1, self._passes(context))
+        ended = self.now if ended is None else ended
+        self.timeline.length = _length(self.timeline, ended, self.state.end(ended))
         return self.timeline
+
+    def _passes(self, context):
+        return self.state.passes(context.stall, self.now, self._arguments(context.stall, context))
+
+    def _stopped(self, context):
+        """A context that sleeps or stalls for the first time takes the first free task slot."""
+        if context.slot is None:
+            taken = {c.slot for c in self.contexts if c.frames}
+            context.slot = next(slot for slot in range(len(taken) + 1) if slot not in taken)
 
     # -- contexts
 
     def _resume(self, context):
         if context.stall is not None:
-            passes = self.state.passes(context.stall, self.now, self._arguments(context.stall, context))
-            if passes > self.now:
-                context.wake = passes
+            if self._passes(context) > self.now:
                 return
             call, context.stall = context.stall, None
             self.state.start(call, self.now, self._arguments(call, context), self._where(context, call.line))
+        self._run(context)
+
+    def _run(self, context):
         try:
             self._go(context)
         except Stop:
-            pass
+            self._stopped(context)
 
     def _go(self, context):
         """Runs `context` until it sleeps, stalls (Stop) or ends."""
@@ -177,10 +191,7 @@ class _Scheduler:
         child = _Context([], wake=self.now)
         child.frames.append(self._entered(child, frame, function, fork.call))
         self.contexts.append(child)
-        try:
-            self._go(child)
-        except Stop:
-            pass
+        self._run(child)
 
     def _entered(self, context, frame, function, call):
         depth = sum(1 for f in context.frames if f.statements is f.function.body) + 1
@@ -261,6 +272,18 @@ class _Scheduler:
 
     def _truth(self, value):
         return bool(value) and value not in ("false", "0")
+
+
+def _length(timeline, ended, playing):
+    """Through the function's end, what plays then, and the last thing a fork still running after
+    it shows (a fork that only waits on the game, e.g. a timer, does not lengthen it)."""
+    shown = [e.tick for events in (timeline.camera, timeline.characters, timeline.objects, timeline.shows)
+             for e in events]
+    return max(ended + 1, playing, max(shown, default=0) + 1)
+
+
+def _slot_order(context):
+    return -1 if context.slot is None else context.slot
 
 
 def _as_number(value):

@@ -84,12 +84,13 @@ def _base(events, cast, length, key):
     held = np.ones(length, bool)
     start = cast.character(key)
     current = np.eye(4) if start is None else np.asarray(start, np.float64)
+    scale = float(np.linalg.norm(current[:3, 0]))   # the character's, in its base at the start (3.3)
     placing = [e for e in events if e.kind in ("envanim", "teleport", "playback")]
     for event, (begin, end) in zip(placing, spans(np.array([e.tick for e in placing], int), length)):
         if end <= begin:
             continue
         if event.kind == "envanim":
-            placed, current = _envanim(cast.oban(event.name), event.norotation, end - begin, current)
+            placed, current = _envanim(cast.oban(event.name), event.norotation, end - begin, current, scale)
             if placed is None:
                 continue
             base[begin:end] = placed
@@ -111,8 +112,9 @@ def _base(events, cast, length, key):
     return base[held_over(held)], held
 
 
-def _envanim(animation, norotation, span, before):
-    """(the base on each of `span` ticks from a chr_envanim's, the base after it) or (None, before)."""
+def _envanim(animation, norotation, span, before, scale):
+    """(the base on each of `span` ticks from a chr_envanim's, the base after it) or (None, before):
+    M(f).RotX(+90°).S(scale), or T(p).Base.S(scale) with norotation (3.5)."""
     if animation is None:
         return None, before
     running = min(span, max(animation.frames - 2, 0))
@@ -123,6 +125,7 @@ def _envanim(animation, norotation, span, before):
         placed[:, :3, 3] += position
     else:
         placed = frame_matrices(animation, frames) @ ENVANIM_TURN
+    placed[:, :3, :3] *= scale
     after = before.copy()
     if running:
         after[:3, 3] = placed[-1, :3, 3]
@@ -142,11 +145,13 @@ def _objects(events, cast, length, result):
             key = (script_id, placed.setup)
             starts = [e for e in touching if e.kind in ("anim", "setanim")]
             created = next((tick for tick, shown in shows if shown), None)
+            exists = _switched(shows, length, created is None)
+            starts = [e for e in starts if e.tick < length and exists[e.tick]]   # none moves what is not there (4.3)
             if placed.animation is not None and placed.animation.has(AUTOSTART) and created is not None \
                     and not any(e.tick <= created for e in starts):
                 starts.insert(0, ObjectEvent(created, "anim", script_id, script_id))
             result.objects[key] = _object_track(placed, starts, cast, length)
-            result.objects_shown[key] = _switched(shows, length, created is None)
+            result.objects_shown[key] = exists
 
 
 def _object_track(placed, starts, cast, length):
