@@ -245,7 +245,14 @@ def _blender_keys(keys, turned, held, owner, axes, scale):
 
 
 def decompose(matrices: np.ndarray) -> Transforms:
-    """Any (n, 4, 4) affine matrices -> the nearest location, rotation and scale."""
+    """Any (n, 4, 4) affine matrices -> the nearest location, rotation and scale; a matrix equal
+    to the one before it (an animation holding, a cutscene between its events) is worked once."""
+    matrices = np.asarray(matrices)
+    new = np.ones(len(matrices), bool)
+    new[1:] = (matrices[1:] != matrices[:-1]).any(axis=(1, 2))
+    if not new.all():
+        heads = decompose(matrices[new])
+        return Transforms(heads.columns[np.cumsum(new) - 1], heads.error)
     rotation, scale, error = split_rotation_scale(matrices[:, :3, :3])
     return Transforms.of(matrices[:, :3, 3], continuous(matrix_quaternions(rotation)), scale, error)
 

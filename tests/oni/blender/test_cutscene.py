@@ -202,6 +202,7 @@ def test_placed_objects_and_script_quads_are_shown_moved_and_hidden_in_step():
     scene.frame_set(scene.frame_start + 20)
     faces = len(environment.evaluated_get(bpy.context.evaluated_depsgraph_get()).data.polygons)
     assert faces == len(environment.data.polygons) - 2
+    assert not [action.name for action in bpy.data.actions if action.users == 0]   # the objects' own, taken away
 
 
 def test_dialogue_markers_and_what_the_game_alone_knows_are_marked_and_reported():

@@ -105,11 +105,10 @@ def test_dialogue_lengths_come_from_the_shared_level(stage):
     assert stage.dialog_ticks("cut_line1") == 90 and stage.dialog_ticks("cut_line2") == 30
 
 
-def test_only_the_sounds_named_are_read_and_one_not_found_is_warned():
+def test_only_the_sounds_named_are_read_and_one_not_found_is_none():
     stage = read_stage(LEVEL, sounds=["cut_line2", "no_such_line"])
-    assert list(stage.sounds) == ["cut_line2"] and stage.dialog_ticks("no_such_line") == 0
-    assert stage.warnings == ["dialogue sound 'no_such_line': no impulse sound OSBDno_such_line.imp in the level "
-                              "or level0_Final.dat: it lasts no time"]
+    assert list(stage.sounds) == ["cut_line2"] and stage.dialog("no_such_line") is None
+    assert stage.dialog_ticks("no_such_line") == 0 and stage.warnings == []
 
 
 def test_a_mac_sound_data_file():

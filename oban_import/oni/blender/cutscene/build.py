@@ -13,6 +13,7 @@ from ....core.errors import ObanError
 from ....core.report import Made, Report
 from ...cutscene import Cutscene, plan_cutscene
 from ...engine import to_blender
+from ...io.oban.properties import PIVOT
 from ...io.objects.properties import OBJECT_SCRIPT_ID, OBJECT_SETUP
 from ..characters.build import import_character
 from ..importer import import_files
@@ -71,8 +72,10 @@ def _build(context, cutscene, settings, result):
 
 
 def _keys(obj, name, matrices, settings):
-    """Location, rotation and scale keyed on every tick from Blender matrices (T, 4, 4)."""
-    animate(obj, name, to_blender.decompose(matrices), settings, None)
+    """Location and rotation keyed on every tick from Blender matrices (T, 4, 4), and the scale
+    where it changes (else the object's own)."""
+    transforms = to_blender.decompose(matrices)
+    animate(obj, name, transforms, settings, None, scale_keys=bool((transforms.scale != transforms.scale[0]).any()))
 
 
 def _camera(context, cutscene, settings, collection):
@@ -152,16 +155,29 @@ def _objects(cutscene, settings, blocks):
         obj = by_setup.get(key)
         if obj is None:
             continue
-        world = obj.matrix_world.copy()
-        obj.parent = None
-        obj.matrix_world = world
-        if obj.animation_data:
-            obj.animation_data.action = None
+        _keyed_alone(obj)
         obj.rotation_mode = settings.rotation_mode
         obj[CUTSCENE] = cutscene.function
         _keys(obj, f"{obj.name} ({cutscene.function})",
               to_blender.blender_matrices(matrices, settings.axes, settings.global_scale), settings)
         _shown(obj, cutscene.tracks.objects_shown[key], settings)
+
+
+def _keyed_alone(obj):
+    """A placed object the cutscene keys: its own action, and the import's pivot that moved it,
+    taken away (with what no one else uses)."""
+    pivot = obj.parent if obj.parent is not None and PIVOT in obj.parent else None
+    world = obj.matrix_world.copy()
+    obj.parent = None
+    obj.matrix_world = world
+    for owner in (obj, pivot):
+        action = owner.animation_data.action if owner is not None and owner.animation_data else None
+        if action is not None:
+            owner.animation_data.action = None
+            if action.users == 0:
+                bpy.data.actions.remove(action)
+    if pivot is not None and not pivot.children:
+        bpy.data.objects.remove(pivot)
 
 
 def _shown(obj, shown, settings):

@@ -45,9 +45,10 @@ def animate_keys(obj, animation, keys, settings, action=None):
     return write_keys(obj, animation.name, frames, columns, period is not None, scale_keys=False, action=action)
 
 
-def animate(obj, name, transforms, settings, period, action=None):
+def animate(obj, name, transforms, settings, period, action=None, scale_keys=True):
     """Keys for location, rotation and scale on every tick, LINEAR, written in bulk; with a
-    period, a closing key equal to the first and a Cycles modifier repeat them forever."""
+    period, a closing key equal to the first and a Cycles modifier repeat them forever;
+    without `scale_keys`, the scale (the first tick's) is the object's own."""
     if period is not None:
         transforms = transforms.take(np.append(np.arange(len(transforms.columns)), 0))
     columns = transforms.columns
@@ -55,7 +56,7 @@ def animate(obj, name, transforms, settings, period, action=None):
         euler = to_blender.eulers(to_blender.quaternion_matrices(transforms.quaternion), settings.rotation_mode)
         columns = np.concatenate([transforms.location, euler, transforms.scale], axis=1)
     return write_keys(obj, name, scene_frames(settings.frame_start, len(columns)), columns, period is not None,
-                      action=action)
+                      scale_keys, action)
 
 
 def scene_frames(frame_start, count):

@@ -2,8 +2,11 @@
 camera's, each character's and each object's matrix at every tick (docs/cutscenes.md 2-4),
 vectorised over ticks. Matrices are Oni's (4x4, column vectors). No bpy."""
 
+import functools
+
 import numpy as np
 
+from ...io.oban.record import LOOP, PINGPONG
 from ..playback import engine_frames
 
 # RotX(+90°), the turn chr_envanim gives a box OBAN's matrix (docs/cutscenes.md 3)
@@ -17,10 +20,17 @@ def shown_frames(ticks: int, frames: int, flags: int = 0) -> np.ndarray:
     """The OBAN frame shown on each of `ticks` ticks from the one it is started on: frame 1
     first (the same tick's update advances it), then one a tick; a loop goes round, a
     ping-pong turns, anything else holds its last frame."""
-    sequence, period = engine_frames(frames, flags)
-    sequence = np.asarray(sequence)
+    sequence, period = _played(frames, flags & (LOOP | PINGPONG))
     step = np.arange(1, ticks + 1)
     return sequence[step % period] if period else sequence[np.minimum(step, len(sequence) - 1)]
+
+
+@functools.lru_cache(maxsize=256)
+def _played(frames, flags):
+    sequence, period = engine_frames(frames, flags)
+    sequence = np.asarray(sequence)
+    sequence.flags.writeable = False
+    return sequence, period
 
 
 def envanim_frames(ticks: int, frames: int) -> np.ndarray:

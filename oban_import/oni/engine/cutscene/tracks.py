@@ -48,7 +48,8 @@ def tracks(timeline, cast: Cast) -> Tracks:
         result.shown[key] = _switched([(e.tick, e.kind == "spawn") for e in events if e.kind in ("spawn", "delete")],
                                       length, cast.spawned(key))
         result.actions[key] = [(e.tick, e.name, e.frames) for e in events if e.kind == "animate"]
-    _objects(timeline.objects, cast, length, result)
+    every = _every_frame()
+    _objects(timeline.objects, cast, length, result, every)
     for script_id in dict.fromkeys(e.id for e in timeline.shows):
         result.quads_shown[script_id] = _switched([(e.tick, e.shown) for e in timeline.shows if e.id == script_id],
                                                   length, True)
@@ -64,6 +65,17 @@ def _oban_matrices(cast):
             cache[name] = None if animation is None else frame_matrices(animation)
         return cache[name]
     return matrices
+
+
+def _every_frame():
+    """animation -> its matrices at every frame, each worked once (for this timeline's tracks)."""
+    cache = {}
+
+    def every(animation):
+        if id(animation) not in cache:
+            cache[id(animation)] = (animation, frame_matrices(animation))
+        return cache[id(animation)][1]
+    return every
 
 
 def _switched(changes, length, start):
@@ -132,7 +144,7 @@ def _envanim(animation, norotation, span, before, scale):
     return np.concatenate([placed, np.tile(after, (span - running, 1, 1))]), after
 
 
-def _objects(events, cast, length, result):
+def _objects(events, cast, length, result, every):
     """Each placed object a script id of the timeline names (docs/cutscenes.md 4): one the function
     creates is hidden until its obj_create; from obj_kill hidden again; its setup OBAN held at
     frame 0 until env_anim or env_setanim starts one (frame 1 on that tick), or from its
@@ -150,11 +162,11 @@ def _objects(events, cast, length, result):
             if placed.animation is not None and placed.animation.has(AUTOSTART) and created is not None \
                     and not any(e.tick <= created for e in starts):
                 starts.insert(0, ObjectEvent(created, "anim", script_id, script_id))
-            result.objects[key] = _object_track(placed, starts, cast, length)
+            result.objects[key] = _object_track(placed, starts, cast, length, every)
             result.objects_shown[key] = exists
 
 
-def _object_track(placed, starts, cast, length):
+def _object_track(placed, starts, cast, length, every):
     origin = matrix_from_columns(placed.origin)
     animation = placed.animation
     track = np.tile(origin if animation is None else _object_matrices(animation, origin, [0])[0], (length, 1, 1))
@@ -163,12 +175,13 @@ def _object_track(placed, starts, cast, length):
             animation = cast.oban(event.oban) or animation
         if animation is None or end <= begin:
             continue
-        track[begin:end] = _object_matrices(animation, origin,
-                                            shown_frames(end - begin, animation.frames, animation.flags))
+        track[begin:end] = _object_matrices(animation, origin, shown_frames(end - begin, animation.frames,
+                                                                            animation.flags), every(animation))
     return track
 
 
-def _object_matrices(animation, origin, frames):
-    """The object's matrix at `frames` of its OBAN: the OBAN's own, origin . M for a Localized one."""
-    matrices = frame_matrices(animation, frames)
+def _object_matrices(animation, origin, frames, every=None):
+    """The object's matrix at `frames` of its OBAN: the OBAN's own, origin . M for a Localized one
+    (`every`: the OBAN's matrices at every frame, when worked already)."""
+    matrices = frame_matrices(animation, frames) if every is None else every[np.asarray(frames)]
     return origin @ matrices if animation.has(LOCALIZED) else matrices
