@@ -5,13 +5,11 @@ worked out here by a plain loop over ticks from the engine's rules (not the sche
 code), in Blender's terms by the conversion written out here; the TRAM strips, what is shown
 and hidden, the markers and the report."""
 
-import os
-
 import bpy
 import numpy as np
 import pytest
 from commands import COMMANDS, run
-from paths import DATA
+from cutscene_scene import LEVEL, SCRIPTS, at, blender_camera, blender_object, rotation_y
 
 from oban_import.oni.engine.frames import frame_matrices, sample_keys
 from oban_import.oni.io.oban.read import read_file
@@ -19,10 +17,6 @@ from oban_import.oni.io.oban.record import matrix_from_columns
 from oban_import.oni.io.objects.read import read_objects
 
 pytestmark = pytest.mark.usefixtures("addon")
-LEVEL = os.path.join(DATA, "cutscene", "level", "level12_Final.dat")
-SCRIPTS = os.path.join(DATA, "cutscene", "scripts")
-SCALE = 0.1
-AXES = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])   # Oni (x, y, z) -> Blender (x, -z, y)
 TURN_X = np.array([[1.0, 0, 0, 0], [0, 0, -1.0, 0], [0, 1.0, 0, 0], [0, 0, 0, 1.0]])   # y -> z
 OBANS = {a.name: a for a in read_file(LEVEL)}
 
@@ -41,32 +35,6 @@ def matrices_on_frames(obj, scene, ticks):
         scene.frame_set(scene.frame_start + tick)
         out.append(np.array(obj.matrix_world))
     return np.array(out)
-
-
-def blender_object(oni):
-    """C.W.C^-1, C = [s.A 0; 0 1]: an Oni world matrix as a Blender object's."""
-    c, inverse = np.eye(4), np.eye(4)
-    c[:3, :3], inverse[:3, :3] = SCALE * AXES, AXES.T / SCALE
-    return c @ oni @ inverse
-
-
-def blender_camera(oni):
-    """[A.R | s.A.t]: an Oni camera matrix as a Blender camera's (both look down -Z, +Y up)."""
-    out = np.eye(4)
-    out[:3, :3] = AXES @ oni[:3, :3]
-    out[:3, 3] = SCALE * AXES @ oni[:3, 3]
-    return out
-
-
-def rotation_y(degrees):
-    c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
-    return np.array([[c, 0, s, 0], [0, 1, 0, 0], [-s, 0, c, 0], [0, 0, 0, 1.0]])
-
-
-def at(position, rotation=np.eye(4)):
-    m = rotation.copy()
-    m[:3, 3] = position
-    return m
 
 
 def frame(name, f):

@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 import pytest
 from cutscene_reference import Level, play
-from paths import DATA
+from cutscene_scene import FOLDER, GAME_SCRIPTS, LEVEL, SCRIPTS, blender_camera, blender_object, rotation_y
 
 from oban_import.oni.io.bsl.read import read_scripts
 from oban_import.oni.io.oban.read import read_file
@@ -19,18 +19,12 @@ from oban_import.oni.io.objects.read import read_objects
 from oban_import.oni.io.trams.files import read_trams
 
 pytestmark = pytest.mark.usefixtures("addon")
-FOLDER = os.path.join(DATA, "cutscene")
-LEVEL = os.path.join(FOLDER, "level", "level12_Final.dat")
-OURS, THEIRS = os.path.join(FOLDER, "scripts"), os.path.join(FOLDER, "level", "IGMD", "level12")
 AUTHORED = json.load(open(os.path.join(FOLDER, "manifest.json")))["authored"]
-SCALE = 0.1
-AXES = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])   # Oni (x, y, z) -> Blender (x, -z, y)
 
 
 def standing(position, degrees):
     """T(position) . RotY(degrees): where the manifest puts a character or a flag."""
-    c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
-    m = np.array([[c, 0, s, 0], [0, 1, 0, 0], [-s, 0, c, 0], [0, 0, 0, 1.0]])
+    m = rotation_y(degrees)
     m[:3, 3] = [float(v) for v in position.split()]
     return m
 
@@ -52,21 +46,8 @@ def reference_level(scripts):
                  placed=placed)
 
 
-def blender_object(oni):
-    c, inverse = np.eye(4), np.eye(4)
-    c[:3, :3], inverse[:3, :3] = SCALE * AXES, AXES.T / SCALE
-    return c @ oni @ inverse
-
-
-def blender_camera(oni):
-    out = np.eye(4)
-    out[:3, :3] = AXES @ oni[:3, :3]
-    out[:3, 3] = SCALE * AXES @ oni[:3, 3]
-    return out
-
-
-@pytest.mark.parametrize("scripts, function", [(OURS, "shots"), (OURS, "actors"), (OURS, "props"),
-                                               (OURS, "picture"), (THEIRS, "cut_intro")])
+@pytest.mark.parametrize("scripts, function", [(SCRIPTS, "shots"), (SCRIPTS, "actors"), (SCRIPTS, "props"),
+                                               (SCRIPTS, "picture"), (GAME_SCRIPTS, "cut_intro")])
 def test_blender_shows_what_the_reference_plays_on_every_frame(scripts, function):
     want = play(reference_level(scripts), function)
     assert bpy.ops.import_anim.oban(filepath=LEVEL, cutscene=function, scripts=scripts) == {"FINISHED"}

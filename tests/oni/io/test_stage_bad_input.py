@@ -71,7 +71,7 @@ def test_a_truncated_level(level):
 def test_an_aisa_count_past_its_end(level):
     path = level / "level12_Final.dat"
     patch(path, where(path, "AISAcut_characters") + 0x16, (0xFFFF).to_bytes(2, "little"))
-    refused(path, "instance", "(AISAcut_characters): its character count says 65535 but only 1 fit in the instance")
+    refused(path, "instance", "(AISAcut_characters): character count says 65535 but only 1 fit in the instance")
 
 
 def test_an_aisa_class_link_out_of_range(level):
@@ -119,8 +119,8 @@ def test_a_group_permutation_count_past_its_end(level):
         data, _ = c.instance(index, b"DBSO")
         offset = int.from_bytes(data[4:8], "little")
     patch(level / "level0_Final.raw", offset + 0x1C, (0x40000000).to_bytes(4, "little"))
-    refused(level / "level12_Final.dat", "(OSBDcut_line1.grp): its permutation count says 1073741824 but only 1 "
-                                         "fit in the group")
+    refused(level / "level12_Final.dat", "(OSBDcut_line1.grp): permutation count says 1073741824 but only 1 "
+                                         "fit in the instance")
 
 
 def test_an_impulse_that_is_not_one(level):

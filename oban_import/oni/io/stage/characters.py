@@ -6,7 +6,7 @@ Oni.Level/LevelDatWriter.cs, WriteAISA)."""
 import numpy as np
 
 from ....core.errors import ObanError
-from ..container.container import ONCC_TAG, Container
+from ..container.container import ONCC_TAG, Container, counted
 from ..container.library import Library
 from ..level.arrays import first_bad, text
 from ..level.model import ObjectList
@@ -59,13 +59,7 @@ def script_characters_at(library: Library, c: Container, index: int) -> list:
     (their names kept; a placeholder is a name too)."""
     data, _ = c.instance(index, AISA_TAG)
     label = c.label(index)
-    if len(data) < AISA_COUNT_OFFSET + 2:
-        raise ObanError(c.path, f"{label}: {len(data)} bytes, too short for an AISA (0x{AISA_COUNT_OFFSET + 2:x})")
-    count = int.from_bytes(data[AISA_COUNT_OFFSET:AISA_COUNT_OFFSET + 2], "little")
-    room = (len(data) - AISA_COUNT_OFFSET - 2) // AISA_DTYPE.itemsize
-    if count > room:
-        raise ObanError(c.path, f"{label}: its character count says {count} but only {room} fit in the instance")
-    entries = np.frombuffer(data, AISA_DTYPE, count=count, offset=AISA_COUNT_OFFSET + 2)
+    entries = counted(data, AISA_DTYPE, c.path, label, "character", AISA_COUNT_OFFSET, 2)
     found = []
     for k, e in enumerate(entries):
         cls = c.link(int(e["class"]), ONCC_TAG, index, f"character {k} class")

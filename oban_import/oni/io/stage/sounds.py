@@ -7,7 +7,7 @@ versions), Oni.Sound/SoundData.cs, Oni/InstanceFileWriter.cs (ConvertSNDDHack: t
 import numpy as np
 
 from ....core.errors import ObanError
-from ..container.container import CHECKSUMS, Container
+from ..container.container import CHECKSUMS, Container, counted
 from ..level.arrays import text
 from .model import OSBD_TAG, SNDD_TAG, SoundData
 
@@ -59,14 +59,8 @@ def group_sounds(c: Container, index: int) -> list:
     version = int.from_bytes(raw[8:12], "little")
     if version not in GROUP_COUNT:
         raise ObanError(c.path, f"{label}: sound group version {version} (1 to 6 are known)")
-    at = GROUP_COUNT[version]
-    if len(raw) < at + 4:
-        raise ObanError(c.path, f"{label}: its group of {len(raw)} bytes is too short for its permutation count")
-    count = int.from_bytes(raw[at:at + 4], "little")
-    room = (len(raw) - at - 4) // PERMUTATION_DTYPE.itemsize
-    if count > room:
-        raise ObanError(c.path, f"{label}: its permutation count says {count} but only {room} fit in the group")
-    return [text(p["sound"]) for p in np.frombuffer(raw, PERMUTATION_DTYPE, count=count, offset=at + 4)]
+    return [text(p["sound"]) for p in counted(raw, PERMUTATION_DTYPE, c.path, label, "permutation",
+                                              GROUP_COUNT[version])]
 
 
 def sound_data_at(c: Container, index: int) -> SoundData:
