@@ -12,7 +12,9 @@ loose mesh and its texture; level5_Final.dat + .raw, a level with its environmen
 classes, twelve doors, furniture and object lists (copies of tests/data/environment/level);
 a character (copies of tests/data/characters/oni):
 ONCCchar0.oni with its body (TRBS), textures (TRMA, TXMP), animation collection (TRAC)
-and six animations (TRAM); and op2_art.prt + .bmp, made by tools/make_op2_example.py.
+and six animations (TRAM); cutscene/: level12_Final.dat + .raw, level0_Final.dat + .raw and
+IGMD/level12/level12_cutscene.bsl, a level made for a cutscene with its script (copies of
+tests/data/cutscene/level); and op2_art.prt + .bmp, made by tools/make_op2_example.py.
 """
 
 import math

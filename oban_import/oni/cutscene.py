@@ -29,6 +29,7 @@ from .io.trams.files import read_trams
 SHARED_LEVEL = "level0_Final.dat"   # the level file every level's placeholders may lead to
 SCRIPTS = "IGMD"                    # the game's folder of level scripts, a folder per level name, beside the levels
 DIALOGUE = ("sound_dialog_play", "sound_dialog_play_block")
+PLAYED = {"teleport": "flag ", "playback": "film "}   # how --list names what a character event names
 
 
 @dataclass
@@ -108,8 +109,9 @@ def list_cutscenes(level: str | None, scripts: str) -> list:
             continue
         characters = sorted({e.character for e in timeline.characters})
         plays = [f"camera: {', '.join(dict.fromkeys(e.oban for e in timeline.camera if e.oban)) or '-'}"]
-        plays += [f"{key}: " + ", ".join(dict.fromkeys(e.name for e in timeline.characters
-                                                       if e.character == key and e.name)) for key in characters]
+        plays += [f"{key}: " + ", ".join(dict.fromkeys(f"{PLAYED.get(e.kind, '')}{e.name}"
+                                                       for e in timeline.characters if e.character == key and e.name))
+                  for key in characters]
         missing = ", ".join(dict.fromkeys(f"{kind.upper()} {what}" for _, kind, what, _ in timeline.missing))
         rows.append((name, timeline.length, "; ".join(plays), missing or "-", ""))
     return rows
