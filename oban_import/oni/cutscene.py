@@ -81,15 +81,15 @@ def plan_cutscene(level: str, function: str, scripts: str | None = None, classes
         raise ObanError(stage.source, f"no function '{function}' in its scripts (they hold {found})" if found
                         else "holds no script (.bsl) with a function")
     timeline = schedule(stage.names, function)
-    cast = Cast(oban=stage.obans.get, character=lambda key: stage.who(key)[1], flag=stage.flag,
+    cast = Cast(oban=stage.oban, character=lambda key: stage.who(key)[1], flag=stage.flag,
                 film=stage.film, placed=lambda script_id: stage.placed.get(script_id, []),
                 spawned=lambda key: stage.who(key)[2])
     played = tracks(timeline, cast)
     used_trams = {name for actions in played.actions.values() for _, name, _ in actions}
     characters, notes = stage.classes(played.bases, classes or {})
     return Cutscene(level, function, timeline, played,
-                    {n: stage.obans[n] for n in _obans_played(timeline) if n in stage.obans},
-                    {n: stage.trams[n] for n in used_trams if n in stage.trams}, characters,
+                    {n: stage.oban(n) for n in _obans_played(timeline) if stage.oban(n) is not None},
+                    {n: stage.tram(n) for n in used_trams if stage.tram(n) is not None}, characters,
                     stage.stage.script_quads if stage.stage else {}, notes + stage.warnings)
 
 
@@ -131,8 +131,26 @@ class _Stage:
         self.placed = {}
         for obj in _placed_objects(level) if level else []:
             self.placed.setdefault(obj.script_id, []).append(obj)
-        self.names = Names(read.functions, read.variables, _frames(self.obans), _frames(self.trams),
+        self.loose = list(dict.fromkeys([self.source if os.path.isdir(self.source) else os.path.dirname(self.source)]
+                                        + ([os.path.dirname(os.path.abspath(level))] if level else [])))
+        self.names = Names(read.functions, read.variables, _frames(self.oban), _frames(self.tram),
                            self._dialogue_ticks, self._object_frames)
+
+    def oban(self, name):
+        """The OBAN `name`: the level's, the shared level's, else OBAN<name>.oni in the scripts'
+        folder or the level's (what an export of a cutscene writes, before OniSplit packs it)."""
+        return self._named(self.obans, name, "OBAN", read_file)
+
+    def tram(self, name):
+        return self._named(self.trams, name, "TRAM", read_trams)
+
+    def _named(self, found, name, tag, read):
+        if name not in found:
+            plain = name and not any(ch in name for ch in "/\\:\0")   # a file name in the folder, nothing else
+            paths = [os.path.join(folder, f"{tag}{name}.oni") for folder in self.loose if plain]
+            path = next((p for p in paths if os.path.isfile(p)), None)
+            found[name] = next(iter(read(path)), None) if path else None
+        return found[name]
 
     def _dialogue_ticks(self, name):
         sound = self.stage.dialog(name) if self.stage else None
@@ -235,8 +253,8 @@ def _by_name(groups) -> dict:
     return found
 
 
-def _frames(by_name):
-    return lambda name: by_name[name].frames if name in by_name else None
+def _frames(lookup):
+    return lambda name: getattr(lookup(name), "frames", None)
 
 
 def _placed_objects(level):
