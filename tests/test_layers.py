@@ -39,15 +39,18 @@ ALLOWED = {
     "oni.blender.cutscene": ONI_BELOW_BLENDER | {*ONI_BLENDER, "oni.blender", "oni.blender.cutscene"},   # above the importer
     "oni.export.shared": ONI_BELOW_EXPORT | {"oni.export.shared"},
     **{room: ONI_BELOW_EXPORT | {"oni.export.shared", room} for room in ONI_EXPORTS},
+    "oni.export.cutscene": ONI_BELOW_EXPORT | {"oni.export.shared", *ONI_EXPORTS, "oni.export.cutscene"},   # above them
     "outpost2.io": {"core", "outpost2.io"},
     "outpost2.engine": {"core", "outpost2.io", "outpost2.engine"},
     "outpost2.blender": {"core", "blender", "outpost2.io", "outpost2.engine", "outpost2.blender"},
     "ui": {"core", "blender", "oni.io", *ONI_IO, "oni.engine", "oni", "oni.blender", *ONI_BLENDER, "oni.blender.cutscene",
-           "oni.export.shared", *ONI_EXPORTS, "outpost2.io", "outpost2.engine", "outpost2.blender", "ui"},
+           "oni.export.shared", *ONI_EXPORTS, "oni.export.cutscene", "outpost2.io", "outpost2.engine", "outpost2.blender",
+           "ui"},
     "": {"ui"},   # the package's register() and __main__
     "outpost2": set(), "oni.export": set(),   # packages' own __init__.py
 }
-WITH_BPY = {"blender", "oni.blender", *ONI_BLENDER, "oni.blender.cutscene", "oni.export.shared", *ONI_EXPORTS, "outpost2.blender", "ui"}
+WITH_BPY = {"blender", "oni.blender", *ONI_BLENDER, "oni.blender.cutscene", "oni.export.shared", *ONI_EXPORTS,
+            "oni.export.cutscene", "outpost2.blender", "ui"}
 BLENDER_MODULES = {"bpy", "mathutils", "bpy_extras"}
 # front ends that run without Blender, or import it only where a scene is built
 NO_BPY_AT_IMPORT = {"ui/options.py", "ui/listing.py", "ui/cli.py"}

@@ -8,10 +8,10 @@ import os
 from dataclasses import dataclass
 
 from .listing import body_file_contents, format_table, mesh_file_contents
-from .options import (BODY_EXPORT, BODY_FORMAT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_PATCH_FORMAT, LEVEL_REBUILD,
-                      LEVEL_REBUILD_FORMAT, MESH_EXPORT, MESH_FORMAT, ONI_EXPORT, BodyExportSettings,
-                      CharacterExportSettings, LevelPatchSettings, LevelRebuildSettings, MeshExportSettings,
-                      OniExportSettings)
+from .options import (BODY_EXPORT, BODY_FORMAT, CHARACTER_EXPORT, CUTSCENE_EXPORT, CUTSCENE_FORMAT, LEVEL_PATCH,
+                      LEVEL_PATCH_FORMAT, LEVEL_REBUILD, LEVEL_REBUILD_FORMAT, MESH_EXPORT, MESH_FORMAT, ONI_EXPORT,
+                      BodyExportSettings, CharacterExportSettings, CutsceneExportSettings, LevelPatchSettings,
+                      LevelRebuildSettings, MeshExportSettings, OniExportSettings)
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,11 @@ def _keys(made) -> str:
     return f"{item.frames} frames, {keys} keys"
 
 
+def _cutscene_file(made) -> str:
+    """What a file of the cutscene export holds: an OBAN's frames and keys, a TRAM's, the script's ticks."""
+    return made.note if isinstance(made.item, type(None)) or not hasattr(made.item, "frames") else _keys(made)
+
+
 EXPORTS = (
     Export("", ONI_EXPORT, OniExportSettings, "export.oban:export_objects", "export.oban:animated_objects", "animated object",
            _keys, True),
@@ -65,5 +70,7 @@ EXPORTS = (
            "mesh object", lambda m: mesh_file_contents(m.item), False),
     Export(BODY_FORMAT, BODY_EXPORT, BodyExportSettings, "export.bodies.export:export_bodies",
            "blender.characters.armature_body:character_armatures", "character armature", lambda m: body_file_contents(m.item), False),
+    Export(CUTSCENE_FORMAT, CUTSCENE_EXPORT, CutsceneExportSettings, "export.cutscene:export_cutscenes",
+           "export.cutscene:cutscene_objects", "camera, character armature or placed object", _cutscene_file, False),
 )
 BY_FORMAT = {export.name: export for export in EXPORTS if export.name}

@@ -60,6 +60,7 @@ LEVEL_PATCH_FORMAT = "level-patch"   # the command line's export of levels' shad
 LEVEL_REBUILD_FORMAT = "level"       # ... and of levels as OniSplit's rebuild source
 MESH_FORMAT = "mesh"                 # ... and of mesh objects as M3GM and TXMP files
 BODY_FORMAT = "body"                 # ... and of character armatures as their body's files
+CUTSCENE_FORMAT = "cutscene"         # ... and of the scene's timeline as a cutscene's files
 EXPORT_FORMATS = (
     ("oni", "OniSplit .oni", "OBANName.oni, as OniSplit writes it (VR32)"),
     ("xml", "OniSplit XML", "OBANName.xml"),
@@ -134,7 +135,7 @@ TOLERANCE_OPTION = Option("tolerance", "Tolerance", "Largest relative error allo
 EXPORT_OPTIONS = (
     Option("file_format", "Format", "The kind of file written", "oni", "File", flag="--format", items=EXPORT_FORMATS,
            cli_items=(*(item[0] for item in EXPORT_FORMATS), LEVEL_PATCH_FORMAT, LEVEL_REBUILD_FORMAT, MESH_FORMAT,
-                      BODY_FORMAT)),
+                      BODY_FORMAT, CUTSCENE_FORMAT)),
     Option("use_selection", "Selected Only", "Export the selected objects (else every animated object)", True,
            "File"),
     REPLACE_SOURCES,
@@ -208,6 +209,16 @@ BODY_EXPORT_OPTIONS = _files_export(
     "Write a body even where a part's mesh object holds an edit an M3GM cannot carry, each named in the report (off: "
     "such a body is refused)",
     "where an armature does not say (one imported by this add-on keeps its own)")
+CUTSCENE_EXPORT_OPTIONS = (
+    Option("cutscene", "Function", "The name of the script function the cutscene is written as (its NAME.bsl, and "
+                                   "the start of its OBANs' names)", "cutscene", "File", flag="--cutscene"),
+    Option("use_selection", "Selected Only", "Write the cameras, character armatures and placed objects selected "
+                                             "(else every one the scene holds)", False, "File"),
+    REPLACE_SOURCES,
+    TOLERANCE_OPTION,
+    EXPORT_SCALE,
+    FORWARD, UP,
+)
 # The command line's --despite-edits serves every export that has it.
 CLI_DESPITE_EDITS = replace(DESPITE_EDITS, description="Write a level (--format level, level-patch), a mesh "
                             "object (--format mesh) or a body (--format body) even where it holds an edit the export "
@@ -277,8 +288,12 @@ BODY_EXPORT = Dialog("export_anim.oni_body", "Oni Character Body (.oni)", "Expor
                      "Write each character armature's body as Oni .oni files (TRBS with its five levels of "
                      "detail, TRMA, TXMPs, and the ONCC it was imported from, linking them): an unchanged import as "
                      "it was read, bit for bit, edited parts and moved bones as Blender holds them")
+CUTSCENE_EXPORT = Dialog("export_anim.oni_cutscene", "Oni Cutscene (.bsl, .oni)", "Export Cutscene",
+                         CUTSCENE_EXPORT_OPTIONS, "Write the scene's timeline as a cutscene: a camera OBAN a shot, "
+                         "each character's base as a box OBAN and its NLA strips' TRAMs, each moving placed object's "
+                         "OBAN, and the script function that plays them in step")
 DIALOGS = (ONI_IMPORT, SPRITE_IMPORT, ONI_EXPORT, CHARACTER_EXPORT, LEVEL_PATCH, LEVEL_REBUILD, MESH_EXPORT,
-           BODY_EXPORT)
+           BODY_EXPORT, CUTSCENE_EXPORT)
 
 
 def parse_ranges(text: str) -> list[int] | None:
@@ -342,6 +357,8 @@ LevelRebuildSettings = _settings("LevelRebuildSettings", LEVEL_REBUILD_OPTIONS,
                                  doc="What an export of levels for OniSplit does.")
 MeshExportSettings = _settings("MeshExportSettings", MESH_EXPORT_OPTIONS, doc="What an export of mesh objects does.")
 BodyExportSettings = _settings("BodyExportSettings", BODY_EXPORT_OPTIONS, doc="What an export of character bodies does.")
+CutsceneExportSettings = _settings("CutsceneExportSettings", CUTSCENE_EXPORT_OPTIONS,
+                                   doc="What an export of a cutscene does.")
 
 
 class SpriteImportSettings(_settings("_SpriteOptions", SPRITE_OPTIONS, SPRITE_FPS)):

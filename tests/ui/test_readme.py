@@ -13,7 +13,7 @@ from oban_import.ui import options
 README = os.path.join(ROOT, "README.md")
 DIALOGS = ((options.ONI_IMPORT, "Import"), (options.SPRITE_IMPORT, "Import"), (options.ONI_EXPORT, "Export"),
            (options.CHARACTER_EXPORT, "Export"), (options.LEVEL_PATCH, "Export"), (options.LEVEL_REBUILD, "Export"),
-           (options.MESH_EXPORT, "Export"), (options.BODY_EXPORT, "Export"))
+           (options.MESH_EXPORT, "Export"), (options.BODY_EXPORT, "Export"), (options.CUTSCENE_EXPORT, "Export"))
 
 
 def shown(option):

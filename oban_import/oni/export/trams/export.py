@@ -97,23 +97,41 @@ def export_characters(context, armatures, directory, settings) -> Report:
     that cannot be written writes nothing; its error is in `errors`. Actions that would write
     the same file are refused, each naming the others (docs/characters.md, "Export")."""
     report = Report(unit="actions")
+    bodies = _bodies(armatures, settings, report)
+    pairs, report.notes = actions_of(list(bodies), settings.character_actions)
+    if settings.character_actions != SHOWN:
+        report.notes += [note for note in map(_moved_otherwise, bodies) if note]
+    report.errors += [f"armature '{armature.name}': no action to export" for armature in bodies
+                      if not any(owner == armature for owner, _ in pairs)]
+    _export_pairs(context, pairs, bodies, directory, settings, report)
+    return report
+
+
+def export_actions(context, pairs, directory, settings) -> Report:
+    """Each (armature, action) of `pairs` as a TRAM file, as export_characters writes its own
+    (a cutscene's strips: the actions it plays, not the armature's others)."""
+    report = Report(unit="actions")
+    bodies = _bodies(list(dict.fromkeys(armature for armature, _ in pairs)), settings, report)
+    _export_pairs(context, [(a, action) for a, action in pairs if a in bodies], bodies, directory, settings, report)
+    return report
+
+
+def _bodies(armatures, settings, report) -> dict:
     bodies = {}
     for armature in armatures:
         try:
             bodies[armature] = armature_body(armature, settings.global_scale, settings.axes)
         except ObanError as error:
             report.errors.append(str(error))
-    pairs, report.notes = actions_of(list(bodies), settings.character_actions)
+    return bodies
+
+
+def _export_pairs(context, pairs, bodies, directory, settings, report):
     report.files += len(pairs)
     jobs = [_Job(bodies[armature], action, f"action '{action.name}' of '{armature.name}'" if action is not None
                  else f"armature '{armature.name}' as shown") for armature, action in pairs]
-    if settings.character_actions != SHOWN:
-        report.notes += [note for note in map(_moved_otherwise, bodies) if note]
-    report.errors += [f"armature '{armature.name}': no action to export" for armature in bodies
-                      if not any(job.body.armature == armature for job in jobs)]
     report.each(_one_file_each(jobs, directory, settings, report.errors), lambda job: _export(context, job, settings))
     report.counts = {"files": len(report.made)}
-    return report
 
 
 @dataclass
