@@ -95,6 +95,7 @@ def export_cutscenes(context, objects, directory, settings) -> Report:
     except ObanError as error:
         report.errors.append(str(error))
         return report
+    report.warnings += _not_carried(scene, cameras, chosen, context, frames)
     jobs.append(FileJob(scene, f"cutscene '{name}'", [OutputFile(f"{file_name(name)}.bsl", script.text(length),
                                                                   note=f"{length} ticks")]))
     for job, written in write_jobs(jobs, directory, report.errors, settings.replace_sources):
@@ -228,6 +229,21 @@ def _placed(obj, world, name, settings, script, context, frames):
     script.at(0, f"env_setanim {script_id} {animation}", order=3)
     return [_oban_job(obj, label, animation, _first_frame_twice(engine), 0, settings,
                       lambda m: blender_matrices(m, axes, scale), f"{len(world)} ticks")]
+
+
+def _not_carried(scene, cameras, chosen, context, frames) -> list:
+    """What the scene shows that this export does not write yet, each named (docs/cutscenes.md 11.6)."""
+    said = [f"camera '{c.name}': its field of view ({c.data.angle_y * 180 / np.pi:.4g}° vertical) is not carried: "
+            "the game's camera has 45°" for c in cameras if abs(c.data.angle_y - np.pi / 4) > 1e-4]
+    said += [f"armature '{a.name}': its showing and hiding (keys of hide_viewport) is not carried" for a in chosen
+             if a.type == "ARMATURE" and _hidden(a, context, frames).any()]
+    said += [f"object '{o.name}': its modifier '{m.name}' (env_show) is not carried" for o in scene.objects
+             for m in o.modifiers if m.name.startswith("hide script id")]
+    unbound = [m.name for m in scene.timeline_markers if m.camera is None]
+    if unbound:
+        said.append(f"scene '{scene.name}': {len(unbound)} markers (dialogue, screen and what the game alone knows: "
+                    f"'{unbound[0]}' ...) are not written as commands")
+    return said
 
 
 def _hidden(obj, context, frames):

@@ -13,6 +13,8 @@ from cutscene_scene import LEVEL, SCRIPTS
 
 from oban_import.oni.io.trams.files import read_trams
 from oban_import.oni.io.trams.write import tram_oni_bytes
+from oban_import.ui.exports import BY_FORMAT
+from oban_import.ui.options import CutsceneExportSettings
 
 pytestmark = pytest.mark.usefixtures("addon")
 
@@ -123,3 +125,13 @@ def test_the_command_line_writes_a_cutscene(command, tmp_path):
     done = run(command, "export", blend, "-o", out, "--format", "cutscene", "--cutscene", "again")
     assert done.returncode == 0, done.stderr
     assert (out / "again.bsl").is_file() and (out / "OBANagain_shot01.oni").is_file()
+
+
+def test_what_the_export_does_not_carry_is_named(tmp_path):
+    played("props")   # env_show modifiers
+    bpy.context.scene.camera.data.lens = 20
+    export = BY_FORMAT["cutscene"]
+    chosen = export.function("chooser")(bpy.context.scene.objects)
+    report = export.run(bpy.context, chosen, str(tmp_path), CutsceneExportSettings(cutscene="again"))
+    said = "\n".join(report.warnings)
+    assert not report.errors and "field of view" in said and "(env_show) is not carried" in said
