@@ -134,7 +134,7 @@ class _Stage:
         self.loose = list(dict.fromkeys([self.source if os.path.isdir(self.source) else os.path.dirname(self.source)]
                                         + ([os.path.dirname(os.path.abspath(level))] if level else [])))
         self.names = Names(read.functions, read.variables, _frames(self.oban), _frames(self.tram),
-                           self._dialogue_ticks, self._object_frames)
+                           self._dialogue_ticks, self._object_frames, self._film_frames)
 
     def oban(self, name):
         """The OBAN `name`: the level's, the shared level's, else OBAN<name>.oni in the scripts'
@@ -159,6 +159,10 @@ class _Stage:
     def _object_frames(self, script_id):
         counts = [o.animation.frames for o in self.placed.get(script_id, []) if o.animation is not None]
         return max(counts, default=None)
+
+    def _film_frames(self, name):
+        found = self.stage.films.get(name) if self.stage else None
+        return None if found is None else found.frame_count
 
     def who(self, key):
         """(its class's name, its base at the level's start, whether it is there from the start) of

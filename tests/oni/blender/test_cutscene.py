@@ -251,3 +251,24 @@ def test_a_character_the_level_gives_no_class_is_an_empty_said_or_the_class_the_
 def test_the_command_line_says_which_character_has_no_class(command, tmp_path):
     done = run(command, LEVEL, "--cutscene", "stranger", "--scripts", SCRIPTS, "-o", tmp_path / "c.blend")
     assert done.returncode == 0 and "character visitor: its class is not found" in done.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_missing_shot_is_held_and_named_a_missing_film_named_a_film_waited_for(command, tmp_path):
+    out = tmp_path / "m.blend"
+    done = run(command, LEVEL, "--cutscene", "missing", "--scripts", SCRIPTS, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert "tick 10: OBAN no_such_shot is not in the level" in done.stderr
+    assert "tick 20: FILM no_such_film is not in the level" in done.stderr
+    assert "missing: 116 ticks" in done.stderr     # playback_block sleeps cut_walk's 90 ticks
+
+
+def test_a_missing_shot_holds_the_view_before():
+    scene = imported("missing")
+    views = []
+    for tick in (9, 10, 19):
+        scene.frame_set(scene.frame_start + tick)
+        views.append(np.array(scene.camera.matrix_world))
+    np.testing.assert_allclose(views[1], views[0], atol=1e-7)
+    np.testing.assert_allclose(views[2], views[0], atol=1e-7)
+    np.testing.assert_allclose(views[0], blender_camera(frame("cut_cam_a", 10)), atol=2e-5)

@@ -38,15 +38,17 @@ class State:
             return now
         return max(now, kind(self, args))
 
-    def start(self, call, now: int, args: list, where):
-        """What `call` does on tick `now` (after it passed, if it stalls)."""
+    def start(self, call, now: int, args: list, where) -> int:
+        """What `call` does on tick `now` (after it passed, if it stalls); the ticks its script
+        then sleeps (playback_block's film), else 0."""
         handler = COMMANDS.get(call.name)
         if handler is not None:
-            handler(self, now, args, where)
-        elif call.name in WAITS_ON_GAME or call.name.startswith(GAME_MOVES):
+            return handler(self, now, args, where) or 0
+        if call.name in WAITS_ON_GAME or call.name.startswith(GAME_MOVES):
             self.timeline.markers.append(Marker(now, _text(call.name, args), "unknown", where))
         else:
             self.timeline.ignored[call.name] = self.timeline.ignored.get(call.name, 0) + 1
+        return 0
 
     def end(self, now: int) -> int:
         """The tick after the last one the camera's and characters' animations still play."""
@@ -145,9 +147,17 @@ def _character_event(kind):
                                                         str(_arg(args, 1, "")), mode=str(_arg(args, 2, "")),
                                                         where=where))
         if kind == "playback":
+            if state.names.film_frames(str(_arg(args, 1, ""))) is None:
+                state.timeline.missing.append((now, "film", str(_arg(args, 1, "")), where))
             state.timeline.markers.append(Marker(now, _text("playback", args) + ": the film after its start",
                                                  "unknown", where))
     return handler
+
+
+def _playback_block(state, now, args, where):
+    """playback_block: the film started, then a sleep of its length (docs/cutscenes.md 3.7)."""
+    _character_event("playback")(state, now, args, where)
+    return state.names.film_frames(str(_arg(args, 1, ""))) or 0
 
 
 # -- objects and the environment (docs/cutscenes.md 4)
@@ -208,6 +218,7 @@ COMMANDS = {
     "chr_envanim": _chr_envanim, "chr_envanim_block": _chr_envanim,
     "chr_animate": _chr_animate, "chr_animate_block": _chr_animate,
     "chr_teleport": _character_event("teleport"), "playback": _character_event("playback"),
+    "playback_block": _playback_block,
     "ai2_spawn": _character_event("spawn"), "chr_create": _character_event("spawn"),
     "chr_delete": _character_event("delete"),
     "env_anim": _objects("anim"), "env_anim_block": _objects("anim"),

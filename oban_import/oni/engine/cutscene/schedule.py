@@ -27,6 +27,7 @@ class Names:
     tram_frames: object = lambda name: None
     dialogue_ticks: object = lambda name: None  # name -> ticks the line lasts
     object_frames: object = lambda script_id: None   # script id -> frames of its placed objects' OBAN
+    film_frames: object = lambda name: None     # a film's name -> its length in ticks
 
 
 @dataclass
@@ -178,12 +179,16 @@ class _Scheduler:
                 context.stall = call
                 context.wake = self.state.passes(call, self.now, arguments)
                 raise Stop
-        self.state.start(call, self.now, arguments, where)
+        sleep = self.state.start(call, self.now, arguments, where)
+        if sleep > 0:
+            context.wake = self.now + sleep
+            raise Stop
 
     def _fork(self, context, frame, fork):
         function = self.names.functions.get(fork.call.name)
-        if function is None:
-            self._call(context, frame, fork.call)     # a command forked runs as called
+        if function is None:   # a command forked runs once and never waits (docs/cutscenes.md 1.6)
+            self.state.start(fork.call, self.now, self._arguments(fork.call, context),
+                             self._where(context, fork.call.line))
             return
         if len(self.contexts) >= MAX_TASKS:
             raise ObanError(frame.function.file, f"line {fork.line}: more than the engine's {MAX_TASKS} scripts "

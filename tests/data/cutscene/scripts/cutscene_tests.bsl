@@ -82,3 +82,14 @@ func void picture(void)
 	chr_animate 0 char0_walk00
 	cm_wait
 }
+
+func void missing(void)
+{
+	cm_anim both cut_cam_a
+	sleep 10
+	cm_anim both no_such_shot
+	sleep 10
+	playback 0 no_such_film
+	playback_block griffin cut_walk
+	sleep 5
+}
