@@ -61,8 +61,8 @@ def written(tmp_path, name, blend=None, files=IMPORTED, folder=None):
             assert bpy.ops.import_anim.oban(filepath=os.path.join(folder, file), **options) == {"FINISHED"}
     outputs = {}
     for export in EXPORTS:
-        if export.name == "level-patch" or export.dialog.idname == "export_anim.tram":
-            continue   # no environment, no animation of the character in these files
+        if export.name in ("level-patch", "cutscene") or export.dialog.idname == "export_anim.tram":
+            continue   # no environment, no animation of the character, no camera in these files
         chosen = export.function("chooser")(bpy.context.scene.objects)
         out = tmp_path / name / (export.name or export.dialog.idname)
         settings = export.settings(use_selection=False)
