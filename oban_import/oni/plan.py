@@ -31,8 +31,8 @@ from .io.trams.xml_read import looks_like_tram_xml
 EXTENSIONS = (".oban", ".oni", ".dat", ".xml")
 XML_HEAD = 1 << 16   # bytes of an .xml file enough to see its first element
 CONTAINER_HEAD = 12  # bytes of a file enough to tell an Oni container (looks_like_container)
-OBANS_ALONE = frozenset({"obans"})
-LEVEL_ALONE = frozenset({"objects", "level", "classes"})   # what a cutscene's level brings of itself   # what a file of no kind brings: a raw .OBAN, OniSplit's XML of one
+OBANS_ALONE = frozenset({"obans"})   # what a file of no kind brings: a raw .OBAN, OniSplit's XML of one
+LEVEL_ALONE = frozenset({"objects", "level", "classes"})   # what a cutscene's level brings of itself
 
 
 @dataclass(frozen=True)
