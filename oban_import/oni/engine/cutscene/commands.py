@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from ....core.errors import ObanError
 from .timeline import CameraEvent, CharacterEvent, Marker, ObjectEvent, ShowEvent
 
-NEVER = 1 << 62
 DIALOGUE_UNSTARTED_TICKS = 120      # a line whose sound has no length and does not start (docs/cutscenes.md 5.2)
 WAIT_ONLY = ("", "pause")           # sound_dialog_play_block's arguments that start no line (5.1)
 SCREEN = frozenset({"fade_in", "fade_out", "letterbox", "begin_cutscene", "end_cutscene"})
@@ -52,8 +51,7 @@ class State:
 
     def end(self, now: int) -> int:
         """The tick after the last one the camera's and characters' animations still play."""
-        ends = [now + 1, self.camera_free, *self.playing.values()]
-        return max(t for t in ends if t < NEVER)
+        return max(now + 1, self.camera_free, *self.playing.values())
 
     # -- lengths
 

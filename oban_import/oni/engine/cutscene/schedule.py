@@ -142,7 +142,7 @@ class _Scheduler:
                             "but waits")
         if isinstance(statement, Sleep):
             ticks = self._value(statement.ticks, frame.locals)
-            context.wake = self.now + max(int(self._number(ticks, statement)), 1)   # sleep 0: a tick (1.3)
+            context.wake = self.now + max(int(self._number(ticks)), 1)   # sleep 0: a tick (1.3)
             raise Stop
         if isinstance(statement, Call):
             self._call(context, frame, statement)
@@ -155,7 +155,7 @@ class _Scheduler:
             scope = frame.locals if statement.name in frame.locals else self.globals
             scope[statement.name] = self._value(statement.value, frame.locals)
         elif isinstance(statement, If):
-            taken = statement.then if self._truth(self._value(statement.test, frame.locals, statement)) \
+            taken = statement.then if self._truth(self._value(statement.test, frame.locals)) \
                 else statement.otherwise
             context.frames.append(_Frame(frame.function, taken, locals=frame.locals))
             if len(context.frames) > MAX_DEPTH * 8:
@@ -175,9 +175,9 @@ class _Scheduler:
         arguments = self._arguments(call, context)
         where = self._where(context, call.line)
         if self.state.stalls(call.name):
-            if self.state.passes(call, self.now, arguments) > self.now:
-                context.stall = call
-                context.wake = self.state.passes(call, self.now, arguments)
+            passes = self.state.passes(call, self.now, arguments)
+            if passes > self.now:
+                context.stall, context.wake = call, passes
                 raise Stop
         sleep = self.state.start(call, self.now, arguments, where)
         if sleep > 0:
@@ -223,20 +223,20 @@ class _Scheduler:
         file = context.frames[-1].function.file if context.frames else ""
         return Where(file, line)
 
-    def _value(self, expression, local, statement=None, word=False):
+    def _value(self, expression, local, word=False):
         if isinstance(expression, Literal):
             return expression.value
         if isinstance(expression, Name):
             return self._name(expression, local, word)
         if isinstance(expression, Unary):
-            value = self._value(expression.operand, local, statement)
-            return (not self._truth(value)) if expression.op == "not" else -self._number(value, expression)
+            value = self._value(expression.operand, local)
+            return (not self._truth(value)) if expression.op == "not" else -self._number(value)
         if isinstance(expression, Binary):
-            left = self._value(expression.left, local, statement)
-            right = self._value(expression.right, local, statement)
+            left = self._value(expression.left, local)
+            right = self._value(expression.right, local)
             if expression.op in ("eq", "ne", "and", "or"):
                 return _binary(expression.op, left, right)
-            return _binary(expression.op, self._number(left, expression), self._number(right, expression))
+            return _binary(expression.op, self._number(left), self._number(right))
         if isinstance(expression, Call):
             return self._value_of_call(expression, local)
         raise TypeError(expression)
@@ -255,7 +255,7 @@ class _Scheduler:
         self.timeline.markers.append(Marker(self.now, f"{name.name} (a game variable) taken as 0", "unknown"))
         return 0
 
-    def _number(self, value, expression):
+    def _number(self, value):
         """`value` as a number; a word that is none, 0 (listed)."""
         try:
             return _as_number(value)
@@ -305,6 +305,5 @@ def _binary(op, left, right):
     if op in ("eq", "ne"):
         same = left == right or str(left) == str(right)
         return same if op == "eq" else not same
-    a, b = left, right
-    return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "+": a + b, "-": a - b, "*": a * b,
-            "/": a / b if b else 0}[op]
+    return {"lt": left < right, "le": left <= right, "gt": left > right, "ge": left >= right, "+": left + right,
+            "-": left - right, "*": left * right, "/": left / right if right else 0}[op]

@@ -29,7 +29,6 @@ class Tracks:
     camera: np.ndarray                                   # (T, 4, 4)
     camera_held: np.ndarray                              # (T,) bool: no known animation places it
     bases: dict = field(default_factory=dict)            # character -> (T, 4, 4)
-    bases_held: dict = field(default_factory=dict)       # character -> (T,) bool: where no known event places it
     shown: dict = field(default_factory=dict)            # character -> (T,) bool
     actions: dict = field(default_factory=dict)          # character -> [(tick, TRAM name, frames asked or None)]
     objects: dict = field(default_factory=dict)          # (script id, setup index) -> (T, 4, 4)
@@ -39,16 +38,15 @@ class Tracks:
 
 def tracks(timeline, cast: Cast) -> Tracks:
     length = timeline.length
-    matrices = _oban_matrices(cast)
-    camera, held = camera_track(timeline.camera, length, matrices)
+    every = _every_frame()
+    camera, held = camera_track(timeline.camera, length, lambda name: every(cast.oban(name)))
     result = Tracks(length, camera, held)
     for key in dict.fromkeys(e.character for e in timeline.characters):
         events = [e for e in timeline.characters if e.character == key]
-        result.bases[key], result.bases_held[key] = _base(events, cast, length, key)
+        result.bases[key] = _base(events, cast, length, key)
         result.shown[key] = _switched([(e.tick, e.kind == "spawn") for e in events if e.kind in ("spawn", "delete")],
                                       length, cast.spawned(key))
         result.actions[key] = [(e.tick, e.name, e.frames) for e in events if e.kind == "animate"]
-    every = _every_frame()
     _objects(timeline.objects, cast, length, result, every)
     for script_id in dict.fromkeys(e.id for e in timeline.shows):
         result.quads_shown[script_id] = _switched([(e.tick, e.shown) for e in timeline.shows if e.id == script_id],
@@ -56,22 +54,14 @@ def tracks(timeline, cast: Cast) -> Tracks:
     return result
 
 
-def _oban_matrices(cast):
-    cache = {}
-
-    def matrices(name):
-        if name not in cache:
-            animation = cast.oban(name)
-            cache[name] = None if animation is None else frame_matrices(animation)
-        return cache[name]
-    return matrices
-
-
 def _every_frame():
-    """animation -> its matrices at every frame, each worked once (for this timeline's tracks)."""
+    """animation (or None) -> its matrices at every frame (or None), each worked once (for this
+    timeline's tracks)."""
     cache = {}
 
     def every(animation):
+        if animation is None:
+            return None
         if id(animation) not in cache:
             cache[id(animation)] = (animation, frame_matrices(animation))
         return cache[id(animation)][1]
@@ -91,7 +81,7 @@ def _base(events, cast, length, key):
     chr_envanim's box OBAN (x RotX(+90°); norotation: its position and base alone) from frame 1,
     and from the tick it ends the last position with the facing it had before; chr_teleport's
     flag position (facing kept); playback's film start (position unless fromhere, facing);
-    held between. (T,) held: where no event or setup places it."""
+    held between (before any, the first placed)."""
     base = np.tile(np.eye(4), (length, 1, 1))
     held = np.ones(length, bool)
     start = cast.character(key)
@@ -121,7 +111,7 @@ def _base(events, cast, length, key):
         first = np.argmin(held) if not held.all() else length
         base[:first] = start
         held[:first] = False
-    return base[held_over(held)], held
+    return base[held_over(held)]
 
 
 def _envanim(animation, norotation, span, before, scale):
@@ -153,23 +143,24 @@ def _objects(events, cast, length, result, every):
     for script_id in ids:
         touching = [e for e in events if e.first <= script_id <= e.last]
         shows = [(e.tick, e.kind == "create") for e in touching if e.kind in ("create", "kill")]
+        created = next((tick for tick, shown in shows if shown), None)
+        exists = _switched(shows, length, created is None)
+        starts = [e for e in touching if e.kind in ("anim", "setanim") and e.tick < length
+                  and exists[e.tick]]   # none moves what is not there (4.3)
+        autostart = [ObjectEvent(created, "anim", script_id, script_id)] \
+            if created is not None and not any(e.tick <= created for e in starts) else []
         for placed in cast.placed(script_id):
-            key = (script_id, placed.setup)
-            starts = [e for e in touching if e.kind in ("anim", "setanim")]
-            created = next((tick for tick, shown in shows if shown), None)
-            exists = _switched(shows, length, created is None)
-            starts = [e for e in starts if e.tick < length and exists[e.tick]]   # none moves what is not there (4.3)
-            if placed.animation is not None and placed.animation.has(AUTOSTART) and created is not None \
-                    and not any(e.tick <= created for e in starts):
-                starts.insert(0, ObjectEvent(created, "anim", script_id, script_id))
-            result.objects[key] = _object_track(placed, starts, cast, length, every)
-            result.objects_shown[key] = exists
+            started = autostart + starts if placed.animation is not None and placed.animation.has(AUTOSTART) \
+                else starts
+            result.objects[(script_id, placed.setup)] = _object_track(placed, started, cast, length, every)
+            result.objects_shown[(script_id, placed.setup)] = exists
 
 
 def _object_track(placed, starts, cast, length, every):
     origin = matrix_from_columns(placed.origin)
     animation = placed.animation
-    track = np.tile(origin if animation is None else _object_matrices(animation, origin, [0])[0], (length, 1, 1))
+    track = np.tile(origin if animation is None else _object_matrices(animation, origin, [0], every(animation))[0],
+                    (length, 1, 1))
     for event, (begin, end) in zip(starts, spans(np.array([e.tick for e in starts], int), length)):
         if event.kind == "setanim":
             animation = cast.oban(event.oban) or animation
@@ -180,8 +171,8 @@ def _object_track(placed, starts, cast, length, every):
     return track
 
 
-def _object_matrices(animation, origin, frames, every=None):
-    """The object's matrix at `frames` of its OBAN: the OBAN's own, origin . M for a Localized one
-    (`every`: the OBAN's matrices at every frame, when worked already)."""
-    matrices = frame_matrices(animation, frames) if every is None else every[np.asarray(frames)]
+def _object_matrices(animation, origin, frames, every):
+    """The object's matrix at `frames` of its OBAN (`every`: its matrices at every frame): the
+    OBAN's own, origin . M for a Localized one."""
+    matrices = every[np.asarray(frames)]
     return origin @ matrices if animation.has(LOCALIZED) else matrices
