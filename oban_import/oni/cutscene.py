@@ -20,7 +20,7 @@ from .io.bsl.read import read_scripts
 from .io.bsl.script import Call, Fork, If, Literal, Name
 from .io.characters.read import read_characters
 from .io.container.container import OBOA_TAG, ONCC_TAG, ONLV_TAG
-from .io.container.library import open_library
+from .io.container.library import open_library, plain_name
 from .io.oban.read import read_file
 from .io.objects.read import read_objects
 from .io.stage.read import read_stage
@@ -30,6 +30,9 @@ SHARED_LEVEL = "level0_Final.dat"   # the level file every level's placeholders 
 SCRIPTS = "IGMD"                    # the game's folder of level scripts, a folder per level name, beside the levels
 DIALOGUE = ("sound_dialog_play", "sound_dialog_play_block")
 PLAYED = {"teleport": "flag ", "playback": "film "}   # how --list names what a character event names
+# The custom properties of what a cutscene import keys (read back by the cutscene export)
+CUTSCENE = "oni_cutscene"                        # the function's name
+CUTSCENE_CHARACTER = "oni_cutscene_character"   # on a character's armature: the script's name for it ("0": the player)
 
 
 @dataclass
@@ -146,8 +149,7 @@ class _Stage:
 
     def _named(self, found, name, tag, read):
         if name not in found:
-            plain = name and not any(ch in name for ch in "/\\:\0")   # a file name in the folder, nothing else
-            paths = [os.path.join(folder, f"{tag}{name}.oni") for folder in self.loose if plain]
+            paths = [os.path.join(folder, f"{tag}{name}.oni") for folder in self.loose if plain_name(name)]
             path = next((p for p in paths if os.path.isfile(p)), None)
             found[name] = next(iter(read(path)), None) if path else None
         return found[name]

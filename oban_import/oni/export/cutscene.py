@@ -18,6 +18,7 @@ from ...blender.compat import action_fcurves
 from ...core.errors import ObanError
 from ...core.output_files import FileJob, OutputFile, file_name, write_jobs
 from ...core.report import Made, Report
+from ..cutscene import CUTSCENE, CUTSCENE_CHARACTER
 from ..engine.cutscene.play import ENVANIM_TURN
 from ..engine.fit_keys import animation_from_matrices
 from ..engine.frames import frame_matrices
@@ -33,8 +34,6 @@ from .shared.motion import world_matrices
 from .trams.action import described, tram_name
 from .trams.export import export_actions
 
-CUTSCENE = "oni_cutscene"                        # on what a cutscene import keyed (oni/blender/cutscene)
-CUTSCENE_CHARACTER = "oni_cutscene_character"   # the script's name for a character (the import's)
 STEADY = 1e-6     # relative: a motion that changes less than this over the range stands still
 
 
@@ -107,19 +106,22 @@ def export_cutscenes(context, objects, directory, settings) -> Report:
 
 
 def _shots(scene, frames):
-    """(camera, first tick, end tick) of each span one camera is the scene's: its markers bound
-    to cameras, else scene.camera."""
+    """(camera, first tick, end tick) of each span one camera is the scene's: Blender's own rule,
+    the camera of the last marker bound to one at or before the frame, else of the first such
+    marker, else scene.camera."""
     bound = sorted(((m.frame, m.camera) for m in scene.timeline_markers if m.camera is not None),
                    key=lambda marker: marker[0])
-    cameras = []
-    for frame in frames.tolist():   # Blender's own rule: the last marker at or before, else the first
-        camera = next((c for f, c in reversed(bound) if f <= frame), bound[0][1] if bound else scene.camera)
-        if camera is None:
-            raise ObanError(f"scene '{scene.name}'", f"frame {frame}: no camera (set the scene's camera or bind one "
-                                                     "to a marker)")
-        cameras.append(camera)
-    starts = [t for t in range(len(cameras)) if t == 0 or cameras[t] is not cameras[t - 1]]
-    return [(cameras[t], t, end) for t, end in zip(starts, starts[1:] + [len(cameras)])]
+    if bound:
+        at = np.maximum(np.searchsorted([f for f, _ in bound], frames, side="right") - 1, 0)
+    else:
+        at, bound = np.zeros(len(frames), int), [(0, scene.camera)]
+    if bound[0][1] is None:
+        raise ObanError(f"scene '{scene.name}'", f"frame {frames[0]}: no camera (set the scene's camera or bind one "
+                                                 "to a marker)")
+    numbered = {}
+    camera_of = np.array([numbered.setdefault(id(camera), len(numbered)) for _, camera in bound])[at]
+    starts = np.flatnonzero(np.diff(camera_of, prepend=-1)).tolist()   # a shot a run of one camera
+    return [(bound[at[t]][1], t, end) for t, end in zip(starts, starts[1:] + [len(frames)])]
 
 
 def _word(text):

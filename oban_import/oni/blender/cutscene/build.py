@@ -11,7 +11,7 @@ import numpy as np
 from ....blender.datablocks import Snapshot, block_counts
 from ....core.errors import ObanError
 from ....core.report import Made, Report
-from ...cutscene import Cutscene, plan_cutscene
+from ...cutscene import CUTSCENE, CUTSCENE_CHARACTER, Cutscene, plan_cutscene
 from ...engine import to_blender
 from ...io.oban.properties import PIVOT
 from ...io.objects.properties import OBJECT_SCRIPT_ID, OBJECT_SETUP
@@ -23,8 +23,6 @@ from ..shared.blocks import SharedBlocks
 from ..shared.empties import new_empty
 from .quads import hide_quads
 
-CUTSCENE = "oni_cutscene"          # on what the cutscene made: the function's name
-CHARACTER = "oni_cutscene_character"   # on a character's armature: the script's name for it ("0": the player)
 
 
 def import_cutscene(context, level, function, settings, scripts=None, classes=None, progress=None) -> Report:
@@ -107,7 +105,7 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
             rig = made.made[0].block
             actions = {m.item.name: m.block for m in made.made[1:]}
         rig[CUTSCENE] = cutscene.function
-        rig[CHARACTER] = key
+        rig[CUTSCENE_CHARACTER] = key
         rig.rotation_mode = settings.rotation_mode
         _keys(rig, f"{rig.name} base", to_blender.blender_matrices(tracks.bases[key], settings.axes,
                                                                     settings.global_scale), settings)

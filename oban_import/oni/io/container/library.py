@@ -63,7 +63,7 @@ class Library(Closes):
         indices = [c.link(value, tag, owner, field) for value, field in zip(values, fields)]
         beside = {index: c.full_name(index) for index in indices if index is not None and c.is_placeholder(index)}
         paths = {index: os.path.join(self.folder, name + ".oni") for index, name in beside.items()}
-        found = {index: path for index, path in paths.items() if _plain(beside[index]) and os.path.isfile(path)}
+        found = {index: path for index, path in paths.items() if plain_name(beside[index]) and os.path.isfile(path)}
         opened = dict(zip(found, self.open_all(found.values())))
         return [None if index is None else (c, index) if index not in beside else
                 self._placeholder(c, index, beside[index], tag, opened.get(index), paths[index]) for index in indices]
@@ -87,7 +87,7 @@ class Library(Closes):
         """(container, index) of the instance of `tag` named `full_name` with data in the file
         `<full_name>.oni` beside the file read (opened for it), or None."""
         path = os.path.join(self.folder, full_name + ".oni")
-        if not (_plain(full_name) and os.path.isfile(path)):
+        if not (plain_name(full_name) and os.path.isfile(path)):
             return None
         other = self.open(path)
         index = self.named(other, tag).get(full_name)
@@ -141,7 +141,7 @@ class Libraries(Closes):
         self.libraries.clear()
 
 
-def _plain(name):
+def plain_name(name) -> bool:
     """A name that stays a file name in the folder (no path separators, no '..')."""
     return bool(name) and name not in (".", "..") and not any(ch in name for ch in "/\\:\0")
 
