@@ -18,16 +18,14 @@ def hide_quads(objects, quads: dict, shown: dict, frame_start: int) -> list:
     environment has no quads of, listed."""
     environments = [obj for obj in objects if ENVIRONMENT in obj and obj.type == "MESH"]
     missing = [script_id for script_id in shown if not len(quads.get(script_id, ()))]
-    ids_by_quad = {}
-    for script_id in shown:
-        for quad in np.asarray(quads.get(script_id, ()), np.int64).tolist():
-            ids_by_quad[quad] = script_id
-    if not ids_by_quad:
+    named = [np.asarray(quads.get(script_id, ()), np.int64) for script_id in shown]
+    every_quad = np.concatenate(named) if named else np.zeros(0, np.int64)
+    if not len(every_quad):
         return missing
-    lookup_quads = np.fromiter(ids_by_quad, np.int64)
-    lookup_ids = np.fromiter(ids_by_quad.values(), np.int64)
-    order = np.argsort(lookup_quads)
-    lookup_quads, lookup_ids = lookup_quads[order], lookup_ids[order]
+    every_id = np.repeat(np.fromiter(shown, np.int64, len(shown)), [len(q) for q in named])
+    # a quad two ids name goes with the later one: the first of each in reverse order
+    lookup_quads, first = np.unique(every_quad[::-1], return_index=True)
+    lookup_ids = every_id[::-1][first]
     for obj in environments:
         mesh = obj.data
         attribute = mesh.attributes.get(QUAD_ATTRIBUTE)
