@@ -743,3 +743,10 @@ def test_a_forked_wait_passes_when_a_shorter_shot_replaced_the_one_it_waited_on(
                   fn("h1", c("cm_wait"), c("cm_anim", "both", "r2")), obans=RANDOM_OBANS)
     timeline, _, _ = scene.compare()
     assert [(e.tick, e.oban) for e in timeline.camera] == [(0, "r1"), (0, "r0"), (1, "r2")]
+
+
+@pytest.mark.parametrize("command", ["env_anim_block", "env_setanim_block"])
+def test_a_block_on_a_word_that_is_not_an_id_is_refused_naming_its_line(command):
+    text = f"func void main(void) {{\n sleep 2\n {command} door 3\n}}\n"
+    with pytest.raises(ObanError, match="line 3: 'door' is not a number"):
+        bsl_scene(text).scheduled("main")

@@ -76,8 +76,11 @@ def who(value) -> str:
 
 def _objects_free(state, args, last_at):
     """The tick every object of the ids addressed is free: its OBAN's frame + 1 >= frames (4.4)."""
-    first = int(_arg(args, 0, 0))
-    last = int(_arg(args, last_at, first)) if last_at else first
+    try:
+        first = int(_arg(args, 0, 0))
+        last = int(_arg(args, last_at, first)) if last_at else first
+    except (TypeError, ValueError):
+        return 0   # passes: the command itself then names what is not a number
     return max((state.busy.get(("object", i), 0) for i in range(first, last + 1)), default=0)
 
 
