@@ -16,8 +16,8 @@ from .engine.cutscene.commands import who
 from .engine.cutscene.schedule import Names, schedule
 from .engine.cutscene.timeline import Timeline
 from .engine.cutscene.tracks import Cast, Tracks, tracks
-from .io.bsl.read import read_scripts
-from .io.bsl.script import Call, Fork, If, Literal, Name
+from .io.bsl.read import read_script_text, read_scripts
+from .io.bsl.script import Call, Fork, If, LevelScripts, Literal, Name
 from .io.characters.read import read_characters
 from .io.container.container import OBOA_TAG, ONCC_TAG, ONLV_TAG
 from .io.container.library import open_library, plain_name
@@ -33,6 +33,8 @@ PLAYED = {"teleport": "flag ", "playback": "film "}   # how --list names what a 
 # The custom properties of what a cutscene import keys (read back by the cutscene export)
 CUTSCENE = "oni_cutscene"                        # the function's name
 CUTSCENE_CHARACTER = "oni_cutscene_character"   # on a character's armature: the script's name for it ("0": the player)
+# on the cutscene's camera: where it was played from, for the export to keep what the scene still plays as it was
+CUTSCENE_LEVEL, CUTSCENE_SCRIPTS, CUTSCENE_START = "oni_cutscene_level", "oni_cutscene_scripts", "oni_cutscene_start"
 
 
 @dataclass
@@ -46,6 +48,8 @@ class Cutscene:
     characters: dict                   # the script's name of a character -> Character (its class), None: not found
     quads: dict                        # script id -> (k,) environment quad indices (env_show)
     notes: list = field(default_factory=list)
+    scripts: str = ""                  # the folder (or .bsl) its function was read from
+    present: dict = field(default_factory=dict)   # character -> whether the level has it from its start
 
 
 def scripts_folder(level: str, scripts: str | None = None) -> str:
@@ -74,11 +78,13 @@ def level_files(level: str) -> list:
     return [level] + ([shared] if os.path.isfile(shared) and not os.path.samefile(shared, level) else [])
 
 
-def plan_cutscene(level: str, function: str, scripts: str | None = None, classes: dict | None = None) -> Cutscene:
+def plan_cutscene(level: str, function: str, scripts: str | None = None, classes: dict | None = None,
+                  written=None) -> Cutscene:
     """`function` of the scripts played in `level`. `classes`: a character class (ONCC name) for
     a character of the script (its name or id -> class), or for any the level does not set up
-    ("" -> class)."""
-    stage = _Stage(level, scripts)
+    ("" -> class). `written`: (a script's text, the file it names, {name: Animation}) played in
+    its stead, its OBANs before the level's (a cutscene export's, checked before it writes)."""
+    stage = _Stage(level, scripts, written)
     if function not in stage.names.functions:
         found = listed(stage.names.functions, 8)
         raise ObanError(stage.source, f"no function '{function}' in its scripts (they hold {found})" if found
@@ -93,7 +99,8 @@ def plan_cutscene(level: str, function: str, scripts: str | None = None, classes
     return Cutscene(level, function, timeline, played,
                     {n: stage.oban(n) for n in _obans_played(timeline) if stage.oban(n) is not None},
                     {n: stage.tram(n) for n in used_trams if stage.tram(n) is not None}, characters,
-                    stage.stage.script_quads if stage.stage else {}, notes + stage.warnings)
+                    stage.stage.script_quads if stage.stage else {}, notes + stage.warnings, stage.source,
+                    {key: stage.who(key)[2] for key in played.bases})
 
 
 def list_cutscenes(level: str | None, scripts: str) -> list:
@@ -123,19 +130,27 @@ def list_cutscenes(level: str | None, scripts: str) -> list:
 class _Stage:
     """A level's scripts and what their names mean in it (no level: nothing is found)."""
 
-    def __init__(self, level, scripts):
-        self.source = scripts_folder(level, scripts) if level else scripts
-        read = read_scripts(self.source)
+    def __init__(self, level, scripts, written=None):
+        if written is None:
+            self.source = scripts_folder(level, scripts) if level else scripts
+            read = read_scripts(self.source)
+        else:
+            text, self.source, extra = written
+            script = read_script_text(text, self.source)
+            read = LevelScripts(self.source, (script,), {f.name: f for f in script.functions},
+                                {v.name: v for v in script.variables})
         self.files = level_files(level) if level else []
         self.obans = _by_name(read_file(path) for path in self.files)
+        self.obans.update(extra if written else {})
         self.trams = _by_name(read_trams(path) for path in self.files)
         self.stage = read_stage(level, sounds=_dialogue_names(read.functions.values())) if level else None
         self.warnings = list(self.stage.warnings) if self.stage else []
         self.placed = {}
         for obj in _placed_objects(level) if level else []:
             self.placed.setdefault(obj.script_id, []).append(obj)
-        self.loose = list(dict.fromkeys([self.source if os.path.isdir(self.source) else os.path.dirname(self.source)]
-                                        + ([os.path.dirname(os.path.abspath(level))] if level else [])))
+        self.loose = [] if written else list(dict.fromkeys(  # a written script's OBANs are all in `extra`
+            [self.source if os.path.isdir(self.source) else os.path.dirname(self.source)]
+            + ([os.path.dirname(os.path.abspath(level))] if level else [])))
         self.names = Names(read.functions, read.variables, _frames(self.oban), _frames(self.tram),
                            self._dialogue_ticks, self._object_frames, self._film_frames)
 

@@ -11,6 +11,8 @@ import pytest
 from commands import COMMANDS, run
 from cutscene_scene import LEVEL, SCRIPTS
 
+from oban_import.blender.compat import action_fcurves
+from oban_import.oni.cutscene import plan_cutscene
 from oban_import.oni.io.trams.files import read_trams
 from oban_import.oni.io.trams.write import tram_oni_bytes
 from oban_import.ui.exports import BY_FORMAT
@@ -28,7 +30,7 @@ def shown(names):
     """{name: (T, 4, 4) world matrix on every frame of the scene} of the objects named (the scene's
     camera under the name 'camera')."""
     scene = bpy.context.scene
-    objects = {name: scene.camera if name == "camera" else bpy.data.objects[name] for name in names}
+    objects = {name: found(name) for name in names}
     out = {name: [] for name in names}
     for frame in range(scene.frame_start, scene.frame_end + 1):
         scene.frame_set(frame)
@@ -38,18 +40,40 @@ def shown(names):
 
 
 def keyed():
-    """The names of what a cutscene import keyed: its characters' armatures and placed objects."""
-    return [obj.name for obj in bpy.data.objects if "oni_cutscene" in obj and obj.type != "CAMERA"]
+    """What a cutscene import keyed: its characters (by the script's name) and placed objects."""
+    return [f"character {obj['oni_cutscene_character']}" if obj.type == "ARMATURE" else obj.name
+            for obj in bpy.data.objects if "oni_cutscene" in obj and obj.type != "CAMERA"]
 
 
-@pytest.mark.parametrize("function", ["picture", "shots", "props"])
-def test_an_imported_cutscene_exported_plays_again_the_same_on_every_frame(function, tmp_path):
+def found(name):
+    if name == "camera":
+        return bpy.context.scene.camera
+    if name.startswith("character "):
+        return next(o for o in bpy.data.objects if o.get("oni_cutscene_character") == name[10:])
+    return bpy.data.objects[name]
+
+
+def events(timeline):
+    """What a timeline schedules, tick by tick (the statements' layout aside)."""
+    return (sorted((e.tick, e.kind, e.oban, e.ticks) for e in timeline.camera),
+            sorted((e.tick, e.character, e.kind, e.name, e.norotation, e.frames) for e in timeline.characters),
+            sorted((e.tick, e.kind, i, e.oban) for e in timeline.objects for i in range(e.first, e.last + 1)),
+            sorted((e.tick, e.id, e.shown) for e in timeline.shows))
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "anew"])
+@pytest.mark.parametrize("function", ["picture", "shots", "props", "actors"])
+def test_an_imported_cutscene_exported_plays_again_the_same_on_every_frame(function, kept, tmp_path):
+    """Kept: what the scene still plays as imported written as it was; anew (the level it was
+    imported from not found): every motion fitted."""
     played(function)
+    if not kept:
+        bpy.context.scene.camera["oni_cutscene_level"] = str(tmp_path / "moved.dat")
     names = ["camera", *keyed()]
     before = shown(names)
     assert bpy.ops.export_anim.oni_cutscene(directory=str(tmp_path), cutscene="again") == {"FINISHED"}
     written = sorted(os.listdir(tmp_path))
-    assert "again.bsl" in written and any(name.startswith("OBANagain_shot") for name in written)
+    assert any(name.startswith("OBANagain_") for name in written) != kept
     bpy.ops.wm.read_factory_settings(use_empty=True)
     played("again", str(tmp_path))
     after = shown(names)
@@ -58,14 +82,75 @@ def test_an_imported_cutscene_exported_plays_again_the_same_on_every_frame(funct
         np.testing.assert_allclose(after[name][:-1], before[name], atol=2e-5, err_msg=name)
 
 
-def test_an_unchanged_import_writes_its_trams_as_they_were_read(tmp_path):
-    played("picture")
+@pytest.mark.parametrize("function", ["picture", "props", "actors"])
+def test_an_unchanged_import_writes_the_same_obans_trams_and_ticks(function, tmp_path):
+    played(function)
+    assert bpy.ops.export_anim.oni_cutscene(directory=str(tmp_path), cutscene="again") == {"FINISHED"}
+    level = open(LEVEL, "rb").read()
+    for name in os.listdir(tmp_path):
+        if name.startswith("OBAN"):   # past its header (file header, descriptor, name, the instance's two ids),
+            assert (tmp_path / name).read_bytes()[136:] in level, name   # the bytes OniSplit stored in the level
+        if name.startswith("TRAM"):
+            original = next(t for t in read_trams(LEVEL) if t.name == name[4:-4])
+            assert tram_oni_bytes(read_trams(str(tmp_path / name))[0]) == tram_oni_bytes(original), name
+    assert not any(name.startswith("OBANagain") for name in os.listdir(tmp_path))
+    again = plan_cutscene(LEVEL, "again", str(tmp_path)).timeline
+    first = plan_cutscene(LEVEL, function, SCRIPTS).timeline
+    camera, characters, objects, shows = events(first)
+    if not any(e.kind == "reset" for e in first.camera):   # the written function gives the camera back
+        camera.append((first.length, "reset", "", 0))
+    assert events(again) == (camera, characters, objects, shows)
+
+
+def moved(obj, path, frames, by):
+    """The keys of `path` on `frames` moved by `by` (a vector)."""
+    for curve in action_fcurves(obj.animation_data.action, obj):
+        if curve.data_path != path:
+            continue
+        for key in curve.keyframe_points:
+            if key.co[0] in frames:
+                for point in (key.co, key.handle_left, key.handle_right):
+                    point[1] += by[curve.array_index]
+        curve.update()
+
+
+def test_an_edited_camera_keeps_what_is_unchanged_and_writes_the_edit_anew(tmp_path):
+    """shots: the camera moved on frames 21-25 of cut_cam_a's shot (tick 20 on)."""
+    played("shots")
+    moved(bpy.context.scene.camera, "location", range(21, 26), (0, 0, 0.5))
+    before = shown(["camera"])
     assert bpy.ops.export_anim.oni_cutscene(directory=str(tmp_path), cutscene="again") == {"FINISHED"}
     script = (tmp_path / "again.bsl").read_text()
-    assert "chr_animate 0 char0_walk00" in script and "chr_envanim 0 again_0_box" in script
-    original = next(t for t in read_trams(LEVEL) if t.name == "char0_walk00")
-    back = read_trams(str(tmp_path / "TRAMchar0_walk00.oni"))[0]
-    assert tram_oni_bytes(back) == tram_oni_bytes(original)
+    assert script.index("cm_anim both cut_cam_a") < script.index("sleep 20\n\tcm_anim both again_shot01")
+    assert "cm_interpolate" not in script                 # it played on from the edited shot: written anew
+    assert "cm_anim both cut_cam_b" in script             # the last shot kept
+    assert (tmp_path / "OBANcut_cam_a.oni").read_bytes()[136:] in open(LEVEL, "rb").read()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    played("again", str(tmp_path))
+    np.testing.assert_allclose(shown(["camera"])["camera"][:-1], before["camera"], atol=2e-5)
+
+
+def test_an_edited_character_and_object(tmp_path):
+    """actors: the character's base lifted on frames 41-45; the crate of script id 22 moved."""
+    played("picture")
+    character = found("character 0")
+    moved(character, "location", range(41, 46), (0, 0, 0.3))
+    crate = next(o for o in bpy.data.objects if o.get("oni_script_id") == 22 and o.animation_data)
+    moved(crate, "location", range(30, 61), (0.2, 0, 0))
+    names = keyed()
+    before = shown(names)
+    assert bpy.ops.export_anim.oni_cutscene(directory=str(tmp_path), cutscene="again") == {"FINISHED"}
+    timeline = plan_cutscene(LEVEL, "again", str(tmp_path)).timeline
+    _, characters, objects, _ = events(timeline)
+    assert (0, "0", "envanim", "cut_box", True, None) in characters            # kept until the edit
+    assert (40, "0", "envanim", "again_0_box", False, None) in characters      # anew from it
+    assert (0, "anim", 22, "") in objects and (29, "setanim", 22, "again_22_cut_box_001") in objects
+    assert [(e.tick, e.oban) for e in timeline.camera] == [(0, "cut_cam_wide"), (60, "")]
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    played("again", str(tmp_path))
+    after = shown(names)
+    for name in names:
+        np.testing.assert_allclose(after[name][:-1], before[name], atol=2e-5, err_msg=name)
 
 
 def camera(name, keys, interpolation="BEZIER"):
@@ -124,7 +209,7 @@ def test_the_command_line_writes_a_cutscene(command, tmp_path):
     out = tmp_path / "out"
     done = run(command, "export", blend, "-o", out, "--format", "cutscene", "--cutscene", "again")
     assert done.returncode == 0, done.stderr
-    assert (out / "again.bsl").is_file() and (out / "OBANagain_shot01.oni").is_file()
+    assert (out / "again.bsl").is_file() and (out / "OBANcut_cam_wide.oni").is_file()
 
 
 def test_what_the_export_does_not_carry_is_named(tmp_path):
@@ -134,4 +219,4 @@ def test_what_the_export_does_not_carry_is_named(tmp_path):
     chosen = export.function("chooser")(bpy.context.scene.objects)
     report = export.run(bpy.context, chosen, str(tmp_path), CutsceneExportSettings(cutscene="again"))
     said = "\n".join(report.warnings)
-    assert not report.errors and "field of view" in said and "(env_show) is not carried" in said
+    assert not report.errors and "field of view (61.93° vertical) is not carried" in said

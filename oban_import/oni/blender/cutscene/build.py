@@ -5,13 +5,16 @@ object carries its base on every tick and whose bones play the TRAMs in NLA stri
 ticks, each scripted object keyed on every tick, shown and hidden in step, and a marker for
 each dialogue line, screen effect and statement the game alone could tell."""
 
+import os
+
 import bpy
 import numpy as np
 
 from ....blender.datablocks import Snapshot, block_counts
 from ....core.errors import ObanError
 from ....core.report import Made, Report
-from ...cutscene import CUTSCENE, CUTSCENE_CHARACTER, Cutscene, plan_cutscene
+from ...cutscene import (CUTSCENE, CUTSCENE_CHARACTER, CUTSCENE_LEVEL, CUTSCENE_SCRIPTS, CUTSCENE_START, Cutscene,
+                         plan_cutscene)
 from ...engine import to_blender
 from ...io.oban.properties import PIVOT
 from ...io.objects.properties import OBJECT_SCRIPT_ID, OBJECT_SETUP
@@ -22,7 +25,6 @@ from ..oban.cameras import new_camera
 from ..shared.blocks import SharedBlocks
 from ..shared.empties import new_empty
 from .quads import hide_quads
-
 
 
 def import_cutscene(context, level, function, settings, scripts=None, classes=None, progress=None) -> Report:
@@ -80,6 +82,8 @@ def _camera(context, cutscene, settings, collection):
     camera = new_camera(f"{cutscene.function} camera", settings.global_scale)
     collection.objects.link(camera)
     camera[CUTSCENE] = cutscene.function
+    camera[CUTSCENE_LEVEL], camera[CUTSCENE_SCRIPTS] = os.path.abspath(cutscene.level), os.path.abspath(cutscene.scripts)
+    camera[CUTSCENE_START] = settings.frame_start
     matrices = to_blender.camera_matrices(cutscene.tracks.camera, settings.axes, settings.global_scale)
     camera.rotation_mode = settings.rotation_mode
     _keys(camera, camera.name, matrices, settings)
@@ -90,6 +94,7 @@ def _camera(context, cutscene, settings, collection):
 def _characters(context, cutscene, settings, collection, shared) -> Report:
     result = Report(last_frame=settings.frame_start)
     tracks = cutscene.tracks
+    by_class = {}   # a class's TRAM actions, one set shared by its characters as the game shares its TRAMs
     for key, character in cutscene.characters.items():
         if character is None:
             rig = new_empty(f"character {key}", settings.global_scale)
@@ -98,12 +103,14 @@ def _characters(context, cutscene, settings, collection, shared) -> Report:
                                    "for it (Character Class, --character-class, names one)")
             actions = {}
         else:
-            chosen = [cutscene.trams[name] for _, name, _ in tracks.actions[key] if name in cutscene.trams]
+            actions = by_class.setdefault(id(character), {})
+            chosen = {name: cutscene.trams[name] for _, name, _ in tracks.actions[key]
+                      if name in cutscene.trams and name not in actions}
             made = import_character(context, character, character.source or cutscene.level, settings, collection,
-                                    shared, list({t.name: t for t in chosen}.values()))
+                                    shared, list(chosen.values()))
             result.add(made)
             rig = made.made[0].block
-            actions = {m.item.name: m.block for m in made.made[1:]}
+            actions.update({m.item.name: m.block for m in made.made[1:]})
         rig[CUTSCENE] = cutscene.function
         rig[CUTSCENE_CHARACTER] = key
         rig.rotation_mode = settings.rotation_mode

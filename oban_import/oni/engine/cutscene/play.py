@@ -94,9 +94,7 @@ def camera_track(events: list, length: int, oban_matrices) -> tuple[np.ndarray, 
     through a shot whose OBAN the level lacks — each holding the view before)."""
     track = np.tile(np.eye(4), (length, 1, 1))
     held = np.ones(length, bool)
-    events = [e for e in events if e.tick < length]
-    # of several events on one tick, the last one's shows
-    last = [e for i, e in enumerate(events) if i + 1 == len(events) or events[i + 1].tick != e.tick]
+    last = last_on_tick(events, length)
     view = None
     for event, (start, end) in zip(last, spans(np.array([e.tick for e in last], int), length)):
         matrices = oban_matrices(event.oban) if event.kind != "reset" else None
@@ -110,6 +108,12 @@ def camera_track(events: list, length: int, oban_matrices) -> tuple[np.ndarray, 
         held[start:end] = False
         view = view_vectors(track[end - 1])
     return track[held_over(held)], held
+
+
+def last_on_tick(events: list, length: int) -> list:
+    """The events before `length` (in tick order), of several on one tick the last (whose shows)."""
+    events = [e for e in events if e.tick < length]
+    return [e for i, e in enumerate(events) if i + 1 == len(events) or events[i + 1].tick != e.tick]
 
 
 def held_over(held: np.ndarray) -> np.ndarray:

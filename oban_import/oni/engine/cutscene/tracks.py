@@ -8,7 +8,7 @@ import numpy as np
 
 from ...io.oban.record import AUTOSTART, LOCALIZED, matrix_from_columns
 from ..frames import frame_matrices, sample_keys
-from .play import ENVANIM_TURN, camera_track, envanim_frames, held_over, shown_frames, spans
+from .play import ENVANIM_TURN, camera_track, envanim_frames, held_over, last_on_tick, shown_frames, spans
 from .timeline import ObjectEvent
 
 
@@ -34,16 +34,19 @@ class Tracks:
     objects: dict = field(default_factory=dict)          # (script id, setup index) -> (T, 4, 4)
     objects_shown: dict = field(default_factory=dict)    # (script id, setup index) -> (T,) bool
     quads_shown: dict = field(default_factory=dict)      # script id -> (T,) bool
+    # the events each track's spans start from, in tick order: "camera", ("base", character),
+    # ("object", (script id, setup index)) -> [event] (an export keeps those the scene still plays)
+    starts: dict = field(default_factory=dict)
 
 
 def tracks(timeline, cast: Cast) -> Tracks:
     length = timeline.length
     every = _every_frame()
     camera, held = camera_track(timeline.camera, length, lambda name: every(cast.oban(name)))
-    result = Tracks(length, camera, held)
+    result = Tracks(length, camera, held, starts={"camera": last_on_tick(timeline.camera, length)})
     for key in dict.fromkeys(e.character for e in timeline.characters):
         events = [e for e in timeline.characters if e.character == key]
-        result.bases[key] = _base(events, cast, length, key)
+        result.bases[key], result.starts["base", key] = _base(events, cast, length, key)
         result.shown[key] = _switched([(e.tick, e.kind == "spawn") for e in events if e.kind in ("spawn", "delete")],
                                       length, cast.spawned(key))
         result.actions[key] = [(e.tick, e.name, e.frames) for e in events if e.kind == "animate"]
@@ -81,7 +84,7 @@ def _base(events, cast, length, key):
     chr_envanim's box OBAN (x RotX(+90°); norotation: its position and base alone) from frame 1,
     and from the tick it ends the last position with the facing it had before; chr_teleport's
     flag position (facing kept); playback's film start (position unless fromhere, facing);
-    held between (before any, the first placed)."""
+    held between (before any, the first placed). And the events that place it."""
     base = np.tile(np.eye(4), (length, 1, 1))
     held = np.ones(length, bool)
     start = cast.character(key)
@@ -111,7 +114,7 @@ def _base(events, cast, length, key):
         first = np.argmin(held) if not held.all() else length
         base[:first] = start
         held[:first] = False
-    return base[held_over(held)]
+    return base[held_over(held)], placing
 
 
 def _envanim(animation, norotation, span, before, scale):
@@ -153,6 +156,7 @@ def _objects(events, cast, length, result, every):
             started = autostart + starts if placed.animation is not None and placed.animation.has(AUTOSTART) \
                 else starts
             result.objects[(script_id, placed.setup)] = _object_track(placed, started, cast, length, every)
+            result.starts["object", (script_id, placed.setup)] = started
             result.objects_shown[(script_id, placed.setup)] = exists
 
 

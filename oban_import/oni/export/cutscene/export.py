@@ -1,0 +1,416 @@
+"""A cutscene made in Blender back to the game (docs/cutscenes.md 11): the scene's timeline over
+its frame range (tick t at frame start + t) as OBANs, TRAMs and a BSL function that plays them
+in step. The camera's shots (a span one camera is the scene's, markers bound to cameras
+included), each character armature's base (a box OBAN chr_envanim turns back) and NLA strips
+(chr_animate, the TRAM export of their actions), each placed object that moves (env_setanim)
+or is shown and hidden (obj_create/obj_kill), env_show's modifiers, characters shown and hidden
+(ai2_spawn/chr_create, chr_delete), markers that read as statements; `NAME.bsl` ends giving the
+camera back (cm_reset). A scene imported from a cutscene keeps what it still plays as it was
+(reuse.py): those statements again, their OBANs as read; the rest is fitted anew. Every OBAN
+written is read back and replayed, and the whole script played again by the import's own
+path against the scene on every tick, before anything is written."""
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....blender.compat import action_fcurves
+from ....core.errors import ObanError
+from ....core.output_files import FileJob, OutputFile, file_name, write_jobs
+from ....core.report import Made, Report
+from ...cutscene import CUTSCENE, CUTSCENE_CHARACTER, CUTSCENE_LEVEL, CUTSCENE_SCRIPTS, CUTSCENE_START, plan_cutscene
+from ...engine.cutscene.play import ENVANIM_TURN
+from ...engine.fit_keys import animation_from_matrices
+from ...engine.frames import frame_matrices
+from ...engine.rotations import relative_errors, split_rotation_scale
+from ...engine.to_blender import blender_matrices, camera_matrices
+from ...engine.to_oni import oni_camera_matrices, oni_matrices
+from ...io.characters.properties import CHARACTER
+from ...io.import_frame import import_frame
+from ...io.oban.read import read_file
+from ...io.oban.write import oni_file_bytes
+from ...io.objects.properties import OBJECT_SCRIPT_ID, OBJECT_SETUP
+from ..shared.as_read import AS_READ
+from ..shared.motion import animation_of, motions, world_matrices
+from ..trams.export import export_actions
+from .reuse import anew, base_starts, camera_starts, object_starts, pieces
+from .scene import hidden, quads_hidden, shots, strips
+from .script import Script, marker_statement, word
+
+STEADY = 1e-6     # relative: a motion that changes less than this over the range stands still
+CAMERA_FOV = np.pi / 4   # the game's camera's vertical field of view
+
+
+def cutscene_objects(objects):
+    """What a cutscene export writes of: the cameras, character armatures and placed objects."""
+    return [obj for obj in objects if obj.type == "CAMERA" or CHARACTER in obj or OBJECT_SCRIPT_ID in obj]
+
+
+def export_cutscenes(context, objects, directory, settings) -> Report:
+    """The scene's cutscene (settings.cutscene names its function) as OBAN files, TRAM files and
+    NAME.bsl in `directory`: Made(path, what it holds, the object) each; nothing written when
+    anything of it cannot be (each named in `errors`)."""
+    scene = context.scene
+    report, name = Report(unit="cutscenes", files=1), settings.cutscene or "cutscene"
+    length = scene.frame_end - scene.frame_start + 1
+    if length < 2:
+        report.errors.append(f"scene '{scene.name}': a cutscene needs a frame range of 2 frames or more")
+        return report
+    try:
+        took = _Take(context, objects, settings)
+        original = _original(took, report.notes)
+        written = _Written(took, name, original, set())
+        if original is not None:
+            differs = _replay_differs(took, written, original)
+            if differs:   # a kept span played on from one written anew differently: those tracks anew
+                report.notes.append(f"written anew, as what was kept would not play as the scene does: "
+                                    f"{', '.join(map(_track_name, differs))}")
+                written = _Written(took, name, original, set(differs))
+                differs = _replay_differs(took, written, original)
+            if differs:
+                raise ObanError(f"cutscene '{name}'", f"the script written would not play {_track_name(differs[0])} "
+                                                      "as the scene does; nothing written")
+    except ObanError as error:
+        report.errors.append(str(error))
+        return report
+    report.warnings += took.not_carried()
+    jobs = written.jobs + [FileJob(scene, f"cutscene '{name}'", [OutputFile(
+        f"{file_name(name)}.bsl", written.text, note=f"{length} ticks, {written.kept} statements kept")])]
+    for job, done in write_jobs(jobs, directory, report.errors, settings.replace_sources):
+        report.made += [Made(file.path, file.item, job.source, note=file.file.note) for file in done]
+    if not report.errors and written.played:
+        report.add(export_actions(context, list({action: (armature, action) for armature, action in
+                                                 written.played}.values()), directory, _TramSettings(settings)))
+    report.counts = {"files": len(report.made)}
+    return report
+
+
+class _Take:
+    """The scene as the export reads it: each tick's shot, the world matrices (engine space too)
+    of the shots' cameras, the characters and the placed objects, what is hidden."""
+
+    def __init__(self, context, objects, settings):
+        scene = self.scene = context.scene
+        self.settings, self.length = settings, scene.frame_end - scene.frame_start + 1
+        self.frames = scene.frame_start + np.arange(self.length)
+        self.shots = shots(scene, self.frames)
+        self.cameras = list(dict.fromkeys(camera for camera, _, _ in self.shots))
+        chosen = [obj for obj in cutscene_objects(objects) if obj.type != "CAMERA"]
+        self.armatures = [obj for obj in chosen if obj.type == "ARMATURE"]
+        self.placed = [obj for obj in chosen if obj.type != "ARMATURE"]
+        everything = self.cameras + chosen
+        worlds = world_matrices(context, everything, [self.frames] * len(everything))
+        for world in worlds:
+            if isinstance(world, ObanError):
+                raise world
+        self.world = dict(zip(everything, worlds))
+        self.frame = {obj: import_frame(obj, _label(obj), settings.global_scale, settings.axes) for obj in everything}
+        self.camera = np.empty((self.length, 4, 4))    # the engine's camera on each tick
+        for camera, begin, end in self.shots:
+            scale, axes = self.frame[camera]
+            self.camera[begin:end] = oni_camera_matrices(self.world[camera][begin:end], axes, scale)
+            _, size, _ = split_rotation_scale(self.world[camera][begin:end, :3, :3])
+            if np.abs(size - 1.0).max() > 1e-4:
+                raise ObanError(_label(camera), "a camera's scale the game's camera cannot have: set it to 1")
+        self.hidden = {obj: hidden(obj, self.frames) for obj in chosen}
+        self.as_level = _as_level(context, [obj for obj in self.placed if CUTSCENE not in obj], settings)
+
+    def engine(self, obj):
+        scale, axes = self.frame[obj]
+        return oni_matrices(self.world[obj], axes, scale)
+
+    def camera_blender(self, engine):
+        """Engine camera matrices (T, 4, 4) in Blender's world, each shot's by its camera."""
+        out = np.empty_like(engine)
+        for camera, begin, end in self.shots:
+            scale, axes = self.frame[camera]
+            out[begin:end] = camera_matrices(engine[begin:end], axes, scale)
+        return out
+
+    def not_carried(self) -> list:
+        """What the scene shows that no statement carries, each named (docs/cutscenes.md 11.6)."""
+        said = []
+        for camera in self.cameras:
+            action = camera.data.animation_data.action if camera.data.animation_data else None
+            lens = action is not None and any(c.data_path in ("lens", "angle", "angle_y", "sensor_width", "sensor_height")
+                                              for c in action_fcurves(action))
+            if lens or abs(camera.data.angle_y - CAMERA_FOV) > 1e-4:
+                said.append(f"camera '{camera.name}': its field of view ({camera.data.angle_y * 180 / np.pi:.4g}° "
+                            f"vertical{', keyed' if lens else ''}) is not carried: the game's camera has 45°")
+        markers = [m for m in self.scene.timeline_markers if m.camera is None and marker_statement(m.name) is None]
+        if markers:
+            said.append(f"scene '{self.scene.name}': {len(markers)} markers are not statements and are not written "
+                        f"('{markers[0].name}' at frame {markers[0].frame} ...): a marker named as a call "
+                        "(`fade_out 0 0 0 30`, the import's dialogue markers) is written")
+        return said
+
+
+def _as_level(context, objects, settings) -> set:
+    """The placed objects still moved by the animation their level's import gave them, unchanged:
+    the level plays it, no statement needed."""
+    animated = [obj for obj in objects if obj.animation_data is not None and obj.animation_data.action is not None]
+    found = set()
+    for obj, motion in zip(animated, motions(context, [(obj, None) for obj in animated], settings.global_scale,
+                                             settings.axes)):
+        try:
+            if animation_of(motion, settings.tolerance)[1]:
+                found.add(obj)
+        except ObanError:
+            pass   # not an OBAN's motion as read: the cutscene writes it
+    return found
+
+
+def _label(obj):
+    return f"{obj.type.lower() if obj.type in ('CAMERA', 'ARMATURE') else 'object'} '{obj.name}'"
+
+
+@dataclass
+class _Original:
+    """The cutscene the scene was imported from, played again (oni.cutscene.plan_cutscene)."""
+    cutscene: object
+    level: str
+    camera: object      # the camera the import made
+
+
+def _original(took, notes):
+    """The cutscene the scene was imported from (its camera says where), or None (notes why)."""
+    scene = took.scene
+    camera = next((obj for obj in scene.objects if obj.type == "CAMERA" and CUTSCENE_LEVEL in obj), None)
+    if camera is None:
+        return None
+    level, scripts, function = (str(camera.get(key, "")) for key in (CUTSCENE_LEVEL, CUTSCENE_SCRIPTS, CUTSCENE))
+    if int(camera.get(CUTSCENE_START, scene.frame_start)) != scene.frame_start:
+        notes.append(f"camera '{camera.name}': the timeline starts at another frame than the import's: everything "
+                     "written anew")
+        return None
+    if not (os.path.isfile(level) and os.path.exists(scripts)):
+        notes.append(f"camera '{camera.name}': {function} was imported from {level}, not found here: everything "
+                     "written anew")
+        return None
+    try:
+        return _Original(plan_cutscene(level, function, scripts), level, camera)
+    except ObanError as error:
+        notes.append(f"camera '{camera.name}': {function} cannot be played again ({error}): everything written anew")
+        return None
+
+
+class _Written:
+    """The script and the OBAN files of a take: what the original still plays kept, the rest
+    fitted (`fresh`: the tracks to write anew whatever the original)."""
+
+    def __init__(self, took, name, original, fresh):
+        self.took, self.name, self.original, self.fresh = took, name, original, fresh
+        self.script, self.jobs, self.played, self.obans, self.kept = Script(name), [], [], {}, 0
+        self._camera()
+        for armature in took.armatures:
+            self._character(armature)
+        for obj in took.placed:
+            self._placed(obj)
+        self._quads()
+        self._markers()
+        self.text = self.script.text(took.length)
+
+    def _pieces(self, track, scene, starts):
+        """The track's pieces: kept where the original still plays them, else all anew."""
+        original = self.original
+        if original is None or track in self.fresh or starts is None:
+            return anew(self.took.length)
+        played = original.cutscene.tracks
+        wanted = played.camera if track == "camera" else \
+            (played.bases if track[0] == "base" else played.objects).get(track[1])
+        if wanted is None:
+            return anew(self.took.length)
+        same = np.zeros(self.took.length, bool)
+        n = min(len(wanted), self.took.length)
+        same[:n] = relative_errors(wanted[:n], scene[:n]) < AS_READ
+        return pieces(same, starts, self.took.length)
+
+    def _fresh(self, pieces_, kind, obj) -> list:
+        """The pieces to write anew; the kept ones' statements and OBANs (as read) written."""
+        for piece in pieces_:
+            if piece.statement is not None:
+                self._kept(piece, kind, obj)
+        return [piece for piece in pieces_ if piece.statement is None]
+
+    def _kept(self, piece, kind, obj):
+        if piece.statement:
+            self.script.at(piece.begin, piece.statement, kind)
+            self.kept += 1
+        if piece.oban and piece.oban not in self.obans:
+            animation = self.original.cutscene.obans[piece.oban]
+            self.obans[piece.oban] = animation
+            self.jobs.append(FileJob(obj, f"OBAN {piece.oban} (as read)", [OutputFile(
+                f"OBAN{file_name(piece.oban)}.oni", oni_file_bytes(animation), lambda path: read_file(path)[0],
+                "as read")]))
+
+    def _new(self, obj, label, oban, matrices, replayed, note):
+        """A fitted OBAN `oban` replaying `matrices` (engine space), read back and replayed by
+        `replayed` against the scene's own, within the tolerance."""
+        settings = self.took.settings
+        _, scale, shear = split_rotation_scale(matrices[:, :3, :3])
+        if np.abs(scale - scale[0]).max() > STEADY * np.abs(scale[0]).max() or shear > 1e-5:
+            raise ObanError(label, "its scale changes or shears over the cutscene: an OBAN holds one base")
+        base = np.zeros(12, np.float32)
+        base[[0, 4, 8]] = scale[0]
+        animation, _ = animation_from_matrices(oban, matrices, base, 0, tolerance=settings.tolerance)
+        if animation.warnings:
+            raise ObanError(label, f"{animation.warnings[0]}; nothing written")
+
+        def check(path):
+            back = read_file(path)[0]
+            errors = relative_errors(replayed(frame_matrices(back)), replayed(matrices))
+            if errors.max() > settings.tolerance:
+                raise ObanError(label, f"{os.path.basename(path)} replays frame {int(errors.argmax())} off by "
+                                       f"{errors.max():.3g}, more than the tolerance")
+            return back
+        self.obans[oban] = animation
+        self.jobs.append(FileJob(obj, label, [OutputFile(f"OBAN{file_name(oban)}.oni", oni_file_bytes(animation),
+                                                         check, note)]))
+
+    def _camera(self):
+        took, original = self.took, self.original
+        starts = camera_starts(original.cutscene.timeline.camera, took.length,
+                               lambda n: n in original.cutscene.obans) if original else None
+        count = 0
+        for piece in self._fresh(self._pieces("camera", took.camera, starts), "camera",
+                                 original.camera if original else None):
+            for camera, begin, end in took.shots:   # anew: a shot OBAN for each camera's span in the piece
+                begin, end = max(begin, piece.begin), min(end, piece.end)
+                if begin >= end:
+                    continue
+                count += 1
+                scale, axes = took.frame[camera]
+                shot = f"{self.name}_shot{count:02d}"
+                self.script.at(begin, f"cm_anim both {shot}", "camera")
+                self._new(camera, f"camera '{camera.name}' (shot {count})", shot,
+                          _first_frame_twice(took.camera[begin:end]), lambda m: camera_matrices(m, axes, scale),
+                          f"{end - begin} ticks from tick {begin}")
+
+    def _character(self, armature):
+        """Its base: kept, or box OBANs that chr_envanim turns back (OBAN . RotX(+90°) = the base,
+        from frame 1; it ends on frame F - 2, so two frames stand past a piece's last tick); its
+        strips as chr_animate; its showing and hiding."""
+        took, original = self.took, self.original
+        key = str(armature.get(CUTSCENE_CHARACTER) or word(armature.name))
+        scale, axes = took.frame[armature]
+        base = took.engine(armature)
+        starts = None
+        if original is not None and key in original.cutscene.tracks.bases:
+            starts = base_starts(original.cutscene.tracks.starts["base", key], key, took.length,
+                                 lambda n: n in original.cutscene.obans)
+        for number, piece in enumerate(self._fresh(self._pieces(("base", key), base, starts), "base", armature), 1):
+            box = f"{self.name}_{word(key)}_box{number if number > 1 else ''}"
+            matrices = base[piece.begin:piece.end] @ np.linalg.inv(ENVANIM_TURN)
+            self.script.at(piece.begin, f"chr_envanim {key} {box}", "base")
+            self._new(armature, f"armature '{armature.name}'", box,
+                      np.concatenate([matrices[:1], matrices, matrices[-1:]]),
+                      lambda m: blender_matrices(m @ ENVANIM_TURN, axes, scale),
+                      f"{piece.end - piece.begin} ticks from tick {piece.begin}")
+        for tick, action, tram, frames in strips(armature, took.scene.frame_start):
+            self.script.at(tick, f"chr_animate {key} {tram}" + (f" {frames}" if frames else ""), "tram")
+            self.played.append((armature, action))
+        self._shown(armature, key)
+
+    def _shown(self, armature, key):
+        """Where the armature is shown and hidden: ai2_spawn (chr_create for a script id) and
+        chr_delete, from where the level has it (there from its start, unless the original says not)."""
+        hidden_on = self.took.hidden[armature]
+        there = self.original.cutscene.present.get(key, True) if self.original is not None else True
+        spawn = f"chr_create {key} start" if key.lstrip("-").isdigit() else f"ai2_spawn {key}"
+        changes = np.flatnonzero(np.diff(hidden_on.astype(np.int8))) + 1
+        for tick in [0] + changes.tolist():
+            if tick == 0 and hidden_on[0] != there:
+                continue   # as the level has it from its start
+            self.script.at(tick, f"chr_delete {key}" if hidden_on[tick] else spawn, "show")
+
+    def _placed(self, obj):
+        """A placed object: kept, or env_setanim of a new OBAN where it moves; obj_create/obj_kill
+        where it is shown or hidden."""
+        took, original = self.took, self.original
+        script_id = int(obj[OBJECT_SCRIPT_ID])
+        scale, axes = took.frame[obj]
+        engine, hidden_on = took.engine(obj), took.hidden[obj]
+        moves = (relative_errors(engine, np.repeat(engine[:1], len(engine), axis=0)) > STEADY).any()
+        if CUTSCENE not in obj and not hidden_on.any() and (obj in took.as_level or not moves):
+            return   # as its level's import shows it, which a cutscene's import leaves where it is not scripted
+        changes = np.flatnonzero(np.diff(hidden_on.astype(np.int8))) + 1
+        for tick in [0] + changes.tolist():   # it exists from obj_create (docs/cutscenes.md 4.1)
+            if tick or not hidden_on[0]:
+                self.script.at(tick, f"obj_{'kill' if hidden_on[tick] else 'create'} {script_id}", "show")
+        track = ("object", (script_id, obj.get(OBJECT_SETUP)))
+        starts = None
+        if original is not None and track in original.cutscene.tracks.starts:
+            starts = object_starts(original.cutscene.tracks.starts[track], script_id, took.length,
+                                   lambda n: n in original.cutscene.obans)
+        elif not moves:
+            return
+        for number, piece in enumerate(self._fresh(self._pieces(track, engine, starts), "object", obj), 1):
+            oban = f"{self.name}_{script_id}_{word(obj.name)}{f'_{number}' if number > 1 else ''}"
+            self.script.at(piece.begin, f"env_setanim {script_id} {oban}", "object")
+            self._new(obj, f"object '{obj.name}'", oban, _first_frame_twice(engine[piece.begin:piece.end]),
+                      lambda m: blender_matrices(m, axes, scale), f"{piece.end - piece.begin} ticks from tick "
+                                                                  f"{piece.begin}")
+
+    def _quads(self):
+        """env_show where an environment's modifier of a script id's quads is switched."""
+        for script_id, off in quads_hidden(self.took.scene.objects, self.took.frames).items():
+            changes = np.flatnonzero(np.diff(off.astype(np.int8))) + 1
+            for tick in ([0] if off[0] else []) + changes.tolist():
+                self.script.at(tick, f"env_show {script_id} {0 if off[tick] else 1}", "show")
+
+    def _markers(self):
+        played = set()
+        if self.original is not None:
+            played = {m.text for m in self.original.cutscene.timeline.markers}
+        start = self.took.scene.frame_start
+        for marker in self.took.scene.timeline_markers:
+            statement = marker_statement(marker.name, played) if marker.camera is None else None
+            if statement and 0 <= marker.frame - start < self.took.length:
+                self.script.at(marker.frame - start, statement, "marker")
+
+
+def _first_frame_twice(matrices):
+    """OBAN frames for a span started by cm_anim/env_setanim/chr_envanim: frame 1 shows on the
+    first tick, so frame 0 (never shown) repeats it."""
+    return np.concatenate([matrices[:1], matrices])
+
+
+def _replay_differs(took, written, original) -> list:
+    """The tracks the written script, played by the import's path in the original's level, does
+    not show as the scene does within the tolerance (and AS_READ)."""
+    replay = plan_cutscene(original.level, written.name, written=(
+        written.text, os.path.join(os.path.dirname(original.level), f"{written.name}.bsl"), written.obans)).tracks
+    limit = max(took.settings.tolerance, AS_READ) * 1.001
+    n = took.length
+    differs = []
+    if (relative_errors(took.camera_blender(replay.camera[:n]), took.camera_blender(took.camera)) > limit).any():
+        differs.append("camera")
+    for armature in took.armatures:
+        key = str(armature.get(CUTSCENE_CHARACTER) or word(armature.name))
+        scale, axes = took.frame[armature]
+        if key in replay.bases and (relative_errors(blender_matrices(replay.bases[key][:n], axes, scale),
+                                                    took.world[armature]) > limit).any():
+            differs.append(("base", key))
+    for obj in took.placed:
+        track = (int(obj[OBJECT_SCRIPT_ID]), obj.get(OBJECT_SETUP))
+        scale, axes = took.frame[obj]
+        if track in replay.objects and (relative_errors(blender_matrices(replay.objects[track][:n], axes, scale),
+                                                        took.world[obj]) > limit).any():
+            differs.append(("object", track))
+    return differs
+
+
+def _track_name(track) -> str:
+    return track if isinstance(track, str) else f"character {track[1]}" if track[0] == "base" else \
+        f"object of script id {track[1][0]}"
+
+
+@dataclass
+class _TramSettings:
+    """The TRAM export's settings for the strips' actions: the cutscene's, as .oni files."""
+    of: object
+
+    def __getattr__(self, name):
+        own = {"character_format": "oni", "character_actions": "ALL", "character_tolerance": 1e-3}
+        return own[name] if name in own else getattr(self.of, name)
