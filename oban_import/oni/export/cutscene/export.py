@@ -34,7 +34,7 @@ from ...io.objects.properties import OBJECT_SCRIPT_ID, OBJECT_SETUP
 from ..shared.as_read import AS_READ
 from ..shared.motion import animation_of, motions, world_matrices
 from ..trams.export import export_actions
-from .reuse import anew, base_starts, camera_starts, object_starts, pieces
+from .reuse import Piece, anew, base_starts, camera_starts, object_starts, pieces
 from .scene import hidden, quads_hidden, shots, strips
 from .script import Script, marker_statement, word
 
@@ -211,8 +211,9 @@ class _Written:
         self._markers()
         self.text = self.script.text(took.length)
 
-    def _pieces(self, track, scene, starts):
-        """The track's pieces: kept where the original still plays them, else all anew."""
+    def _pieces(self, track, scene, starts, hidden_on=None):
+        """The track's pieces: kept where the original still plays them (or nothing is shown:
+        `hidden_on`), else all anew."""
         original = self.original
         if original is None or track in self.fresh or starts is None:
             return anew(self.took.length)
@@ -224,6 +225,8 @@ class _Written:
         same = np.zeros(self.took.length, bool)
         n = min(len(wanted), self.took.length)
         same[:n] = relative_errors(wanted[:n], scene[:n]) < AS_READ
+        if hidden_on is not None:   # Blender does not evaluate a hidden object: its matrix there is stale
+            same |= hidden_on
         return pieces(same, starts, self.took.length)
 
     def _fresh(self, pieces_, kind, obj) -> list:
@@ -299,7 +302,7 @@ class _Written:
         if original is not None and key in original.cutscene.tracks.bases:
             starts = base_starts(original.cutscene.tracks.starts["base", key], key, took.length,
                                  lambda n: n in original.cutscene.obans)
-        for number, piece in enumerate(self._fresh(self._pieces(("base", key), base, starts), "base", armature), 1):
+        for number, piece in enumerate(self._fresh(self._pieces(("base", key), base, starts, took.hidden[armature]), "base", armature), 1):
             box = f"{self.name}_{word(key)}_box{number if number > 1 else ''}"
             matrices = base[piece.begin:piece.end] @ np.linalg.inv(ENVANIM_TURN)
             self.script.at(piece.begin, f"chr_envanim {key} {box}", "base")
@@ -345,7 +348,9 @@ class _Written:
                                    lambda n: n in original.cutscene.obans)
         elif not moves:
             return
-        for number, piece in enumerate(self._fresh(self._pieces(track, engine, starts), "object", obj), 1):
+        created = changes[~hidden_on[changes]]   # an OBAN starts only on what is there (docs/cutscenes.md 4.3)
+        for number, piece in enumerate(_from_ticks(self._fresh(self._pieces(track, engine, starts, hidden_on), "object", obj),
+                                                   created, ~hidden_on), 1):
             oban = f"{self.name}_{script_id}_{word(obj.name)}{f'_{number}' if number > 1 else ''}"
             self.script.at(piece.begin, f"env_setanim {script_id} {oban}", "object")
             self._new(obj, f"object '{obj.name}'", oban, _first_frame_twice(engine[piece.begin:piece.end]),
@@ -370,6 +375,18 @@ class _Written:
                 self.script.at(marker.frame - start, statement, "marker")
 
 
+def _from_ticks(fresh, ticks, shown) -> list:
+    """The pieces cut at `ticks`, each begun on its first tick `shown` (the pieces wholly hidden dropped)."""
+    out = []
+    for piece in fresh:
+        cuts = [piece.begin, *(t for t in ticks.tolist() if piece.begin < t < piece.end), piece.end]
+        for begin, end in zip(cuts, cuts[1:]):
+            there = np.flatnonzero(shown[begin:end])
+            if len(there):
+                out.append(Piece(begin + int(there[0]), end, None))
+    return out
+
+
 def _first_frame_twice(matrices):
     """OBAN frames for a span started by cm_anim/env_setanim/chr_envanim: frame 1 shows on the
     first tick, so frame 0 (never shown) repeats it."""
@@ -378,27 +395,30 @@ def _first_frame_twice(matrices):
 
 def _replay_differs(took, written, original) -> list:
     """The tracks the written script, played by the import's path in the original's level, does
-    not show as the scene does within the tolerance (and AS_READ)."""
+    not show as the scene does within the tolerance (and AS_READ): where and whether each thing
+    is shown."""
     replay = plan_cutscene(original.level, written.name, written=(
         written.text, os.path.join(os.path.dirname(original.level), f"{written.name}.bsl"), written.obans)).tracks
     limit = max(took.settings.tolerance, AS_READ) * 1.001
     n = took.length
-    differs = []
+
+    def differs(matrices, obj, shown):
+        scale, axes = took.frame[obj]
+        there = ~took.hidden[obj]
+        errors = relative_errors(blender_matrices(matrices[:n], axes, scale), took.world[obj])
+        return (shown[:n] != there).any() or (errors[there] > limit).any()
+    found = []
     if (relative_errors(took.camera_blender(replay.camera[:n]), took.camera_blender(took.camera)) > limit).any():
-        differs.append("camera")
+        found.append("camera")
     for armature in took.armatures:
         key = str(armature.get(CUTSCENE_CHARACTER) or word(armature.name))
-        scale, axes = took.frame[armature]
-        if key in replay.bases and (relative_errors(blender_matrices(replay.bases[key][:n], axes, scale),
-                                                    took.world[armature]) > limit).any():
-            differs.append(("base", key))
+        if key in replay.bases and differs(replay.bases[key], armature, replay.shown[key]):
+            found.append(("base", key))
     for obj in took.placed:
         track = (int(obj[OBJECT_SCRIPT_ID]), obj.get(OBJECT_SETUP))
-        scale, axes = took.frame[obj]
-        if track in replay.objects and (relative_errors(blender_matrices(replay.objects[track][:n], axes, scale),
-                                                        took.world[obj]) > limit).any():
-            differs.append(("object", track))
-    return differs
+        if track in replay.objects and differs(replay.objects[track], obj, replay.objects_shown[track]):
+            found.append(("object", track))
+    return found
 
 
 def _track_name(track) -> str:
