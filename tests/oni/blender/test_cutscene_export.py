@@ -50,6 +50,8 @@ def found(name):
         return bpy.context.scene.camera
     if name.startswith("character "):
         return next(o for o in bpy.data.objects if o.get("oni_cutscene_character") == name[10:])
+    if name.startswith("script id "):
+        return next(o for o in bpy.data.objects if o.get("oni_script_id") == int(name[10:]) and o.type == "MESH")
     return bpy.data.objects[name]
 
 
@@ -189,6 +191,72 @@ def test_a_cutscene_made_from_nothing_two_cameras_and_a_cut(tmp_path):
     after = shown(["camera"])["camera"]
     assert len(after) == len(before) + 1             # cm_reset on the tick after the last
     np.testing.assert_allclose(after[:-1], np.array(before), atol=5e-5)   # 1e-6 of the shots' 20 units, and float32
+
+
+def pose(armature):
+    """(T, B, 4, 4) the armature's bones' pose matrices (armature space) on every frame of the scene."""
+    scene, out = bpy.context.scene, []
+    for frame in range(scene.frame_start, scene.frame_end + 1):
+        scene.frame_set(frame)
+        out.append([np.array(bone.matrix) for bone in armature.pose.bones])
+    return np.array(out)
+
+
+def test_a_cutscene_made_from_nothing_a_character_walking_two_trams_and_a_door(tmp_path):
+    """Three Bezier-keyed cameras cut by markers at frames 21 and 41; the level's character (as
+    the player, 0) walking a Bezier path with two TRAMs back to back in NLA strips; a door (the
+    placed object of script id 23) turning open over frames 20-40."""
+    assert bpy.ops.import_anim.oban(filepath=LEVEL) == {"FINISHED"}
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 60
+    cameras = [camera("wide", [(1, (18, -18, 3.5), (1.3, 0, 0.8)), (60, (17, -17, 3.2), (1.25, 0, 0.7))]),
+               camera("close", [(21, (8, -6, 1.5), (1.4, 0, 0.2)), (40, (9, -5, 1.6), (1.45, 0, 0.5))]),
+               camera("high", [(41, (0, -20, 12), (0.6, 0, 0)), (60, (2, -20, 12), (0.6, 0, 0.1))])]
+    for frame, bound in zip((1, 21, 41), cameras):
+        scene.timeline_markers.new(f"shot {frame}", frame=frame).camera = bound
+    character = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    character["oni_cutscene_character"] = "0"
+    character.animation_data.action = None
+    for frame, location, turn in ((1, (4, -4, 0), 0.0), (30, (6, -2, 0), 0.8), (60, (9, -1, 0), 1.2)):
+        character.location, character.rotation_euler = location, (0, 0, turn)
+        character.keyframe_insert("location", frame=frame)
+        character.keyframe_insert("rotation_euler", frame=frame)
+    track = character.animation_data.nla_tracks.new()
+    frame = 1
+    for name in ("char0_walk00", "char0_punch02"):
+        action = bpy.data.actions[name]
+        strip = track.strips.new(name, frame, action)
+        strip.action_frame_start = action.frame_range[0] + 1   # TRAM frame 1 on its first tick, as the game
+        frame = int(strip.frame_end) + 1
+    door = next(o for o in bpy.data.objects if o.get("oni_script_id") == 23)
+    door.animation_data.action = None
+    door.rotation_mode = "XYZ"
+    for frame, turn in ((20, 0.0), (40, np.pi / 2)):
+        door.rotation_euler = (0, 0, turn)
+        door.keyframe_insert("rotation_euler", frame=frame)
+    before_pose = pose(character)
+    names = ["character 0", "script id 23"]
+    scene.camera = cameras[0]
+    views = []
+    for frame in range(1, 61):
+        scene.frame_set(frame)
+        views.append(np.array(cameras[(frame > 20) + (frame > 40)].matrix_world))
+    before = shown(names)
+    assert bpy.ops.export_anim.oni_cutscene(directory=str(tmp_path), cutscene="made", tolerance=1e-6) == {"FINISHED"}
+    timeline = plan_cutscene(LEVEL, "made", str(tmp_path)).timeline
+    assert [(e.tick, e.oban) for e in timeline.camera] == [(0, "made_shot01"), (20, "made_shot02"),
+                                                           (40, "made_shot03"), (60, "")]
+    _, characters, objects, _ = events(timeline)
+    assert [c[:4] for c in characters] == [(0, "0", "animate", "char0_walk00"), (0, "0", "envanim", "made_0_box"),
+                                           (49, "0", "animate", "char0_punch02")]
+    assert objects == [(0, "create", 23, ""), (0, "setanim", 23, "made_23_cut_box_003")]
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    played("made", str(tmp_path))
+    after = shown(["camera", *names])   # the punch's last frames play on after the function's 60 ticks
+    np.testing.assert_allclose(after["camera"][:60], np.array(views), atol=5e-5)
+    for name in names:
+        np.testing.assert_allclose(after[name][:60], before[name], atol=5e-5, err_msg=name)
+    np.testing.assert_allclose(pose(found("character 0"))[:60], before_pose, atol=1e-4)   # the TRAMs as read
 
 
 def test_no_camera_is_refused_by_name(tmp_path):

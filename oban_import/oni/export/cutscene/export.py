@@ -74,7 +74,7 @@ def export_cutscenes(context, objects, directory, settings) -> Report:
     except ObanError as error:
         report.errors.append(str(error))
         return report
-    report.warnings += took.not_carried()
+    report.warnings += took.not_carried() + written.said
     jobs = written.jobs + [FileJob(scene, f"cutscene '{name}'", [OutputFile(
         f"{file_name(name)}.bsl", written.text, note=f"{length} ticks, {written.kept} statements kept")])]
     for job, done in write_jobs(jobs, directory, report.errors, settings.replace_sources):
@@ -201,7 +201,7 @@ class _Written:
 
     def __init__(self, took, name, original, fresh):
         self.took, self.name, self.original, self.fresh = took, name, original, fresh
-        self.script, self.jobs, self.played, self.obans, self.kept = Script(name), [], [], {}, 0
+        self.script, self.jobs, self.played, self.obans, self.kept, self.said = Script(name), [], [], {}, 0, []
         self._camera()
         for armature in took.armatures:
             self._character(armature)
@@ -296,6 +296,9 @@ class _Written:
         strips as chr_animate; its showing and hiding."""
         took, original = self.took, self.original
         key = str(armature.get(CUTSCENE_CHARACTER) or word(armature.name))
+        if CUTSCENE_CHARACTER not in armature:
+            self.said.append(f"armature '{armature.name}': written as character '{key}', its name: set its property "
+                             f"'{CUTSCENE_CHARACTER}' to the script's name of a character of the level (0: the player)")
         scale, axes = took.frame[armature]
         base = took.engine(armature)
         starts = None
@@ -310,7 +313,7 @@ class _Written:
                       np.concatenate([matrices[:1], matrices, matrices[-1:]]),
                       lambda m: blender_matrices(m @ ENVANIM_TURN, axes, scale),
                       f"{piece.end - piece.begin} ticks from tick {piece.begin}")
-        for tick, action, tram, frames in strips(armature, took.scene.frame_start):
+        for tick, action, tram, frames in strips(armature, took.scene.frame_start, self.said):
             self.script.at(tick, f"chr_animate {key} {tram}" + (f" {frames}" if frames else ""), "tram")
             self.played.append((armature, action))
         self._shown(armature, key)

@@ -66,11 +66,13 @@ def quads_hidden(objects, frames) -> dict:
     return found
 
 
-def strips(armature, start):
+def strips(armature, start, said):
     """(tick, action, TRAM name, ticks asked or None) of each run of the armature's NLA strips (tick
     0 at scene frame `start`): a run of strips of one action back to back is one chr_animate
     asked for its ticks. Strips that overlap, blend or are scaled are refused (the engine
-    plays one TRAM at a time, from frame 1, a frame a tick)."""
+    plays one TRAM at a time, from frame 1, a frame a tick); one that begins elsewhere than on
+    its action's frame 1 (the frame after its first key: chr_animate shows frame 1 on its tick)
+    is written as chr_animate on its tick, and said in `said`."""
     label = f"armature '{armature.name}'"
     found = sorted((s for track in (armature.animation_data.nla_tracks if armature.animation_data else ())
                     if not track.mute for s in track.strips if not s.mute and s.action is not None),
@@ -85,6 +87,12 @@ def strips(armature, start):
                 strip.use_animated_influence:
             raise ObanError(label, f"strip '{strip.name}': blended, scaled or repeated; the engine plays a TRAM a "
                                    "frame a tick, whole (cut the strip, or a strip a round)")
+    for strip in found:
+        first = strip.action.frame_range[0] + 1
+        if abs(strip.action_frame_start - first) > 1e-3 and strip.action.frame_range[1] > first - 1:
+            said.append(f"{label}: strip '{strip.name}' begins on its action's frame {strip.action_frame_start:g}, "
+                        f"the game on its frame 1 ({first:g}, the frame after its first key): written as "
+                        f"chr_animate on frame {strip.frame_start:g}, the game shows the TRAM from its frame 1 there")
     runs = []
     for strip in found:
         tick = int(round(strip.frame_start)) - start
