@@ -269,6 +269,54 @@ def test_no_camera_is_refused_by_name(tmp_path):
     assert not os.listdir(tmp_path)
 
 
+def _scaled_character():
+    found("character 0").delta_scale = (1.2, 1.2, 1.2)   # its scale is keyed
+
+
+def _two_cameras_on_one_frame():
+    scene = bpy.context.scene
+    other = bpy.data.objects.new("other", bpy.data.cameras.new("other"))
+    scene.collection.objects.link(other)
+    scene.timeline_markers.new("one", frame=10).camera = scene.camera
+    scene.timeline_markers.new("two", frame=10).camera = other
+
+
+def _overlapping_strips():
+    track = found("character 0").animation_data.nla_tracks[0]
+    action = track.strips[0].action
+    found("character 0").animation_data.nla_tracks.new().strips.new("late", int(track.strips[0].frame_start) + 5,
+                                                                     action)
+
+
+@pytest.mark.parametrize("edit, said", [
+    (_scaled_character, r"armature '.*': its base is scaled \(\[1.2, 1.2, 1.2\] at frame 1\)"),
+    (_two_cameras_on_one_frame, r"frame 10: markers 'one' and 'two' bind two cameras"),
+    (_overlapping_strips, r"strips '.*' and 'late' overlap"),
+], ids=["scaled character", "two cameras", "overlapping strips"])
+def test_what_a_cutscene_cannot_express_is_refused_by_name(edit, said, tmp_path):
+    played("picture")
+    edit()
+    with pytest.raises(RuntimeError, match=said):
+        bpy.ops.export_anim.oni_cutscene(directory=str(tmp_path), cutscene="again")
+    assert not os.listdir(tmp_path)
+
+
+def test_a_keyed_lens_and_an_object_not_placed_are_named(tmp_path):
+    played("picture")
+    scene = bpy.context.scene
+    scene.camera.data.lens = 30
+    scene.camera.data.keyframe_insert("lens", frame=1)
+    cube = bpy.data.objects.new("cube", None)
+    scene.collection.objects.link(cube)
+    cube.keyframe_insert("location", frame=1)
+    export = BY_FORMAT["cutscene"]
+    report = export.run(bpy.context, export.function("chooser")(scene.objects), str(tmp_path),
+                        CutsceneExportSettings(cutscene="again"))
+    said = "\n".join(report.warnings)
+    assert not report.errors and "vertical, keyed) is not carried" in said
+    assert "1 objects move but are not placed objects of the level (no script id)" in said and "'cube'" in said
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_the_command_line_writes_a_cutscene(command, tmp_path):
     blend = tmp_path / "cut.blend"

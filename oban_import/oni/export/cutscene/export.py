@@ -40,6 +40,8 @@ from .script import Script, marker_statement, word
 
 STEADY = 1e-6     # relative: a motion that changes less than this over the range stands still
 CAMERA_FOV = np.pi / 4   # the game's camera's vertical field of view
+TRANSFORMS = {"location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale", "delta_location",
+              "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale"}
 
 
 def cutscene_objects(objects):
@@ -138,12 +140,23 @@ class _Take:
             if lens or abs(camera.data.angle_y - CAMERA_FOV) > 1e-4:
                 said.append(f"camera '{camera.name}': its field of view ({camera.data.angle_y * 180 / np.pi:.4g}° "
                             f"vertical{', keyed' if lens else ''}) is not carried: the game's camera has 45°")
+        unplaced = [obj.name for obj in self.scene.objects if obj.type not in ("CAMERA", "ARMATURE")
+                    and OBJECT_SCRIPT_ID not in obj and _keys_motion(obj)]
+        if unplaced:
+            said.append(f"{len(unplaced)} objects move but are not placed objects of the level (no script id), which "
+                        f"no statement moves: not written ('{unplaced[0]}' ...)")
         markers = [m for m in self.scene.timeline_markers if m.camera is None and marker_statement(m.name) is None]
         if markers:
             said.append(f"scene '{self.scene.name}': {len(markers)} markers are not statements and are not written "
                         f"('{markers[0].name}' at frame {markers[0].frame} ...): a marker named as a call "
                         "(`fade_out 0 0 0 30`, the import's dialogue markers) is written")
         return said
+
+
+def _keys_motion(obj) -> bool:
+    """Whether the object's action keys where it is (not only its modifiers or other settings)."""
+    action = obj.animation_data.action if obj.animation_data else None
+    return action is not None and any(c.data_path.split(".")[-1] in TRANSFORMS for c in action_fcurves(action, obj))
 
 
 def _as_level(context, objects, settings) -> set:
@@ -301,6 +314,12 @@ class _Written:
                              f"'{CUTSCENE_CHARACTER}' to the script's name of a character of the level (0: the player)")
         scale, axes = took.frame[armature]
         base = took.engine(armature)
+        _, size, _ = split_rotation_scale(base[:, :3, :3], per_matrix=True)
+        scaled = np.flatnonzero((np.abs(size - 1.0).max(axis=1) > 1e-4) & ~took.hidden[armature])
+        if len(scaled):
+            raise ObanError(f"armature '{armature.name}'", f"its base is scaled ({np.round(size[scaled[0]], 4).tolist()} "
+                                                           f"at frame {took.frames[scaled[0]]}): the game draws a "
+                                                           "character at its class's scale; set its scale to 1")
         starts = None
         if original is not None and key in original.cutscene.tracks.bases:
             starts = base_starts(original.cutscene.tracks.starts["base", key], key, took.length,
