@@ -95,14 +95,23 @@ def action_fcurves(action, obj=None):
     if not SLOTTED_ACTIONS:
         return list(action.fcurves)
     slot = obj.animation_data.action_slot if obj is not None else None
-    return [
-        fcurve
-        for layer in action.layers
-        for strip in layer.strips
-        for channelbag in strip.channelbags
-        if slot is None or channelbag.slot_handle == slot.handle
-        for fcurve in channelbag.fcurves
-    ]
+    if slot is not None:   # through strip.channelbag(slot): its keys read four times as fast (stored_fcurves)
+        return [fcurve for layer in action.layers for strip in layer.strips
+                if (channelbag := strip.channelbag(slot)) is not None for fcurve in channelbag.fcurves]
+    return [fcurve for layer in action.layers for strip in layer.strips for channelbag in strip.channelbags
+            for fcurve in channelbag.fcurves]
+
+
+def played_fcurves(obj):
+    """The F-curves of `obj`'s active action Blender plays on it (`obj` has animation_data): none
+    without one; all of the action's before 4.4; from 4.4 those of its slot, None while it has
+    no slot (it then plays nothing, which the caller is not to rely on)."""
+    data = obj.animation_data
+    if data.action is None:
+        return []
+    if SLOTTED_ACTIONS and data.action_slot is None:
+        return None
+    return action_fcurves(data.action, obj)
 
 
 def fill_fcurves(fcurves, frames, columns, interpolation='LINEAR'):

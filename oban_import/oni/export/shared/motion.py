@@ -8,6 +8,7 @@ chosen (engine/fit_keys.py); a motion still as read (as_read.py) is the animatio
 import numpy as np
 
 from ....blender.compat import action_fcurves
+from ....blender.fcurve_values import keyed_matrices
 from ....core.errors import ObanError
 from ...blender.oban.actions import action_of
 from ...engine.fit_keys import animation_from_matrices
@@ -144,10 +145,24 @@ def motions(context, requests, scale: float, axes) -> list:
 
 def world_matrices(context, objects, frames) -> list:
     """[(F, 4, 4) each object's evaluated world matrix on each of its scene `frames`, or the
-    ObanError naming the first frame where it is not finite]: every frame any of them needs
-    set once, the objects that need it read there."""
-    if not objects:
-        return []
+    ObanError naming the first frame where it is not finite]: from its keys where they alone
+    make it (blender/fcurve_values.py), else sampled: every frame any of those needs set once,
+    the objects that need it read there."""
+    found = [keyed_matrices(context.scene, obj, own) for obj, own in zip(objects, frames)]
+    rest = [k for k, world in enumerate(found) if world is None]
+    if rest:
+        for k, world in zip(rest, _sampled_matrices(context, [objects[k] for k in rest], [frames[k] for k in rest])):
+            found[k] = world
+    for k, (obj, own, world) in enumerate(zip(objects, frames, found)):
+        bad = ~np.isfinite(world).all(axis=(1, 2))
+        if bad.any():
+            found[k] = ObanError(f"object '{obj.name}'", f"non-finite world matrix at frame {own[np.argmax(bad)]}")
+    return found
+
+
+def _sampled_matrices(context, objects, frames) -> list:
+    """[(F, 4, 4) each object's evaluated world matrix on each of its scene `frames`], the scene
+    set once on every frame any of them needs."""
     wanted, at = np.unique(np.concatenate(frames), return_inverse=True)
     owner = np.repeat(np.arange(len(objects)), [len(own) for own in frames])
     by_frame = np.argsort(at, kind="stable")
@@ -158,14 +173,7 @@ def world_matrices(context, objects, frames) -> list:
         for row in by_frame[bounds[i]:bounds[i + 1]].tolist():
             flat[row] = np.array(objects[owner[row]].evaluated_get(depsgraph).matrix_world)
     sampled(context, wanted, read)
-    found, start = [], 0
-    for obj, own in zip(objects, frames):
-        world = flat[start:start + len(own)]
-        start += len(own)
-        bad = ~np.isfinite(world).all(axis=(1, 2))
-        found.append(ObanError(f"object '{obj.name}'", f"non-finite world matrix at frame {own[np.argmax(bad)]}")
-                     if bad.any() else world)
-    return found
+    return np.split(flat, np.cumsum([len(own) for own in frames])[:-1])
 
 
 def _frame_range(obj, scene, action, frames):
