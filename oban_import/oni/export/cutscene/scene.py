@@ -102,6 +102,6 @@ def strips(armature, start, said):
             runs[-1][3] = True
         else:
             runs.append([tick, strip.action, ticks, False])
-    return [(tick, action, tram_name(action, described(action, f"action '{action.name}'"),
-                                     f"action '{action.name}'"), ticks if repeated else None)
-            for tick, action, ticks, repeated in runs]
+    names = {action: tram_name(action, described(action, f"action '{action.name}'"), f"action '{action.name}'")
+             for action in dict.fromkeys(run[1] for run in runs)}
+    return [(tick, action, names[action], ticks if repeated else None) for tick, action, ticks, repeated in runs]
