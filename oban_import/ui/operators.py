@@ -1,6 +1,7 @@
 """File > Import and File > Export, drag and drop, and registration. The options come from
 options.py; the work from each game's Blender layer, whose report is shown here."""
 
+import functools
 import os
 
 import bpy
@@ -126,10 +127,26 @@ def _functions_found(operator, context, edit_text):
     level = _selected_file(operator, context)
     try:
         folder = operator.scripts or (scripts_folder(level) if os.path.isfile(level) else "")
-        found = functions(folder) if folder else []
-    except ObanError:
+        found = _function_names(folder) if folder else ()
+    except (ObanError, OSError):
         return []
-    return [f.name for f in found if edit_text.lower() in f.name.lower()]
+    return [name for name in found if edit_text.lower() in name.lower()]
+
+
+def _function_names(folder) -> tuple:
+    """The functions of the scripts in `folder` (or one .bsl), read again only when one of them
+    changes (the field asks on every keystroke)."""
+    if os.path.isdir(folder):
+        stamp = tuple(sorted((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in os.scandir(folder)
+                             if e.name.lower().endswith(".bsl")))
+    else:
+        stamp = (os.stat(folder).st_mtime_ns, os.stat(folder).st_size)
+    return _names_read(folder, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _names_read(folder, stamp) -> tuple:
+    return tuple(f.name for f in functions(folder))
 
 
 def _selected_file(operator, context):

@@ -272,3 +272,15 @@ def test_a_missing_shot_holds_the_view_before():
     np.testing.assert_allclose(views[1], views[0], atol=1e-7)
     np.testing.assert_allclose(views[2], views[0], atol=1e-7)
     np.testing.assert_allclose(views[0], blender_camera(frame("cut_cam_a", 10)), atol=2e-5)
+
+
+def test_the_function_fields_choices_are_read_again_only_when_a_script_changes(tmp_path):
+    from oban_import.ui import operators
+    script = tmp_path / "a.bsl"
+    script.write_text("func void one(void)\n{\n\tsleep 1\n}\n")
+    assert operators._function_names(str(tmp_path)) == ("one",)
+    reads = operators._names_read.cache_info().misses
+    assert operators._function_names(str(tmp_path)) == ("one",)
+    assert operators._names_read.cache_info().misses == reads        # not read again
+    script.write_text("func void one(void)\n{\n\tsleep 1\n}\nfunc void two(void)\n{\n\tsleep 2\n}\n")
+    assert operators._function_names(str(tmp_path)) == ("one", "two")
