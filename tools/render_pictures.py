@@ -1,4 +1,5 @@
-"""Renders the README's pictures with Blender (Cycles on the CPU), from the bundled examples:
+"""Renders the README's pictures with Blender (Cycles on the CPU; the cutscenes with Workbench), from the
+bundled examples and the tests' data:
 
   docs/images/level.png         the sample level as imported, every object where the game puts it
   docs/images/environment.png   a level as the game shows it: its environment textured and shaded, doors mid-swing
@@ -12,10 +13,15 @@
   docs/images/sprites.png       the Outpost 2 example's two animations, every frame of each
   docs/images/cutscene.png      a frame of a cutscene of OniSplit's level12 (left) beside the same frame of its
                                 camera's OBAN imported alone, over the level imported alone (right)
+  docs/images/cutscene_export.png  a frame of a cutscene made in Blender in level12 (two Bezier cameras cut by a
+                                marker, the player walking with its TRAMs in NLA strips, a crate turning) through
+                                its camera (left), and the same frame of the import of what the cutscene export
+                                wrote of it, in a fresh scene (right)
 
     .venvs/bpy-5.0/bin/python tools/render_pictures.py [NAME...]   (or blender -b -P tools/render_pictures.py)
 
-NAME (level, environment, relit, door, motion, character, body, sprites, cutscene) renders those alone.
+NAME (level, environment, relit, door, motion, character, body, sprites, cutscene, cutscene_export) renders
+those alone.
 """
 
 import os
@@ -30,9 +36,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import oban_import  # noqa: E402
+from oban_import.oni.cutscene import CUTSCENE_CHARACTER  # noqa: E402
 from oban_import.oni.export.bodies.export import export_bodies  # noqa: E402
 from oban_import.oni.io.oban.properties import FRAMES, NAME  # noqa: E402
-from oban_import.oni.io.objects.properties import OBJECT_NAME  # noqa: E402
+from oban_import.oni.io.objects.properties import OBJECT_NAME, OBJECT_SCRIPT_ID  # noqa: E402
 from oban_import.outpost2.io.op2_properties import FRAME_COUNT, INDEX  # noqa: E402
 from oban_import.ui.options import BodyExportSettings  # noqa: E402
 
@@ -434,6 +441,15 @@ def sprite_picture():
     save(tiles(images, 6), "sprites.png")
 
 
+def workbench(scene):
+    """Workbench at 640 x 360: inside a closed room, the textures' colours under studio light."""
+    scene.render.engine = "BLENDER_WORKBENCH"
+    scene.display.shading.light = "STUDIO"
+    scene.display.shading.color_type = "TEXTURE"
+    scene.display.shading.show_cavity = True
+    scene.render.resolution_x, scene.render.resolution_y = 640, 360
+
+
 def cutscene_picture():
     """Tick 20 of `picture` (tests/data/cutscene/scripts) played in level12: the camera's shot of
     cut_cam_wide, the player on its box OBAN mid-walk, the props as the script moves them (left);
@@ -443,11 +459,7 @@ def cutscene_picture():
     tiles = []
     for alone in (False, True):
         scene = new_scene()
-        scene.render.engine = "BLENDER_WORKBENCH"   # inside a closed room: the textures' colours, studio light
-        scene.display.shading.light = "STUDIO"
-        scene.display.shading.color_type = "TEXTURE"
-        scene.display.shading.show_cavity = True
-        scene.render.resolution_x, scene.render.resolution_y = 640, 360
+        workbench(scene)
         if alone:
             bpy.ops.import_anim.oban(filepath=level)
             for rig in [o for o in scene.objects if o.type == "ARMATURE"]:   # the class the level holds, at rest
@@ -466,9 +478,71 @@ def cutscene_picture():
     save(np.concatenate([tiles[0], gap, tiles[1]], axis=1), "cutscene.png")
 
 
+def keyed_camera(scene, name, keys):
+    """A camera with the game's field of view (45° vertical), Bezier-keyed at (frame, location, target) each."""
+    camera = bpy.data.objects.new(name, bpy.data.cameras.new(name))
+    camera.data.sensor_fit, camera.data.angle_y = "VERTICAL", np.pi / 4
+    scene.collection.objects.link(camera)
+    for at, location, target in keys:   # each turn the nearest to the last (no spin between keys)
+        camera.location = location
+        turn = (Vector(target) - Vector(location)).to_track_quat("-Z", "Y")
+        camera.rotation_euler = turn.to_euler("XYZ", camera.rotation_euler)
+        camera.keyframe_insert("location", frame=at)
+        camera.keyframe_insert("rotation_euler", frame=at)
+    return camera
+
+
+def cutscene_export_picture():
+    """A cutscene made in Blender in level12: two Bezier-keyed cameras cut by a marker at frame
+    31, the player (the level's character, `oni_cutscene_character` "0") walking a Bezier path
+    with its walk and punch TRAMs in NLA strips, the crate of script id 21 turning a quarter
+    turn. Frame 44 of it through its camera (left); the same frame after the cutscene export and
+    an import of the files it wrote, in a fresh scene (right)."""
+    level, shown = os.path.join(CUTSCENE, "level", "level12_Final.dat"), 44
+    scene = new_scene()
+    workbench(scene)
+    bpy.ops.import_anim.oban(filepath=level)
+    scene.frame_start, scene.frame_end = 1, 60
+    for at, camera in ((1, keyed_camera(scene, "wide", [(1, (2, -2, 4.5), (8, -12, 1)),
+                                                        (30, (3, -2, 4.2), (8, -12, 1.2))])),
+                       (31, keyed_camera(scene, "close", [(31, (6.0, -1.0, 5.2), (7.0, -9, 0.0)),
+                                                          (60, (7.5, -1.0, 4.9), (7.6, -9, 0.0))]))):
+        scene.timeline_markers.new(f"{camera.name} shot", frame=at).camera = camera
+    character = next(o for o in scene.objects if o.type == "ARMATURE")
+    character[CUTSCENE_CHARACTER] = "0"   # the player
+    character.animation_data.action = None
+    for at, location, turn in ((1, (4.5, -6, 0), 1.45), (30, (4.6, -6.1, 0), 1.55), (60, (4.8, -6.3, 0), 1.75)):
+        character.location, character.rotation_euler = location, (0, 0, turn)   # the TRAMs carry it forward
+        character.keyframe_insert("location", frame=at)
+        character.keyframe_insert("rotation_euler", frame=at)
+    track, at = character.animation_data.nla_tracks.new(), 1
+    for name in ("char0_walk00", "char0_punch02"):
+        action = bpy.data.actions[name]
+        strip = track.strips.new(name, at, action)
+        strip.action_frame_start = action.frame_range[0] + 1   # TRAM frame 1 on its first tick, as the game
+        at = int(strip.frame_end) + 1
+    crate = next(o for o in scene.objects if o.get(OBJECT_SCRIPT_ID) == 21)
+    crate.rotation_mode = "XYZ"
+    for at, turn in ((10, 0.0), (50, np.pi / 2)):
+        crate.rotation_euler = (0, 0, turn)
+        crate.keyframe_insert("rotation_euler", frame=at)
+    scene.frame_set(shown)
+    halves = [rendered(scene)]
+    with tempfile.TemporaryDirectory() as folder:
+        assert bpy.ops.export_anim.oni_cutscene(directory=folder, cutscene="made") == {"FINISHED"}
+        print("  " + ", ".join(sorted(os.listdir(folder))))
+        scene = new_scene()
+        workbench(scene)
+        bpy.ops.import_anim.oban(filepath=level, cutscene="made", scripts=folder)
+    scene.frame_set(shown)
+    halves.append(rendered(scene))
+    gap = np.ones((halves[0].shape[0], 8, 4), np.float32)
+    save(np.concatenate([halves[0], gap, halves[1]], axis=1), "cutscene_export.png")
+
+
 PICTURES = {"level": level_picture, "environment": environment_picture, "relit": relit_picture,
             "door": door_picture, "motion": motion_picture, "character": character_picture, "body": body_picture,
-            "sprites": sprite_picture, "cutscene": cutscene_picture}
+            "sprites": sprite_picture, "cutscene": cutscene_picture, "cutscene_export": cutscene_export_picture}
 
 
 def main():
