@@ -4,7 +4,8 @@ them (blender/pose_values.py), the scene not set; any other action (a bone that 
 rotation or only part of its parent's scale, an F-curve modifier, an ELASTIC key) sampled frame by
 frame as before; both as setting the scene on each frame gives them (1e-6:
 tests/blender/test_pose_values.py says why). The constraints and drivers the sampling mutes do
-not send an action to the scene."""
+not send an action to the scene. The inverses of the parts' parents' matrices _local_motion
+takes are numpy's, without its LAPACK call a matrix."""
 
 from types import SimpleNamespace
 
@@ -71,3 +72,14 @@ def test_other_actions_are_sampled_as_before(monkeypatch, what):
     np.testing.assert_array_equal(sample(armature, names), want)
     assert keyed == [None]
 
+
+def test_affine_inverses_are_numpys_and_a_singular_one_zeros():
+    rng = np.random.default_rng(33)
+    matrices = np.tile(np.eye(4), (200, 1, 1))
+    matrices[:, :3, :3] = rng.normal(size=(200, 3, 3))
+    matrices[:, :3, 3] = rng.normal(size=(200, 3)) * 10
+    matrices[0, :3, :3] = np.diag([1.0, 0.0, 2.0])
+    inverses = export._affine_inverses(matrices)
+    np.testing.assert_allclose(inverses[1:] @ matrices[1:], np.tile(np.eye(4), (199, 1, 1)), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(inverses[1:], np.linalg.inv(matrices[1:]), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(inverses[0], np.diag([0.0, 0, 0, 1]))

@@ -337,7 +337,7 @@ def _local_motion(world, body, label, first):
     root = np.tile(np.eye(4), (len(world), 1, 1))
     root[:, :3, 3] = world[:, 0, :3, 3] - body.translations[0]          # C[f] = T(location + height)
     above = np.where(parents[None, :, None, None] >= 0, world[:, np.maximum(parents, 0)], root[:, None])
-    local = np.linalg.inv(above) @ world                                  # T(TRTA[p]) . R(q[p])
+    local = _affine_inverses(above.reshape(-1, 4, 4)).reshape(above.shape) @ world   # T(TRTA[p]) . R(q[p])
     rotation, scale, errors = split_rotation_scale(local[..., :3, :3].reshape(-1, 3, 3), per_matrix=True)
     bad = np.flatnonzero((errors > RIGID) | (np.abs(scale - 1.0).max(axis=1) > RIGID))
     if len(bad):      # the first frame, then the first bone
@@ -353,6 +353,22 @@ def _local_motion(world, body, label, first):
     quaternions = stored_from_hamilton(matrix_quaternions(rotation)).reshape(len(world), len(parents), 4)
     locations = root[:, :3, 3]
     return quaternions, locations
+
+
+def _affine_inverses(matrices):
+    """(n, 4, 4) the inverses of affine matrices [A | t]: [A^-1 | -A^-1 t], A^-1 the adjugate's
+    rows (cross products of A's columns) over the determinant; zeros for a singular one (a bone
+    scaled to nothing: its children scale). np.linalg.inv makes a LAPACK call a matrix, which
+    BLAS threads on a busy machine make tens of times slower (seconds for a cutscene's TRAMs)."""
+    columns = np.swapaxes(matrices[:, :3, :3], 1, 2)
+    rows = np.stack([np.cross(columns[:, 1], columns[:, 2]), np.cross(columns[:, 2], columns[:, 0]),
+                     np.cross(columns[:, 0], columns[:, 1])], axis=1)
+    determinants = np.einsum("ij,ij->i", columns[:, 0], rows[:, 0])[:, None, None]
+    inverses = np.zeros(matrices.shape)
+    np.divide(rows, determinants, out=inverses[:, :3, :3], where=determinants != 0)
+    inverses[:, :3, 3] = -(inverses[:, :3, :3] @ matrices[:, :3, 3:])[:, :, 0]
+    inverses[:, 3, 3] = 1.0
+    return inverses
 
 
 def _stored(found, markers, body):
