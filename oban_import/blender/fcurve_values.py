@@ -21,30 +21,40 @@ def keyed_matrices(scene, obj, frames):
     if curves is None:
         return None
     times = np.asarray(frames, np.float32)
-    channels = []
-    for path in ("location", ROTATIONS.get(obj.rotation_mode, "rotation_euler"), "scale"):
-        values = np.repeat(np.array(getattr(obj, path), np.float32)[None], len(times), axis=0)
-        for index in range(SIZES[path]):
-            if (path, index) in curves:
-                values[:, index] = fcurve_values(*curves[path, index], times)
-        if not np.isfinite(values).all():   # Blender clamps what overflows to its property's range
-            return None
-        channels.append(values)
+    channels = [channel_values(getattr(obj, path), curves.get(path, {}), times)
+                for path in ("location", ROTATIONS.get(obj.rotation_mode, "rotation_euler"), "scale")]
+    if not all(np.isfinite(values).all() for values in channels):   # Blender clamps what overflows to its range
+        return None
     return basis_matrices(*channels, obj.rotation_mode)
 
 
+def channel_values(own, keys, times):
+    """(N, len(own)) float32 a channel's values at `times`: keys[index]'s (fcurve_keys) where that
+    index is keyed, its `own` value elsewhere."""
+    values = np.repeat(np.array(own, np.float32)[None], len(times), axis=0)
+    for index, found in keys.items():
+        values[:, index] = fcurve_values(*found, times)
+    return values
+
+
+def plain_time(scene):
+    """Whether the scene's frames are its actions' (not remapped) and no frame-change handler
+    runs (it could change anything)."""
+    handlers = bpy.app.handlers
+    return (scene.render.frame_map_old == scene.render.frame_map_new and not handlers.frame_change_pre
+            and not handlers.frame_change_post)
+
+
 def _keys_alone(scene, obj):
-    """{(data_path, index): (points, lefts, rights, modes, linear)} of the keyed channels of obj's
+    """{data_path: {index: (points, lefts, rights, modes, linear)}} of the keyed channels of obj's
     matrix (location, scale, its rotation mode's rotation) where its world matrix is T.R.S of
     their keys' values and its other channels' own; else None. That takes: the scene's frames
     not remapped and no frame-change handler; no parent, constraint, rigid body, delta
     transform or driver; its active action played as it is (not in tweak mode, no solo track,
     full influence, REPLACE, HOLD) and no NLA strip of a track not muted playing an action that
     moves an object (a quaternion keyed in part beside NLA tracks: their defaults fill the
-    rest); its channels' F-curves playing, once each, without modifiers, their keys (_keys)."""
-    handlers = bpy.app.handlers
-    if (scene.render.frame_map_old != scene.render.frame_map_new or handlers.frame_change_pre
-            or handlers.frame_change_post):
+    rest); its channels' F-curves playing, once each, their keys alone (fcurve_keys)."""
+    if not plain_time(scene):
         return None
     rotation = ROTATIONS.get(obj.rotation_mode, "rotation_euler")
     own = [value for path in ("location", rotation, "scale") for value in getattr(obj, path)]
@@ -71,27 +81,31 @@ def _keys_alone(scene, obj):
             return None
         if path not in ("location", rotation, "scale"):
             continue
-        if ((path, index) in seen or not 0 <= index < SIZES[path] or fcurve.mute or not fcurve.is_valid
-                or (fcurve.group is not None and fcurve.group.mute) or len(fcurve.modifiers)
-                or len(fcurve.sampled_points)):
+        if (path, index) in seen or not 0 <= index < SIZES[path]:
             return None
         seen.add((path, index))
-        if len(fcurve.keyframe_points):
-            keys = _keys(fcurve)
-            if keys is None:
-                return None
-            curves[path, index] = keys
-    keyed = sum((rotation, index) in curves for index in range(4))
+        keys = fcurve_keys(fcurve)
+        if keys is None:
+            return None
+        if keys:
+            curves.setdefault(path, {})[index] = keys
+    keyed = len(curves.get(rotation, {}))
     if len(tracks) and rotation == "rotation_quaternion" and 0 < keyed < 4:
         return None
     return curves
 
 
-def _keys(fcurve):
-    """(points, lefts, rights, modes, linear) of an F-curve's keys: (K, 2) float32 (frame, value)
-    and handles (the points where no key is BEZIER: unused), (K,) interpolation, whether it is
-    extrapolated linearly; None unless they are finite, CONSTANT, LINEAR or BEZIER and their
-    frames increase by SPACED at least."""
+def fcurve_keys(fcurve):
+    """(points, lefts, rights, modes, linear) of an F-curve Blender plays as its keys alone (not
+    muted, nor its group, valid, without modifiers or baked samples): (K, 2) float32 (frame,
+    value) and handles (the points where no key is BEZIER: unused), (K,) interpolation, whether
+    it is extrapolated linearly; () where it has no keys (it moves nothing); None unless it is
+    so played and its keys are finite, CONSTANT, LINEAR or BEZIER, their frames SPACED apart."""
+    if (fcurve.mute or not fcurve.is_valid or (fcurve.group is not None and fcurve.group.mute)
+            or len(fcurve.modifiers) or len(fcurve.sampled_points)):
+        return None
+    if not len(fcurve.keyframe_points):
+        return ()
     keys = fcurve.keyframe_points
     modes = bytearray(len(keys))   # an enum's bytes: the fast path on every version
     keys.foreach_get("interpolation", modes)

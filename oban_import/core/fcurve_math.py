@@ -1,5 +1,5 @@
-"""Blender's arithmetic of an F-curve's value and of an object's transform matrix, on arrays: what
-setting the scene on each frame would give, without Blender. F-curves are evaluated in float32
+"""Blender's arithmetic of an F-curve's value, of an object's transform matrix and of a bone's
+pose matrix, on arrays: what setting the scene on each frame would give, without Blender. F-curves are evaluated in float32
 step by step as Blender does (its cubic solved in float64), so values agree to its rounding."""
 
 import numpy as np
@@ -146,6 +146,24 @@ def basis_matrices(location, rotation, scale, rotation_mode):
     out[:, :3, 3] = np.asarray(location, F32)
     out[:, 3, 3] = 1
     return out.astype(F32).astype(np.float64)
+
+
+def pose_matrices(offsets, parents, basis):
+    """(F, P, 4, 4) float64 bones' pose matrices (armature space) as Blender makes those of bones
+    that inherit their parent's rotation and scale in full and move along their own axes: a
+    root's offsets[p] . basis[:, p], any other's its parent's pose . offsets[p] . basis[:, p].
+    `offsets` (P, 4, 4): a root's rest matrix, another's rest within its parent's tail (its
+    rotation, its head from there); `parents` (P,) each one's index, -1 for a root; `basis`
+    (F, P, 4, 4) each one's T.R.S on each frame (basis_matrices)."""
+    parents = np.asarray(parents)
+    depth = np.zeros(len(parents), int)
+    for _ in range(len(parents)):   # a bone's depth is its parent's plus one: settled in P rounds
+        depth = np.where(parents >= 0, depth[parents] + 1, 0)
+    pose = np.asarray(offsets, np.float64) @ basis
+    for level in range(1, depth.max(initial=0) + 1):
+        at = np.flatnonzero(depth == level)
+        pose[:, at] = pose[:, parents[at]] @ pose[:, at]
+    return pose
 
 
 def _axis_matrices(k, angles):

@@ -14,7 +14,7 @@ import pytest
 from random_keys import ROTATION_MODES, key_randomly, keyed_object, relative_error, sampled
 
 from oban_import.blender import compat
-from oban_import.blender.fcurve_values import _keys, keyed_matrices
+from oban_import.blender.fcurve_values import fcurve_keys, keyed_matrices
 from oban_import.core.fcurve_math import fcurve_values
 
 FRAMES = np.arange(-10, 51)     # before, between and after keys at frames -5 .. 45
@@ -30,7 +30,7 @@ def test_values_are_blenders_on_keys_near_keys_between_and_beyond():
         for fcurve in fcurves:
             fcurve.keyframe_points.clear()
             key_randomly(fcurve, rng, spread=1000.0 if trial % 5 == 0 else 3.0)
-            keys = _keys(fcurve)
+            keys = fcurve_keys(fcurve)
             frames = keys[0][:, 0]
             times = np.concatenate([rng.uniform(-15, 55, 100), np.round(rng.uniform(-15, 55, 20)), frames,
                                     frames + 9e-5, frames - 9e-5, frames + 1.1e-4, frames - 1.1e-4]).astype(np.float32)

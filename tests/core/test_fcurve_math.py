@@ -1,13 +1,14 @@
 """core/fcurve_math.py without Blender: Blender's rules of a key's value, its interpolations and
 extrapolations worked by hand; a Bezier segment against its curve solved independently (bisection
 in float64), its handles pulled in where they reach past the other key; the transform matrices
-against rotations built from quaternion products. (tests/blender/test_fcurve_values.py holds them
-against Blender's own evaluation.)"""
+against rotations built from quaternion products; bones' pose matrices against their chains
+multiplied out. (tests/blender/test_fcurve_values.py and test_pose_values.py hold them against
+Blender's own evaluation.)"""
 
 import numpy as np
 import pytest
 
-from oban_import.core.fcurve_math import BEZIER, CONSTANT, LINEAR, basis_matrices, fcurve_values
+from oban_import.core.fcurve_math import BEZIER, CONSTANT, LINEAR, basis_matrices, fcurve_values, pose_matrices
 
 POINTS = np.array([[0, 0], [10, 5], [20, -5], [30, 1]], np.float32)
 LEFTS = POINTS - [[2, 4], [3, 0], [3, 3], [5, -1]]
@@ -118,3 +119,16 @@ def test_a_zero_quaternion_is_a_half_turn_about_x_and_a_zero_axis_no_turn():
     axis_angle = np.array([[1.5, 0, 0, 0]])
     np.testing.assert_array_equal(basis_matrices(np.zeros((1, 3)), axis_angle, np.ones((1, 3)), "AXIS_ANGLE")[0],
                                   np.eye(4))
+
+
+def test_pose_matrices_chain_each_bone_on_its_parent_in_any_order():
+    """A tree listed children first: each bone's pose its parent's . its offset . its basis."""
+    rng = np.random.default_rng(3)
+    parents = np.array([3, 3, 0, -1, 1, -1, 4])
+    offsets, basis = rng.normal(size=(7, 4, 4)), rng.normal(size=(5, 7, 4, 4))
+
+    def pose(p):
+        own = offsets[p] @ basis[:, p]
+        return own if parents[p] < 0 else pose(parents[p]) @ own
+    np.testing.assert_allclose(pose_matrices(offsets, parents, basis), np.stack([pose(p) for p in range(7)], 1),
+                               rtol=1e-12)

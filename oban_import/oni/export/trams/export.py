@@ -11,13 +11,13 @@ read back and replayed by the engine's math against the sampled matrices before 
 """
 
 import os
-import re
 from dataclasses import dataclass
 
 import bpy
 import numpy as np
 
 from ....blender.compat import action_fcurves
+from ....blender.pose_values import bone_channel, keyed_poses
 from ....core.errors import ObanError
 from ....core.id_properties import unsigned32
 from ....core.output_files import FileJob, OutputFile, file_name, write_job
@@ -42,7 +42,6 @@ RIGID = 1e-4           # a bone's local matrix off a rotation (scale, shear), or
 MAX_FRAMES = 0xFFFF
 SHOWN = "SHOWN"        # Actions: As Shown, the armature's motion as the scene shows it
 FLOAT32_MAX = float(np.finfo(np.float32).max)
-BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)')   # a bone's F-curve: its name, its channel
 
 
 def actions_of(armatures, choice):
@@ -159,7 +158,7 @@ def _moved_otherwise(armature) -> str:
     if not constrained and not driven:
         return ""
     what = [f"constraints on {listed(constrained)}" if constrained else "",
-            f"drivers on {listed(sorted({_bone_channel(d.data_path)[0] for d in driven}))}" if driven else ""]
+            f"drivers on {listed(sorted({bone_channel(d.data_path)[0] for d in driven}))}" if driven else ""]
     return (f"armature '{armature.name}': {' and '.join(w for w in what if w)} move its bones: each action is "
             f"written as its own keys move them (Actions: As Shown writes the motion the scene shows)")
 
@@ -172,7 +171,7 @@ def _bone_constraints(armature) -> list:
 
 def _bone_drivers(armature) -> list:
     data = armature.animation_data
-    return [d for d in data.drivers if not d.mute and _bone_channel(d.data_path)[0] is not None] if data else []
+    return [d for d in data.drivers if not d.mute and bone_channel(d.data_path)[0] is not None] if data else []
 
 
 def _one_file_each(jobs, directory, settings, errors):
@@ -256,7 +255,7 @@ def _check_keys(action, body, label):
     the action's curves on the parts' bones that is not finite (_finite)."""
     parts = set(body.names)
     for curve in action_fcurves(action):
-        bone, channel = _bone_channel(curve.data_path)
+        bone, channel = bone_channel(curve.data_path)
         points = curve.keyframe_points
         if bone not in parts or not len(points):
             continue
@@ -275,18 +274,13 @@ def _finite(values):
     return np.abs(values) < FLOAT32_MAX
 
 
-def _bone_channel(data_path):
-    """('Bone', 'location') of 'pose.bones["Bone"].location'; (None, None) for another path."""
-    match = BONE_PATH.fullmatch(data_path)
-    return (re.sub(r"\\(.)", r"\1", match[1]), match[2]) if match else (None, None)
-
-
 def _sample(context, body, action, first, count, label):
     """(F, P, 4, 4) the bones' evaluated pose matrices (armature space) on each frame: with
     `action` assigned alone (the NLA tracks, the bones' constraints and drivers muted) over a
-    pose at rest (bones it does not key stay at rest); None: as the scene shows them."""
+    pose at rest (bones it does not key stay at rest), from its keys where they alone make them
+    (blender/pose_values.py), else sampled; None: as the scene shows them."""
     if action is None:
-        return _sampled(context, body, first, count, label)
+        return _checked(body, _sampled(context, body, first, count), first, label)
     armature = body.armature
     data = armature.animation_data or armature.animation_data_create()
     assigned, nla = data.action, data.use_nla
@@ -295,12 +289,14 @@ def _sample(context, body, action, first, count, label):
     try:
         for bone in armature.pose.bones:
             bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
+            bone.rotation_euler, bone.rotation_axis_angle = (0, 0, 0), (0, 0, 1, 0)
         data.action, data.use_nla = action, False
         if hasattr(data, "action_slot") and action.slots:
             data.action_slot = action.slots[0]
         for item in muted:
             item.mute = True
-        return _sampled(context, body, first, count, label)
+        pose = keyed_poses(context.scene, armature, body.names, first + np.arange(count))
+        return _checked(body, pose if pose is not None else _sampled(context, body, first, count), first, label)
     finally:
         for item in muted:
             item.mute = False
@@ -309,9 +305,9 @@ def _sample(context, body, action, first, count, label):
             data.action_slot = slot
 
 
-def _sampled(context, body, first, count, label):
+def _sampled(context, body, first, count):
     """(F, P, 4, 4) the parts' bones' evaluated pose matrices from scene frame `first` on, as
-    the scene shows them; ObanError naming the first bone that is not finite."""
+    the scene shows them."""
     armature = body.armature
     order = [armature.pose.bones.find(name) for name in body.names]
     every = np.empty((count, len(armature.pose.bones) * 16), np.float32)
@@ -319,7 +315,12 @@ def _sampled(context, body, first, count, label):
     def read(f, depsgraph):
         armature.evaluated_get(depsgraph).pose.bones.foreach_get("matrix", every[f])
     sampled(context, first + np.arange(count), read)
-    pose = np.swapaxes(every.reshape(count, -1, 4, 4)[:, order], 2, 3).astype(np.float64)   # stored by columns
+    return np.swapaxes(every.reshape(count, -1, 4, 4)[:, order], 2, 3).astype(np.float64)   # stored by columns
+
+
+def _checked(body, pose, first, label):
+    """`pose`, the parts' pose matrices from scene frame `first` on; ObanError naming the first
+    bone that is not finite."""
     bad = np.argwhere(~_finite(pose).all(axis=(2, 3)))
     if len(bad):      # the first frame, then the first part (a parent before its children)
         frame, part = bad[0]
@@ -336,7 +337,7 @@ def _local_motion(world, body, label, first):
     root = np.tile(np.eye(4), (len(world), 1, 1))
     root[:, :3, 3] = world[:, 0, :3, 3] - body.translations[0]          # C[f] = T(location + height)
     above = np.where(parents[None, :, None, None] >= 0, world[:, np.maximum(parents, 0)], root[:, None])
-    local = np.linalg.inv(above) @ world                                  # T(TRTA[p]) . R(q[p])
+    local = _affine_inverses(above.reshape(-1, 4, 4)).reshape(above.shape) @ world   # T(TRTA[p]) . R(q[p])
     rotation, scale, errors = split_rotation_scale(local[..., :3, :3].reshape(-1, 3, 3), per_matrix=True)
     bad = np.flatnonzero((errors > RIGID) | (np.abs(scale - 1.0).max(axis=1) > RIGID))
     if len(bad):      # the first frame, then the first bone
@@ -352,6 +353,22 @@ def _local_motion(world, body, label, first):
     quaternions = stored_from_hamilton(matrix_quaternions(rotation)).reshape(len(world), len(parents), 4)
     locations = root[:, :3, 3]
     return quaternions, locations
+
+
+def _affine_inverses(matrices):
+    """(n, 4, 4) the inverses of affine matrices [A | t]: [A^-1 | -A^-1 t], A^-1 the adjugate's
+    rows (cross products of A's columns) over the determinant; zeros for a singular one (a bone
+    scaled to nothing: its children scale). np.linalg.inv makes a LAPACK call a matrix, which
+    BLAS threads on a busy machine make tens of times slower (seconds for a cutscene's TRAMs)."""
+    columns = np.swapaxes(matrices[:, :3, :3], 1, 2)
+    rows = np.stack([np.cross(columns[:, 1], columns[:, 2]), np.cross(columns[:, 2], columns[:, 0]),
+                     np.cross(columns[:, 0], columns[:, 1])], axis=1)
+    determinants = np.einsum("ij,ij->i", columns[:, 0], rows[:, 0])[:, None, None]
+    inverses = np.zeros(matrices.shape)
+    np.divide(rows, determinants, out=inverses[:, :3, :3], where=determinants != 0)
+    inverses[:, :3, 3] = -(inverses[:, :3, :3] @ matrices[:, :3, 3:])[:, :, 0]
+    inverses[:, 3, 3] = 1.0
+    return inverses
 
 
 def _stored(found, markers, body):
