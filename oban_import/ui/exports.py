@@ -71,6 +71,6 @@ EXPORTS = (
     Export(BODY_FORMAT, BODY_EXPORT, BodyExportSettings, "export.bodies.export:export_bodies",
            "blender.characters.armature_body:character_armatures", "character armature", lambda m: body_file_contents(m.item), False),
     Export(CUTSCENE_FORMAT, CUTSCENE_EXPORT, CutsceneExportSettings, "export.cutscene.export:export_cutscenes",
-           "export.cutscene.export:cutscene_objects", "camera, character armature or placed object", _cutscene_file, False),
+           "export.cutscene.take:cutscene_objects", "camera, character armature or placed object", _cutscene_file, False),
 )
 BY_FORMAT = {export.name: export for export in EXPORTS if export.name}
