@@ -25,6 +25,7 @@ from ..objects.meshes import M3GM_LINKS_OFFSET, parse_m3ga
 from ..objects.oboa import MAX_SETUPS, OBJECT_DTYPE, OBOA_OBJECTS_OFFSET, parse_oboa
 from .master_xml import OtherObject, objects_xml
 from .object_xml import level_given, level_osd_xml
+from .oboa_xml import Setup
 
 AISA_TAG = b"ASIA"
 ONLV_FIELDS = tuple(sorted([*ONLV_LINKS.values(), (0x5C, AISA_TAG)]))   # its links, in the order LevelDatWriter makes them
@@ -147,9 +148,9 @@ def _unplaced(obj):
 def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
     """The ONLV .oni with `setups` in order: each an int (that stored setup, copied), a
     (stored index, OBJECT_DTYPE record) (a door's leaf placed anew: that setup's meshes, the
-    record's fields) or a (Setup, stored index or None) (a placed object; the 64 bytes after its
-    name, which -create:level fills with its mesh's file name, from that stored setup, else 0, and
-    the bytes past the end of its name too where the name is the one stored)."""
+    record's fields) or a (Setup, OBJECT_DTYPE record or None) (a placed object; the 64 bytes after
+    its name, which -create:level fills with its mesh's file name, from that record, else 0, and
+    the bytes past the end of its name too where the name is the record's)."""
     c = level.container
     if len(setups) + UNUSED > MAX_SETUPS:
         raise ObanError(c.path, f"{len(setups)} object setups and the {UNUSED} unused -create:level adds: "
@@ -183,8 +184,8 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
 
 def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
     """One setup's record, what it links added to `out`."""
-    c, oboa = out.c, level.oboa
-    if isinstance(setup, int) or isinstance(setup[1], np.void):
+    if isinstance(setup, int) or not isinstance(setup[0], Setup):
+        c, oboa = out.c, level.oboa
         setup, record = (setup, level.records[setup].copy()) if isinstance(setup, int) else (setup[0], setup[1].copy())
         stored = level.records[setup]
         array = c.link(int(stored["geometry"]), M3GA_TAG, oboa, f"object {setup} geometry")
@@ -210,11 +211,25 @@ def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
     name = scene.name.encode("latin-1")
     record["name"] = name
     if stored is not None:   # the bytes past its name as read
-        as_read = level.records[stored]
-        record["padding"] = as_read["padding"]
-        if as_read["name"].split(b"\0", 1)[0] == name:
-            record["name"] = as_read["name"]
+        record["padding"] = stored["padding"]
+        if stored["name"].split(b"\0", 1)[0] == name:
+            record["name"] = stored["name"]
     return record
+
+
+def placed_file_bytes(name: str, setups: list) -> bytes:
+    """A loose .oni of an OBOA named `name` holding the placed objects' setups alone, each a
+    (Setup, record or None) as onlv_file_bytes takes them, their meshes and OBANs by name
+    (place.py merges them into the ONLV -create:level writes)."""
+    out = _Layout(None)
+    oboa = out.add(OBOA_TAG, instance_name("OBOA", name), None)
+    records = np.zeros(len(setups), OBJECT_DTYPE)
+    for k, setup in enumerate(setups):
+        records[k] = _setup(out, None, setup)
+    head = bytearray(OBOA_OBJECTS_OFFSET)
+    head[OBOA_OBJECTS_OFFSET - 2:] = len(records).to_bytes(2, "little")
+    out.data[oboa] = head + records.tobytes()
+    return out.file_bytes()
 
 
 def _mesh(out: _Layout, mesh: int) -> int:
