@@ -2,7 +2,8 @@
 built (docs/level.md 13): the rebuild writes them apart, in `<level>/placed/` (an OBOA of their
 setups and the order stored), where OniSplit does not see them; `python -m oban_import place OUT
 DIR/<level>` reads `OUT/ONLV<level>.oni` (the door leaves' setups alone), writes it back with
-the placed setups among the leaves in the order stored (onlv_file_bytes: its object quad map,
+the placed setups among the leaves in the order stored (a door's leaves where its first leaf
+was, a new door's last; onlv_file_bytes: its object quad map,
 leaves, particles and corpses kept whole), and checks that each object quad map (ONOA) list's
 quads carry that object's tag in `OUT/AKEV<level>.oni`. No bpy."""
 
@@ -21,7 +22,8 @@ from .onlv_file import onlv_file_bytes, stored_level
 PLACED_FOLDER = "placed"
 PLACED_FILE = "OBOA{}_placed.oni"   # the placed setups (onlv_file.placed_file_bytes)
 ORDER_FILE = "{}_order.txt"         # a line per setup stored: 'placed <k>' (of PLACED_FILE) or 'leaf <name>'
-LEAF_NAME = re.compile(r"door_-?\d+")   # -create:level's name of a door's leaf setup
+LEAF_NAME = re.compile(r"door_-?\d+")   # -create:level's name of a door's leaf: door_<id> (second: id | 0x1000)
+SECOND_LEAF = 0x1000
 
 
 def order_text(entries: list) -> str:
@@ -62,10 +64,10 @@ def place(out: str, folder: str) -> str:
             if isinstance(entry, int):
                 setups.append(placed[entry])
                 continue
-            found = next((n for n, leaf in leaves.items() if leaf == entry), None)   # none: the door deleted
-            if found is not None:
-                setups.append(found)
-                del leaves[found]
+            found = [n for n, leaf in leaves.items() if _door(leaf) == _door(entry)]   # none: the door deleted
+            setups += found
+            for n in found:
+                del leaves[n]
         data = onlv_file_bytes(level, setups + list(leaves))
     temporary = onlv_path + ".part"
     with open(temporary, "wb") as f:
@@ -73,6 +75,11 @@ def place(out: str, folder: str) -> str:
     os.replace(temporary, onlv_path)
     return (f"{onlv_path}: {len(placed)} placed objects written beside its {len(used)} door leaf setups "
             f"({len(data)} bytes)")
+
+
+def _door(name: str):
+    """The door id of a leaf's name (LEAF_NAME; None where the name is none)."""
+    return int(name[5:]) & ~SECOND_LEAF if LEAF_NAME.fullmatch(name) else None
 
 
 def _order(path: str, count: int) -> list:
