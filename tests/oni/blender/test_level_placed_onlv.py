@@ -211,6 +211,10 @@ def test_the_command_line_writes_the_levels_onlv(tmp_path, placed_level, command
     assert done.returncode == 0, done.stderr
     assert f"run 'python -m oban_import place OUT {out / 'level5'}' after -create:level" in done.stderr + done.stdout
     assert_wrote(out / "level5", placed_level)
+    step = leaves_out(str(tmp_path / "cli_step"), "unedited")   # the step by the same command
+    done = run(command, "place", step, out / "level5")
+    assert done.returncode == 0 and f"{step}/ONLVlevel5.oni: 9 placed objects written" in done.stdout, done.stderr
+    assert names_zeroed(os.path.join(step, "ONLVlevel5.oni")) == names_zeroed(str(out / "expected.oni"))
     shutil.rmtree(out)
 
 
