@@ -14,16 +14,17 @@ import sys
 import tempfile
 
 from ..core.errors import ObanError
+from ..oni.cutscene import list_cutscenes as list_functions
 from ..oni.io.characters.model import Character
 from ..oni.io.characters.read import body_file, characters_beside
 from ..oni.io.container.container import level_of_raw_data
 from ..oni.io.level.model import LevelContents
+from ..oni.io.level_rebuild.place import place
 from ..oni.io.oban.read import read_file
 from ..oni.io.oban.record import Animation
 from ..oni.io.objects.model import PlacedObject
 from ..oni.io.objects.textures import FORMAT_NAMES
 from ..oni.io.trams.tram import Tram
-from ..oni.cutscene import list_cutscenes as list_functions
 from ..oni.plan import KINDS, Choices, bring
 from ..outpost2.io.bmp import prt_of_bitmaps
 from ..outpost2.io.prt import read_prt
@@ -37,6 +38,7 @@ PROG = "oban_import"
 USAGE = f"""{PROG} IN... -o OUT.blend [options]
        {PROG} op2_art.prt... -o OUT.blend [options]
        {PROG} export IN.blend -o OUTDIR [options]
+       {PROG} place OUT DIR/LEVEL
        {PROG} IN... --list"""
 MODES = f"""modes:
   IN... -o OUT.blend            Oni: OBANs (.oban, .oni, OniSplit .xml), levels (.dat with their
@@ -50,6 +52,8 @@ MODES = f"""modes:
                                 its mesh objects as M3GM files with their textures' TXMP files;
                                 --format body: its character armatures' bodies (TRBS, TRMA, TXMPs,
                                 ONCC)
+  place OUT DIR/LEVEL           a rebuilt level's placed objects into the level instance OniSplit's
+                                -create:level wrote to OUT (run before -import:nosep; no Blender needed)
   IN... --list                  what any mix of files holds, importing nothing (no Blender needed)
 
 examples:
@@ -59,6 +63,7 @@ examples:
   {PROG} export level9.blend -o rebuild/ --format level
   {PROG} export level9.blend -o meshes/ --format mesh --objects object03
   {PROG} export char0.blend -o bodies/ --format body
+  {PROG} place OUT rebuild/level9
   {PROG} examples/* --list
 
 `{PROG} IN.prt --help` and `{PROG} export --help` list their own options. A missing
@@ -119,6 +124,8 @@ def main(argv):
     """Run the command line; returns the exit code."""
     if argv[:1] == ["export"]:
         return export_main(argv[1:])
+    if argv[:1] == ["place"]:
+        return place_main(argv[1:])
     if "--list" not in argv and any(arg.lower().endswith(".prt") for arg in argv if not arg.startswith("-")):
         return sprites_main(argv)
     try:
@@ -253,6 +260,29 @@ def sprites_main(argv):
         report.add(import_sprites(bpy.context, path, settings, progress=_Progress()))
     print_messages(report)
     return _save(report, args.output)
+
+
+def place_parser():
+    p = _Parser(prog=f"{PROG} place", description="Write the placed objects of a level rebuilt by 'export --format "
+                "level' (DIR/LEVEL/placed/) into the level instance OniSplit's -create:level wrote to OUT "
+                "(OUT/ONLV<level>.oni), its object quad map checked; run it before -import:nosep.",
+                epilog=f"example: {PROG} place OUT rebuild/level9")
+    p.add_argument("out", metavar="OUT", help="the folder -create:level wrote the level's files to")
+    p.add_argument("level", metavar="DIR/LEVEL", help="the level's folder the rebuild export wrote")
+    return p
+
+
+def place_main(argv):
+    try:
+        args = place_parser().parse_args(argv)
+    except UsageError as error:
+        return _usage(place_parser(), error)
+    try:
+        print(place(args.out, args.level))
+    except ObanError as error:
+        print(f"{PROG} place: {error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def export_parser():

@@ -1,16 +1,15 @@
 """Placed objects of a level with an environment back through OniSplit's -create:level (docs/level.md
 13), through the operator and the command line, on OniSplit's level of the sample with level9's
 objects placed (tests/data/environment/placed): unedited, the export writes what OniSplit rebuilt
-that level from byte for byte (the rebuild's files, and the level's ONLV with every setup in
-classes/); moved, re-meshed, re-textured and re-animated objects write what OniSplit built
-edited/level of, which holds each edit; doors moved and turned write -create:level's ONLV of them
-(placed/moved_door); where -create:level would make the ONLV's other parts otherwise (a door
-re-flagged, re-modelled), the objects are named, nothing written unless Despite Edits."""
+that level from byte for byte (the rebuild's files and classes), and its placed/ files, put by the
+place step into -create:level's level instance (placed/merge), give the level's ONLV; moved,
+re-meshed, re-textured and re-animated objects give what OniSplit built edited/level of, which
+holds each edit; beside doors moved, re-flagged or re-modelled, the step gives -create:level's own
+level instance with the objects placed (placed/moved_door, placed/merge)."""
 
 import lzma
 import os
 import shutil
-from dataclasses import replace
 from xml.etree import ElementTree
 
 import bpy
@@ -22,9 +21,14 @@ from onlv_bytes import names_zeroed
 from paths import DATA
 from placed_edits import (DOORS_MOVED, LIFT, MOVE, MOVED, RAISE, REANIMATED, REMESHED, RETEXTURED, TURN,
                           assert_particles_refused, door, edit_placed, move_doors, placed, placed_in_level)
+from placed_step import leaves_out
+from placed_step import unpacked as unpacked_merge
 from test_level_placed import SCALE, oni_matrix, quaternion_matrix
 
+from oban_import.oni.io.container.library import open_library
 from oban_import.oni.io.level_rebuild.class_files import class_files
+from oban_import.oni.io.level_rebuild.onlv_file import onlv_file_bytes, stored_level
+from oban_import.oni.io.level_rebuild.place import place
 from oban_import.oni.io.objects.read import read_mesh_file, read_objects
 
 pytestmark = pytest.mark.usefixtures("addon")
@@ -33,7 +37,7 @@ ENVIRONMENT = os.path.join(DATA, "environment")
 PLACED = os.path.join(ENVIRONMENT, "placed")
 REBUILD_FILES = ("level5.xml", "level5_env.dae", "level5_rooms.dae", "level5_objects.xml")
 NORMALS = 1e-3   # Blender before 4.1 keeps a custom normal as two 16-bit numbers (this mesh: up to 6e-4 off 5.0's)
-EDITED = ("ONLVlevel5.oni", "M3GMobj03_part0.oni", "OBANobj01_anim.oni", "TXMPtex04_bgr.oni")
+EDITED = ("M3GMobj03_part0.oni", "OBANobj01_anim.oni", "TXMPtex04_bgr.oni")
 
 
 def unpacked(folder, source):
@@ -58,15 +62,35 @@ def export(out, despite=False):
     return bpy.ops.export_anim.oni_level(directory=str(out), use_selection=False, despite_edits=despite)
 
 
-def assert_wrote(folder, level, edited=()):
-    """`folder` holds the rebuild's files of tests/data/environment/rebuild and, in classes/, the
-    level's classes and its ONLV: as the unedited export wrote them (the level's class files;
-    the ONLV of its setups as OniSplit's but the 64 bytes after each name), `edited` as in
-    placed/edited/classes (an edited mesh's normals within NORMALS of Blender 5.0's)."""
+def stepped(folder, variant="unedited", out=None):
+    """The ONLV the place step writes of the rebuild `folder` into `out` (default: OniSplit's
+    -create:level build of placed/merge's `variant` without the placed objects), `folder`'s
+    classes copied in first, as the README's commands do."""
+    out = out or leaves_out(str(folder.parent / "step"), variant)
+    for name in os.listdir(folder / "classes"):
+        shutil.copy(folder / "classes" / name, out)
+    place(out, str(folder))
+    return os.path.join(out, "ONLVlevel5.oni")
+
+
+def physics_build(variant, tmp_path):
+    """placed/merge's `variant` as -create:level built it with the placed objects; its path."""
+    return unpacked_merge(os.path.join(variant, "physics", "ONLVlevel5.oni.xz"), str(tmp_path / f"{variant}.oni"))
+
+
+def assert_wrote(folder, level, edited=(), onlv=os.path.join(PLACED, "onisplit", "ONLVlevel5.oni.xz")):
+    """`folder` holds the rebuild's files of tests/data/environment/rebuild, in classes/ the
+    level's classes as the unedited export wrote them but `edited`, as in placed/edited/classes
+    (an edited mesh's normals within NORMALS of Blender 5.0's), and placed/, which the step puts
+    into -create:level's level instance: the ONLV `onlv` (.xz) but the 64 bytes after each name."""
     for name in REBUILD_FILES:
         assert (folder / name).read_bytes() == open(os.path.join(ENVIRONMENT, "rebuild", name), "rb").read(), name
     kept = class_files(str(level))
-    assert set(os.listdir(folder / "classes")) == set(kept) | {"ONLVlevel5.oni"}
+    assert set(os.listdir(folder / "classes")) == set(kept)
+    assert sorted(os.listdir(folder / "placed")) == ["OBOAlevel5_placed.oni", "level5_order.txt"]
+    with lzma.open(onlv) as f:
+        (folder.parent / "expected.oni").write_bytes(f.read())
+    assert names_zeroed(stepped(folder)) == names_zeroed(str(folder.parent / "expected.oni"))
     for name in set(kept) - set(edited):
         assert (folder / "classes" / name).read_bytes() == kept[name], name
     for name in edited:
@@ -75,9 +99,6 @@ def assert_wrote(folder, level, edited=()):
             ours, theirs = read_mesh_file(str(folder / "classes" / name)), read_mesh_file(theirs)
             assert np.array_equal(ours.points, theirs.points) and np.array_equal(ours.uvs, theirs.uvs), name
             assert np.abs(ours.normals - theirs.normals).max() < NORMALS, name
-        elif name.startswith("ONLV"):
-            with lzma.open(theirs + ".xz") as f:
-                assert (folder / "classes" / name).read_bytes() == f.read()
         else:
             assert (folder / "classes" / name).read_bytes() == open(theirs, "rb").read(), name
 
@@ -86,10 +107,6 @@ def test_an_unedited_level_writes_what_onisplit_rebuilt_it_from(tmp_path, placed
     assert export(tmp_path / "out") == {"FINISHED"}
     folder = tmp_path / "out" / "level5"
     assert_wrote(folder, placed_level)
-    onisplits = tmp_path / "ONLVlevel5.oni"
-    with lzma.open(os.path.join(PLACED, "onisplit", "ONLVlevel5.oni.xz")) as f:
-        onisplits.write_bytes(f.read())
-    assert (folder / "classes" / "ONLVlevel5.oni").read_bytes() == names_zeroed(str(onisplits))
     assert "Physics" not in (folder / "level5.xml").read_text(encoding="utf-8")
 
 
@@ -100,7 +117,8 @@ def test_edits_arrive_as_made(tmp_path, placed_level):
     moved = Matrix.Rotation(TURN, 4, "Z") @ Matrix.Translation(MOVE) @ placed_in_level(MOVED).matrix_world
     edit_placed(placed_in_level)
     assert export(tmp_path / "out") == {"FINISHED"}
-    assert_wrote(tmp_path / "out" / "level5", placed_level, EDITED)
+    assert_wrote(tmp_path / "out" / "level5", placed_level, EDITED,
+                 os.path.join(PLACED, "edited", "classes", "ONLVlevel5.oni.xz"))
     level = unpacked(tmp_path / "onisplit", os.path.join(PLACED, "edited", "level"))
     after = {obj.name: obj for obj in read_objects(str(level)).objects}
     assert list(after) == list(before)
@@ -128,28 +146,29 @@ def test_edits_arrive_as_made(tmp_path, placed_level):
 
 
 def test_moved_doors_write_what_onisplit_makes_of_them(tmp_path, placed_level):
-    """placed/moved_door: the ONLV is -create:level's of the moved doors (their leaves' setups
-    made again) but the 64 bytes after each name; OniSplit's level of the export holds the
-    doors where moved and the placed objects as read."""
+    """placed/moved_door: the step into -create:level's level instance of the moved doors (its
+    leaves alone: that of placed/moved_door, made with the placed objects, without them) gives
+    that ONLV but the 64 bytes after each name; OniSplit's level of the export holds the doors
+    where moved and the placed objects as read."""
     from oban_import.oni.io.level.read import read_level
     move_doors()
     assert export(tmp_path / "out") == {"FINISHED"}
     onisplits = tmp_path / "ONLVlevel5.oni"
     with lzma.open(os.path.join(PLACED, "moved_door", "ONLVlevel5.oni.xz")) as f:
         onisplits.write_bytes(f.read())
-    ours = tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni"
+    out = leaves_out(str(tmp_path / "step"), "unedited")
+    with open_library(str(onisplits)) as library:
+        stored = stored_level(library.main)
+        leaves = [n for n, record in enumerate(stored.records) if record["name"].startswith(b"door_")]
+        open(os.path.join(out, "ONLVlevel5.oni"), "wb").write(onlv_file_bytes(stored, leaves))
+    assert names_zeroed(stepped(tmp_path / "out" / "level5", out=out)) == names_zeroed(str(onisplits))
     before = read_level(str(placed_level)).doors
-    turned = placements(tmp_path / "out" / "level5" / "level5_objects.xml")
-    kept = placements(os.path.join(PLACED, "moved_door", "level5_objects.xml"))
-    otherwise = [door for door in before if turned[door.id].tobytes() != kept[door.id].tobytes()]
-    assert all(np.abs(turned[door.id] - kept[door.id]).max() < 1e-4 for door in otherwise)
-    assert ours.read_bytes() == names_zeroed(str(onisplits), with_leaves(otherwise, turned))
     level = unpacked(tmp_path / "onisplit", os.path.join(PLACED, "moved_door", "level"))
     after = read_level(str(level)).doors
     for old, new in zip(before, after):
         obj = door(old.id)
-        place = oni_matrix(obj.matrix_world)
-        expected = place[:3, 3] if old.id in DOORS_MOVED else old.position
+        place_at = oni_matrix(obj.matrix_world)
+        expected = place_at[:3, 3] if old.id in DOORS_MOVED else old.position
         assert np.abs(new.position - expected).max() < 1e-4, old.id
         assert (old.id in DOORS_MOVED) == (new.position.tobytes() + new.rotation.tobytes()
                                            != old.position.tobytes() + old.rotation.tobytes()), old.id
@@ -161,32 +180,16 @@ def test_moved_doors_write_what_onisplit_makes_of_them(tmp_path, placed_level):
             assert all(np.array_equal(m.points, n.points) for m, n in zip(obj.meshes, o.meshes)), obj.name
 
 
-def placements(path):
-    """{object id: (position, rotation) float32} of the doors of the object list XML at `path`."""
-    objects = ElementTree.parse(path).getroot().find("Objects")
-    return {k: np.float32([obj.find(f"Header/{name}").text.split() for name in ("Position", "Rotation")])
-            for k, obj in enumerate(objects, 1) if obj.tag == "DOOR"}
-
-
-def with_leaves(doors, placed):
-    """{setup index: record} of the leaves of `doors` placed as `placed` says ({id: placement}):
-    where a Blender turns a door a float32 step from the one OniSplit's ONLV was made of (3.4
-    tips door 2 otherwise), its leaves as -create:level makes them of that step (door_leaves,
-    checked against OniSplit by tests/oni/io/test_level_door_leaves.py)."""
-    from oban_import.oni.io.level_rebuild.door_leaves import leaf_records
-    return {setup: record for door in doors for setup, record in zip(door.setups, leaf_records(
-        replace(door, position=placed[door.id][0], rotation=placed[door.id][1])))}
-
-
-def test_a_reflagged_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
+def test_a_reflagged_door_carries_the_placed_objects(tmp_path, placed_level):
+    """A door re-flagged: written, and the step into -create:level's build of the level with doors
+    re-flagged, re-classed and re-textured (placed/merge/doors_changed, its object quad map
+    renumbered) gives that build with the placed objects (its <Physics> one)."""
     door(1)["oni_door_mirror"] = True
-    said = ("object 'obj00_part0': a placed object, which the level's ONLV carries; the object of id 1 with gunk "
-            "(a door, furniture, console, turret or trigger) changed")
-    with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):
-        export(tmp_path / "refused")
-    assert not (tmp_path / "refused" / "level5").exists()
-    assert export(tmp_path / "despite", despite=True) == {"FINISHED"}
-    assert not (tmp_path / "despite" / "level5" / "classes" / "ONLVlevel5.oni").exists()
+    assert export(tmp_path / "out") == {"FINISHED"}
+    objects = ElementTree.parse(tmp_path / "out" / "level5" / "level5_objects.xml").getroot().find("Objects")
+    assert "Mirror" in (objects[0].find("OSD/Flags").text or "").split()
+    merged = stepped(tmp_path / "out" / "level5", "doors_changed")
+    assert names_zeroed(merged) == names_zeroed(physics_build("doors_changed", tmp_path))
 
 
 def test_an_object_given_a_leafs_setup_is_refused(tmp_path, placed_level):
@@ -206,7 +209,12 @@ def test_the_command_line_writes_the_levels_onlv(tmp_path, placed_level, command
     out = tmp_path / "cli"
     done = run(command, "export", blend, "-o", out, "--format", "level")
     assert done.returncode == 0, done.stderr
+    assert f"run 'python -m oban_import place OUT {out / 'level5'}' after -create:level" in done.stderr + done.stdout
     assert_wrote(out / "level5", placed_level)
+    step = leaves_out(str(tmp_path / "cli_step"), "unedited")   # the step by the same command
+    done = run(command, "place", step, out / "level5")
+    assert done.returncode == 0 and f"{step}/ONLVlevel5.oni: 9 placed objects written" in done.stdout, done.stderr
+    assert names_zeroed(os.path.join(step, "ONLVlevel5.oni")) == names_zeroed(str(out / "expected.oni"))
     shutil.rmtree(out)
 
 
@@ -227,7 +235,7 @@ def test_a_level_imported_without_its_placed_objects_says_its_rebuild_has_none(t
     said = left_out_warning(path, "none of its 9 placed objects is in the scene",
                             "'obj00_part0', 'obj01_part0', 'obj02_part1', 'obj03_part0', 'obj04_part0' and 4 more")
     assert not report.errors and said in report.warnings, report.warnings
-    assert not (tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni").exists()   # -create:level's: leaves alone
+    assert not (tmp_path / "out" / "level5" / "placed").exists()   # -create:level's ONLV: the leaves alone
     assert export(tmp_path / "operator") == {"FINISHED"}
     blend = tmp_path / "without.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
@@ -243,9 +251,12 @@ def test_placed_objects_deleted_are_named_and_left_out(tmp_path, placed_level):
         bpy.data.objects.remove(placed(name))
     report = export_level_rebuilds(bpy.context, bpy.context.scene.objects, str(tmp_path / "out"),
                                    LevelRebuildSettings(use_selection=False, despite_edits=False))
-    assert not report.errors and report.warnings == [
-        left_out_warning(placed_level, "2 of its 9 placed objects are not in the scene", "'obj02_part1', 'obj07_part0'")]
-    written = read_objects(str(tmp_path / "out" / "level5" / "classes" / "ONLVlevel5.oni")).objects
+    step = (f"{placed_level}: its 7 placed objects are written to level5/placed/, apart: run 'python -m oban_import "
+            f"place OUT {tmp_path / 'out' / 'level5'}' after -create:level and before -import:nosep, else the level "
+            "holds none (docs/level.md 13)")
+    assert not report.errors and report.warnings == [step, left_out_warning(
+        placed_level, "2 of its 9 placed objects are not in the scene", "'obj02_part1', 'obj07_part0'")]
+    written = read_objects(stepped(tmp_path / "out" / "level5")).objects
     names = [obj.name for obj in written if not obj.name.startswith("door_")]
     assert names == [f"obj0{k}_part{int(k == 2)}" for k in range(9) if k not in (2, 7)]
 
@@ -263,20 +274,18 @@ def quad_lists(path):
         return [c.instance(c.link(int(value), IDXA_TAG, onoa, "quads"), IDXA_TAG)[0] for value in entries["quads"]]
 
 
-def test_a_remodelled_door_names_each_placed_object_unless_asked(tmp_path, placed_level):
+def test_a_remodelled_door_carries_the_placed_objects(tmp_path, placed_level):
     """placed/remodelled: -create:level's ONLV of this export with the <Physics> file: door_8's
     added triangle is a gunk quad more, which renumbers the quad lists of every later gunk
-    object, so the level read's ONLV cannot carry its placed objects."""
+    object. The export writes the re-modelled class and the placed objects apart, and the step
+    into -create:level's build of a re-modelled door (placed/merge/remodelled) gives that build
+    with the placed objects."""
     from test_level_remodel import remodel
     remodel()
-    said = ("object 'obj00_part0': a placed object, which the level's ONLV carries; the rebuild writes "
-            "M3GMdr_double_panel.oni from the scene (its door leaves re-modelled or re-animated")
-    with pytest.raises(RuntimeError, match=said.replace("(", r"\(").replace(")", r"\)")):
-        export(tmp_path / "refused")
-    assert not (tmp_path / "refused" / "level5").exists()
-    assert export(tmp_path / "despite", despite=True) == {"FINISHED"}
-    classes = tmp_path / "despite" / "level5" / "classes"
-    assert (classes / "M3GMdr_offc_panel.oni").is_file() and not (classes / "ONLVlevel5.oni").exists()
+    assert export(tmp_path / "out") == {"FINISHED"}
+    assert (tmp_path / "out" / "level5" / "classes" / "M3GMdr_offc_panel.oni").is_file()
+    merged = stepped(tmp_path / "out" / "level5", "remodelled")
+    assert names_zeroed(merged) == names_zeroed(physics_build("remodelled", tmp_path))
     for name, folder in (("read", "onisplit"), ("remodelled", "remodelled")):
         with lzma.open(os.path.join(PLACED, folder, "ONLVlevel5.oni.xz")) as f:
             (tmp_path / name).write_bytes(f.read())

@@ -15,10 +15,8 @@ from paths import DATA
 
 from oban_import.core.errors import ObanError
 from oban_import.oni.io.container.library import open_library
-from oban_import.oni.io.level.read import read_level
 from oban_import.oni.io.level_rebuild.oboa_xml import Setup
-from oban_import.oni.io.level_rebuild.onlv_file import (UNUSED, gunk_objects, onlv_file_bytes, own_quad_count,
-                                                        stored_gunk_objects, stored_level)
+from oban_import.oni.io.level_rebuild.onlv_file import UNUSED, onlv_file_bytes, stored_level
 from oban_import.oni.io.objects.oboa import OBJECT_DTYPE, OBOA_OBJECTS_OFFSET
 from oban_import.oni.io.objects.read import empty_setup, read_objects
 
@@ -69,7 +67,7 @@ def test_a_setup_from_the_scene_is_stored_as_given(placed_level, tmp_path):
                       position=np.float32([1, 2, 3]), rotation=np.float32([0, 0, 0.6, 0.8]), scale=2.0,
                       origin=np.arange(12, dtype=np.float32), geometries=["obj05_part0", "obj05_part1"],
                       animation="obj05_anim")
-        written = onlv_file_bytes(level, [(moved, 0)] + used(level)[1:])
+        written = onlv_file_bytes(level, [(moved, level.records[0])] + used(level)[1:])
     folder = tmp_path / "written"
     folder.mkdir()
     (folder / "ONLVlevel5.oni").write_bytes(written)
@@ -84,15 +82,6 @@ def test_a_setup_from_the_scene_is_stored_as_given(placed_level, tmp_path):
     with open_library(placed_level) as library:
         as_read = read_objects(placed_level, library).objects
     assert [o.name for o in objects[1:]] == [o.name for o in as_read[1:]]
-
-
-def test_the_gunk_objects_as_read_are_those_an_unedited_rebuild_lists():
-    level = read_level(os.path.join(ENVIRONMENT, "level", "level5_Final.dat"))
-    read = stored_gunk_objects(level)
-    assert [k for k, _ in read] == list(range(1, 17))
-    assert gunk_objects(sorted(level.doors + level.furniture, key=lambda obj: obj.id)) == read
-    first_gunk = min(int(quads.min()) for quads in level.object_quads.values())
-    assert own_quad_count(level.environment) == first_gunk == 33
 
 
 def test_a_file_without_one_level_instance_is_refused():
@@ -131,7 +120,7 @@ def test_the_bytes_after_a_setups_name_are_written_back_as_read(tmp_path):
                       position=np.float32([1, 2, 3]), rotation=np.float32([0, 0, 0.6, 0.8]), scale=2.0,
                       origin=np.arange(12, dtype=np.float32), geometries=["obj00_part0"])
         renamed = Setup(**{**moved.__dict__, "name": "renamed"})
-        written = [onlv_file_bytes(level, [(setup, 0)] + used(level)[1:]) for setup in (moved, renamed)]
+        written = [onlv_file_bytes(level, [(setup, level.records[0])] + used(level)[1:]) for setup in (moved, renamed)]
     for data, name in zip(written, (b"obj00_part0\0\x07tail", b"renamed")):
         (tmp_path / "back").mkdir(exist_ok=True)
         (tmp_path / "back" / "ONLVlevel5.oni").write_bytes(data)

@@ -5,9 +5,8 @@ its classes (M3GM, TXMP, OBAN) as `.oni` files, which `-import:nosep` packs: eac
 setup as read where the object stands where it was imported, else from its world matrix; its
 meshes' M3GMs, its textures' TXMPs and its OBAN as read where unedited, else written from the
 scene (the mesh export's parts and textures, the OBAN export). In a level with an environment
-(-create:level, which makes its OBOA of the doors alone), they go back in the level's ONLV
-(io/level_rebuild/onlv_file.py), which replaces -create:level's, where that ONLV's other parts
-are known: the level read's."""
+(-create:level, which makes its OBOA of the doors alone), they are written apart, in placed/,
+and a step after -create:level puts them into the ONLV it built (io/level_rebuild/place.py)."""
 
 import os
 
@@ -26,10 +25,9 @@ from ...io.import_frame import import_frame
 from ...io.level.properties import INT32, LEVEL_FILE
 from ...io.level.read import read_level
 from ...io.level_rebuild.class_files import class_file_name, class_files
-from ...io.level_rebuild.door_leaves import moved_leaves
 from ...io.level_rebuild.oboa_xml import NAME_BYTES, OBOA_FILE, Setup, oboa_xml, stored_setups
-from ...io.level_rebuild.onlv_file import (gunk_objects, onlv_file_bytes, own_quad_count, stored_gunk_objects,
-                                           stored_level, written_quad_count)
+from ...io.level_rebuild.onlv_file import placed_file_bytes, stored_level
+from ...io.level_rebuild.place import ORDER_FILE, PLACED_FILE, order_text
 from ...io.oban.record import matrix_from_columns, stored_columns
 from ...io.oban.write import oni_file_bytes
 from ...io.objects.properties import (OBJECT_DOOR_GUNK_ID, OBJECT_DOOR_ID, OBJECT_DOOR_LEAF, OBJECT_NAME, OBJECT_ORIGIN,
@@ -90,60 +88,31 @@ def placed_left_out(path, setups, objects) -> list:
             "(imported without Placed Objects, or deleted); import the level with Placed Objects to keep them"]
 
 
-def placed_in_level(context, path, objects, listed, quads, classes, source_classes, frame, tolerance):
+def placed_in_level(context, path, objects, classes, frame, tolerance):
     """The placed objects `objects` of the level at `path` with an environment (rebuilt by
-    -create:level, docs/level.md 13): ({class file: bytes}: ONLV<name>.oni with every setup,
-    the doors' leaves' as stored (a door moved or turned: as -create:level makes them of its
-    new placement, door_leaves.py), the objects' from the scene, and what the objects show
-    edited), notes, refusals, dropped edits. `listed`, `quads`: the object list and the
-    environment's quads the rebuild writes; `classes`: its class files so far, `source_classes`
-    as read. Where -create:level would make the ONLV's other parts (the leaves' setups and
-    meshes, the object quad map) otherwise than the level read (a door, furniture, console,
-    turret or trigger changed, added or deleted; environment quads added or deleted; a door
-    class written from the scene), the objects are dropped edits, each named why."""
+    -create:level, docs/level.md 13): ({class file: bytes} of what the objects show edited,
+    {file in placed/: bytes}: their setups (the scene's, each with its record as stored) and
+    the order stored, leaves and placed objects (io/level_rebuild/place.py puts them into the
+    ONLV -create:level builds), notes, refusals, dropped edits. `classes`: the rebuild's class
+    files so far."""
     with open_library(path) as library:
         stored, level = stored_level(library.main), read_level(path, library)
-        changed = _made_otherwise(level, listed, quads, classes, source_classes)
-        moved, cannot = moved_leaves(level.doors, listed) if not changed else ({}, "")
-        changed = changed or cannot
-        if changed:
-            return {}, [], [], [f"object '{obj.name}': a placed object, which the level's ONLV carries; {changed}, "
-                                "so -create:level makes that ONLV otherwise than the level read (docs/level.md 13)"
-                                for obj in objects]
-        leaves = {n for door in level.doors for n in door.setups if n is not None}
-        entries, written, notes, refused, dropped = _scene_setups(context, objects, len(stored.records),
-                                                                  stored.records["particles"] != 0, classes, frame,
-                                                                  tolerance)
-        refused += [f"object '{name}': its setup ({index}) is a door's leaf, which -create:level makes of the door"
-                    for (index, name), _ in entries if index in leaves]
-        refused += _particles_of_no_object([(n, record["name"].split(b"\0", 1)[0].decode("latin-1"))
-                                            for n, record in enumerate(stored.records)
-                                            if empty_setup(record) and record["particles"]])
-        order = sorted([((n, ""), (n, moved[n]) if n in moved else n) for n in leaves]
-                       + [(key, (setup, key[0])) for key, setup in entries],
-                       key=lambda entry: entry[0])
-        written[class_file_name(f"ONLV{level.name}")] = onlv_file_bytes(stored, [setup for _, setup in order])
-    return written, notes, refused, dropped
-
-
-def _made_otherwise(level, listed, quads, classes, source_classes) -> str:
-    """What makes -create:level's ONLV of the rebuild differ from the level read but its
-    object setups ('' nothing)."""
-    door_files = [name for name, data in classes.items()
-                  if name.startswith(("DOOR", "OFGA", "M3GM", "OBAN")) and data != source_classes.get(name)]
-    if door_files:
-        return (f"the rebuild writes {door_files[0]} from the scene (its door leaves re-modelled or re-animated: "
-                "-create:level strips the leaves' meshes and makes the doors' gunk, which the object quad map numbers, "
-                "of it anew)")
-    if written_quad_count(quads) != own_quad_count(level.environment):
-        return (f"the environment has {written_quad_count(quads)} quads of its own where the level read has "
-                f"{own_quad_count(level.environment)} (the object quad map's numbers change)")
-    scene, read = gunk_objects(listed), stored_gunk_objects(level)
-    if scene != read:
-        ids = sorted({k for k, _ in set(scene) ^ set(read)})
-        return (f"the object{'s' if len(ids) > 1 else ''} of id {', '.join(map(str, ids[:5]))} with gunk (a door, "
-                "furniture, console, turret or trigger) changed, or came or went (its gunk changes)")
-    return ""
+    leaves = {n for door in level.doors for n in door.setups if n is not None}
+    entries, written, notes, refused, dropped = _scene_setups(context, objects, len(stored.records),
+                                                              stored.records["particles"] != 0, classes, frame,
+                                                              tolerance)
+    refused += [f"object '{name}': its setup ({index}) is a door's leaf, which -create:level makes of the door"
+                for (index, name), _ in entries if index in leaves]
+    refused += _particles_of_no_object([(n, record["name"].split(b"\0", 1)[0].decode("latin-1"))
+                                        for n, record in enumerate(stored.records)
+                                        if empty_setup(record) and record["particles"]])
+    entries.sort(key=lambda entry: entry[0])
+    order = sorted([(n, stored.records[n]["name"].split(b"\0", 1)[0].decode("latin-1")) for n in leaves]
+                   + [(index, k) for k, ((index, _), _) in enumerate(entries)], key=lambda entry: entry[0])
+    setups = [(setup, stored.records[index]) for (index, _), setup in entries]
+    placed = {PLACED_FILE.format(level.name): placed_file_bytes(f"{level.name}_placed", setups),
+              ORDER_FILE.format(level.name): order_text([entry for _, entry in order])}
+    return written, placed, notes, refused, dropped
 
 
 def placed_folder(path) -> str:

@@ -28,6 +28,7 @@ from ...io.level_rebuild.collada import environment_collada, rooms_collada
 from ...io.level_rebuild.master_xml import (CLASSES_FOLDER, ENVIRONMENT_FILE, MASTER_FILE, OBJECTS_FILE,
                                             ONISPLIT_MARKERS, ROOMS_FILE, master_xml, objects_xml)
 from ...io.level_rebuild.object_xml import CLASS_TYPES
+from ...io.level_rebuild.place import PLACED_FOLDER
 from ...io.objects.mesh_write import WORLD_LIMIT
 from ..shared.as_read import kept_as_read
 from ..shared.textures import NOT_IN_A_NAME
@@ -183,9 +184,9 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     refused += wrong
     classes.update(painted)
     placed = [obj for found in placed_objects(same, []).values() for obj in found]
-    placed_files, placed_notes, wrong, placed_dropped = (
-        placed_in_level(context, path, placed, in_lists, quads, classes, source.classes, frame, tolerance)
-        if placed and not refused else ({}, [], [], []))
+    placed_files, placed_out, placed_notes, wrong, placed_dropped = (
+        placed_in_level(context, path, placed, classes, frame, tolerance) if placed and not refused
+        else ({}, {}, [], [], []))
     refused += wrong
     classes.update(placed_files)
     if refused:
@@ -193,6 +194,10 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     settled(path, dropped_edits(edited, doors, "the rebuild writes the level's door classes as read", carried,
                                 remodelled_leaves) + retextured + edited_gunk(faces, source.environment)
             + leaf_edits(source.doors, same, LEAVES_MADE) + placed_dropped, despite, warnings, "rebuilt")
+    if placed_out:
+        placed_notes.append(f"its {len(placed)} placed objects are written to {source.name}/{PLACED_FOLDER}/, apart: "
+                            f"run 'python -m oban_import place OUT {os.path.join(directory, source.name)}' after "
+                            "-create:level and before -import:nosep, else the level holds none (docs/level.md 13)")
     warnings += [f"{path}: {note}" for note in notes + remodel_notes + placed_notes]
     warnings += placed_left_out(path, source.placed, placed)
     warnings += [f"{path}: {count} {kind} objects left out: {why}" for (kind, why), count in left_out.items()]
@@ -213,6 +218,9 @@ def _rebuild(context, source: _Source, environment, directory, warnings, frame, 
     files[CLASSES_FOLDER] = None
     files.update((os.path.join(CLASSES_FOLDER, file), data) for file, data in classes.items())
     files.update((texture + ".tga", tga_bytes(pixels)) for texture, pixels in textures.items())
+    if placed_out:
+        files[PLACED_FOLDER] = None
+        files.update((os.path.join(PLACED_FOLDER, file), data) for file, data in placed_out.items())
     write_job(FileJob(environment[0], path, [OutputFile(file, data) for file, data in files.items()], folder=name,
                       sources=source.sources), directory)
     summary = LevelSource(name, len(quads.flags), len(floor_counts), len(in_lists) + len(own))

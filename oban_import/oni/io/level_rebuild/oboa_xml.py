@@ -96,28 +96,35 @@ def stored_setups(path: str, library: Library | None = None) -> StoredSetups:
             raise ObanError(path, f"{c.label(oboa)} object {n} ('{_name(records[n])}'): a byte past its name is not 0 "
                                   "(in its name field or the 64 bytes after it, which OniSplit's XML does not carry: "
                                   f"-create writes them 0){more}")
-        setups, particles = [], []
-        for n, record in enumerate(records):
-            array = c.link(int(record["geometry"]), M3GA_TAG, oboa, f"object {n} geometry")
-            meshes = [] if array is None else [
-                c.link(value, M3GM_TAG, array, "mesh") for value in
-                parse_m3ga(c.instance(array, M3GA_TAG)[0], path, c.label(array))]
-            if any(mesh is None or c.is_unnamed(mesh) for mesh in meshes):
-                raise ObanError(path, f"{c.label(oboa)} object {n}: its geometry holds a mesh of no name, which "
-                                      "the XML cannot link")
-            animation = c.link(int(record["animation"]), OBAN_TAG, oboa, f"object {n} animation")
-            particles.append(c.link(int(record["particles"]), ENVP_TAG, oboa, f"object {n} particles") is not None)
-            setups.append(Setup(
-                name=_name(record), flags=int(record["flags"]),
-                door_gunk_id=int(record["door_gunk_id"]), door_id=int(record["door_id"]),
-                physics=int(record["physics"]), script_id=int(record["script_id"]),
-                position=record["position"].copy(), rotation=record["rotation"].copy(),
-                scale=float(record["scale"]), origin=record["origin"].copy(),
-                geometries=[c.full_name(mesh)[4:] for mesh in meshes],
-                animation=c.full_name(animation)[4:] if animation is not None else ""))
+        setups, particles = setups_of(c, oboa, records)
         name = c.full_name(oboa)[4:]
         instance_name("OBOA", name)   # -create names the OBOA after its XML file: one it can open
         return StoredSetups(name, setups, particles)
+
+
+def setups_of(c, oboa: int, records: np.ndarray) -> tuple:
+    """([Setup] of `records`, the OBOA at `oboa` of `c`: each M3GA's M3GMs and the OBAN by
+    name, [whether it links particles]); ObanError where a mesh has no name."""
+    setups, particles = [], []
+    for n, record in enumerate(records):
+        array = c.link(int(record["geometry"]), M3GA_TAG, oboa, f"object {n} geometry")
+        meshes = [] if array is None else [
+            c.link(value, M3GM_TAG, array, "mesh") for value in
+            parse_m3ga(c.instance(array, M3GA_TAG)[0], c.path, c.label(array))]
+        if any(mesh is None or c.is_unnamed(mesh) for mesh in meshes):
+            raise ObanError(c.path, f"{c.label(oboa)} object {n}: its geometry holds a mesh of no name, which "
+                                    "the XML cannot link")
+        animation = c.link(int(record["animation"]), OBAN_TAG, oboa, f"object {n} animation")
+        particles.append(c.link(int(record["particles"]), ENVP_TAG, oboa, f"object {n} particles") is not None)
+        setups.append(Setup(
+            name=_name(record), flags=int(record["flags"]),
+            door_gunk_id=int(record["door_gunk_id"]), door_id=int(record["door_id"]),
+            physics=int(record["physics"]), script_id=int(record["script_id"]),
+            position=record["position"].copy(), rotation=record["rotation"].copy(),
+            scale=float(record["scale"]), origin=record["origin"].copy(),
+            geometries=[c.full_name(mesh)[4:] for mesh in meshes],
+            animation=c.full_name(animation)[4:] if animation is not None else ""))
+    return setups, particles
 
 
 def unused_bytes(records: np.ndarray) -> np.ndarray:

@@ -1,16 +1,15 @@
 """A level's ONLV instance file as OniSplit's `-create:level` writes it (its LevelDatWriter,
 docs/level.md 13), with the object setups given: the level instance, its OBOA, ONOA, ENVP and
 CRSA as stored in the level read, and the OBOA's setups in the order given, each either one
-of the stored setups (a door's leaf: its unnamed M3GMs and their arrays copied; a moved door's
-leaf with its fields made again, door_leaves.py) or a placed object's setup as the scene has it
-(its M3GMs and OBAN linked by name). Laid out as
+of the stored setups (a door's leaf: its unnamed M3GMs and their arrays copied) or a placed
+object's setup as the scene has it (its M3GMs and OBAN linked by name). Laid out as
 LevelDatWriter creates its instances: the ONLV, what it links in field order, then per setup
 its meshes (a named one a placeholder per link, an unnamed one followed by what it links,
 field by field), its M3GA, its OBAN, its particles (ENVP), then the quad lists (IDXA) of the
 ONOA and the character classes (ONCC) its corpses name, once each. An unedited level's setups
 give back the ONLV `.oni` OniSplit wrote, byte for byte. No bpy."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,12 +18,9 @@ from ..container.container import (CRSA_TAG, ENVP_TAG, IDXA_TAG, LINK_FLAG, M3GA
                                    ONCC_TAG, ONLV_TAG, ONOA_TAG, PNTA_TAG, TXCA_TAG, TXMP_TAG, VCRA_TAG, Container,
                                    counted, u32_at)
 from ..container.instance_file import instance_file_bytes, instance_name
-from ..level.model import QUAD_FLAGS, Door, Environment, Furniture, LevelContents, Quads
 from ..level.onlv import ONLV_LINKS, ONLV_SIZE, ONOA_DTYPE
 from ..objects.meshes import M3GM_LINKS_OFFSET, parse_m3ga
 from ..objects.oboa import MAX_SETUPS, OBJECT_DTYPE, OBOA_OBJECTS_OFFSET, parse_oboa
-from .master_xml import OtherObject, objects_xml
-from .object_xml import level_given, level_osd_xml
 
 AISA_TAG = b"ASIA"
 ONLV_FIELDS = tuple(sorted([*ONLV_LINKS.values(), (0x5C, AISA_TAG)]))   # its links, in the order LevelDatWriter makes them
@@ -32,9 +28,6 @@ M3GM_FIELDS = (PNTA_TAG, VCRA_TAG, VCRA_TAG, TXCA_TAG, IDXA_TAG, IDXA_TAG, TXMP_
 M3GA_COUNT_AT, ONOA_COUNT_AT = 20, 20
 CRSA_COUNT_AT, CORPSE_BYTES, CORPSE_CLASS_AT = 20, 1100, 160   # a corpse: 160 bytes, ONCC, 19 matrices, a box
 UNUSED = 32                                                      # setups -create:level adds after its own
-GUNK_TYPES = ("DOOR", "FURN", "CONS", "TURR", "TRIG")   # the objects whose gunk -create:level adds to the environment
-GHOSTS = QUAD_FLAGS["Ghost"] | QUAD_FLAGS["StairsUp"] | QUAD_FLAGS["StairsDown"]
-DOOR_FRAME = "_marker_door"     # a quad of this texture is a door frame, which -create:level puts after the gunk
 
 
 @dataclass
@@ -96,60 +89,11 @@ def stored_level(c: Container) -> StoredLevel:
     return StoredLevel(c, onlv, oboa, records)
 
 
-def own_quad_count(environment: Environment) -> int:
-    """The environment's own quads as -create:level numbers them before the gunk's (the ONOA's
-    quads): no object's, no ghost, no door frame (those it puts after the gunk)."""
-    frames = np.array(environment.texture_names + [""])[environment.quad_textures] == DOOR_FRAME
-    return int(np.count_nonzero((environment.object_tags == -1) & (environment.flags & GHOSTS == 0) & ~frames))
-
-
-def written_quad_count(quads: Quads) -> int:
-    """own_quad_count of the environment Collada's quads (collada.py's)."""
-    return int(np.count_nonzero(np.array(quads.texture_names + [""])[quads.textures] != DOOR_FRAME))
-
-
-def gunk_objects(objects: list) -> list:
-    """[(the id -create:level gives it, its XML but a door's placement)] of the objects of
-    `objects` (an object list in the order written: Door, Furniture, OtherObject) whose gunk it
-    adds to the environment: what its doors' setups and its object quad map (ONOA) are made of.
-    A door's position, rotation and Center (which moves with it) are left out: its leaves'
-    setups are made of them again (door_leaves.py), its gunk's quads are numbered alike."""
-    return [(k, objects_xml([_unplaced(obj)])) for k, obj in enumerate(objects, 1) if _kind(obj) in GUNK_TYPES]
-
-
-def stored_gunk_objects(level: LevelContents) -> list:
-    """gunk_objects() of a level as read: [(object id, XML)] in id order."""
-    found = []
-    for objects in level.object_lists:
-        found += [(door.id, door) for door in objects.doors] + [(piece.id, piece) for piece in objects.furniture]
-        for k, kind in enumerate(objects.types.tolist()):
-            if kind in GUNK_TYPES[2:]:
-                given = level_given(kind, objects.payloads[k])[0]
-                osd = level_osd_xml(kind, given, objects.name, f"{kind} {int(objects.ids[k])}")
-                found.append((int(objects.ids[k]), OtherObject(kind, int(objects.ids[k]), int(objects.flags[k]),
-                                                               objects.positions[k], objects.rotations[k], osd,
-                                                               objects.payloads[k])))
-    return [(object_id, objects_xml([_unplaced(obj)])) for object_id, obj in sorted(found, key=lambda pair: pair[0])]
-
-
-def _kind(obj) -> str:
-    return "DOOR" if isinstance(obj, Door) else "FURN" if isinstance(obj, Furniture) else obj.kind
-
-
-def _unplaced(obj):
-    """`obj`, a door at the origin, unturned, its Center there too."""
-    if not isinstance(obj, Door):
-        return obj
-    return replace(obj, position=np.zeros(3, np.float32), rotation=np.zeros(3, np.float32),
-                   frame_position=np.zeros(3, np.float32))
-
-
 def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
-    """The ONLV .oni with `setups` in order: each an int (that stored setup, copied), a
-    (stored index, OBJECT_DTYPE record) (a door's leaf placed anew: that setup's meshes, the
-    record's fields) or a (Setup, stored index or None) (a placed object; the 64 bytes after its
-    name, which -create:level fills with its mesh's file name, from that stored setup, else 0, and
-    the bytes past the end of its name too where the name is the one stored)."""
+    """The ONLV .oni with `setups` in order: each an int (that stored setup, copied) or a
+    (Setup, OBJECT_DTYPE record or None) (a placed object; the 64 bytes after its name, which
+    -create:level fills with its mesh's file name, from that record, else 0, and the bytes past
+    the end of its name too where the name is the record's)."""
     c = level.container
     if len(setups) + UNUSED > MAX_SETUPS:
         raise ObanError(c.path, f"{len(setups)} object setups and the {UNUSED} unused -create:level adds: "
@@ -183,10 +127,9 @@ def onlv_file_bytes(level: StoredLevel, setups: list) -> bytes:
 
 def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
     """One setup's record, what it links added to `out`."""
-    c, oboa = out.c, level.oboa
-    if isinstance(setup, int) or isinstance(setup[1], np.void):
-        setup, record = (setup, level.records[setup].copy()) if isinstance(setup, int) else (setup[0], setup[1].copy())
-        stored = level.records[setup]
+    if isinstance(setup, int):
+        c, oboa = out.c, level.oboa
+        stored, record = level.records[setup], level.records[setup].copy()
         array = c.link(int(stored["geometry"]), M3GA_TAG, oboa, f"object {setup} geometry")
         meshes = [] if array is None else [
             c.link(value, M3GM_TAG, array, "mesh") for value in parse_m3ga(c.instance(array, M3GA_TAG)[0], c.path,
@@ -210,11 +153,25 @@ def _setup(out: _Layout, level: StoredLevel, setup) -> np.void:
     name = scene.name.encode("latin-1")
     record["name"] = name
     if stored is not None:   # the bytes past its name as read
-        as_read = level.records[stored]
-        record["padding"] = as_read["padding"]
-        if as_read["name"].split(b"\0", 1)[0] == name:
-            record["name"] = as_read["name"]
+        record["padding"] = stored["padding"]
+        if stored["name"].split(b"\0", 1)[0] == name:
+            record["name"] = stored["name"]
     return record
+
+
+def placed_file_bytes(name: str, setups: list) -> bytes:
+    """A loose .oni of an OBOA named `name` holding the placed objects' setups alone, each a
+    (Setup, record or None) as onlv_file_bytes takes them, their meshes and OBANs by name
+    (place.py merges them into the ONLV -create:level writes)."""
+    out = _Layout(None)
+    oboa = out.add(OBOA_TAG, instance_name("OBOA", name), None)
+    records = np.zeros(len(setups), OBJECT_DTYPE)
+    for k, setup in enumerate(setups):
+        records[k] = _setup(out, None, setup)
+    head = bytearray(OBOA_OBJECTS_OFFSET)
+    head[OBOA_OBJECTS_OFFSET - 2:] = len(records).to_bytes(2, "little")
+    out.data[oboa] = head + records.tobytes()
+    return out.file_bytes()
 
 
 def _mesh(out: _Layout, mesh: int) -> int:
