@@ -132,6 +132,32 @@ def test_an_edited_camera_keeps_what_is_unchanged_and_writes_the_edit_anew(tmp_p
     np.testing.assert_allclose(shown(["camera"])["camera"][:-1], before["camera"], atol=2e-5)
 
 
+def test_a_shot_added_to_an_import_and_one_cut(tmp_path):
+    """shots: a new camera bound by a marker on frames 11-20 (a shot added inside cut_cam_a's),
+    and cut_cam_b's shot cut to a still camera from frame 80: the first 10 ticks kept, the rest
+    anew (each span after plays on from one changed, or is changed)."""
+    played("shots")
+    scene = bpy.context.scene
+    imported = scene.camera
+    added = camera("added", [(11, (8, -6, 1.5), (1.4, 0, 0.2)), (20, (9, -5, 1.6), (1.45, 0, 0.5))])
+    still = camera("still", [(80, (0, -20, 12), (0.6, 0, 0))])
+    for frame, bound in ((1, imported), (11, added), (21, imported), (80, still)):
+        scene.timeline_markers.new(f"at {frame}", frame=frame).camera = bound
+    views = []
+    for frame in range(scene.frame_start, scene.frame_end + 1):
+        scene.frame_set(frame)
+        views.append(np.array((added if 11 <= frame < 21 else still if frame >= 80 else imported).matrix_world))
+    assert bpy.ops.export_anim.oni_cutscene(directory=str(tmp_path), cutscene="again") == {"FINISHED"}
+    camera_events = [(e.tick, e.oban) for e in plan_cutscene(LEVEL, "again", str(tmp_path)).timeline.camera]
+    # kept up to the shot added; anew from it: the rest of cut_cam_a's and the interpolation that plays on from
+    # it (to cut_cam_b's shot, at tick 79, which the still camera replaces: anew again); the written cm_reset
+    assert camera_events == [(0, "cut_cam_a"), (10, "again_shot01"), (20, "again_shot02"), (79, "again_shot03"),
+                             (104, "")]
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    played("again", str(tmp_path))
+    np.testing.assert_allclose(shown(["camera"])["camera"][:len(views)], np.array(views), atol=2e-5)
+
+
 def test_an_edited_character_and_object(tmp_path):
     """actors: the character's base lifted on frames 41-45; the crate of script id 22 moved."""
     played("picture")
