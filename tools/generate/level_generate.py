@@ -439,3 +439,48 @@ def rare_cases(level: GenLevel) -> GenLevel:
     tag = level.object_quads[0][0]
     level.object_quads.append((tag, [len(level.environment.flags) - 1]))
     return level
+
+
+def retail_level(rng, quads=47_000, doors=60, objects=100, points=30_000):
+    """A level of retail size for benchmarks/level_rebuild_speed.py: an environment of `quads`
+    quads (a third triangles, no flag, no tag) on `points` points, 8 textures; `doors` doors of
+    two classes (every fourth a double door: a second leaf), each leaf an OBOA setup named as
+    -create:level names it (door_<id>, the second leaf's door id | 0x1000); `objects` placed
+    objects (OBOA setups of a mesh each, of 10 meshes, every fifth with an OBAN of its own)."""
+    from oban_generate import random_animation
+    level = GenLevel(name="retail", setups=[])
+    for k in range(8):
+        name = f"retail_tex{k}"
+        level.textures[name], level.texture_raws[name] = random_texture(rng, name, 8, 32, 32)
+    level.textures["DOORTEX"], level.texture_raws["DOORTEX"] = random_texture(rng, "DOORTEX", 1, 16, 16)
+    for name in ("leaf", "leaf2"):
+        level.meshes[name] = random_mesh(rng, name, "DOORTEX", strips=6, points=24)
+    for k in range(10):
+        level.meshes[f"prop{k}"] = random_mesh(rng, f"prop{k}", f"retail_tex{k % 8}", strips=8, points=32)
+    level.animations["door_anim"] = random_animation(rng, "door_anim", frames=40, flags=0x10)
+    level.geometries = {"dr_main": [(0x10000, "leaf")], "dr_other": [(0x10000, "leaf2")]}
+    level.door_classes = {"dr_single": GenDoorClass("dr_single", ("dr_main", None), "door_anim"),
+                          "dr_double": GenDoorClass("dr_double", ("dr_main", "dr_other"), "door_anim")}
+    gen_doors = [GenDoor("dr_double" if k % 4 == 0 else "dr_single", k + 1, 0, DOUBLE_DOOR if k % 4 == 0 else 0,
+                         tuple(rng.normal(0, 500, 3))) for k in range(doors)]
+    level.lists["Door"] = [door(k + 1, d, tuple(rng.normal(0, 500, 3)), (0, float(rng.uniform(0, 360)), 0))
+                           for k, d in enumerate(gen_doors)]
+    for d in gen_doors:
+        for leaf in range(2 if d.flags & DOUBLE_DOOR else 1):
+            level.setups.append(GenObject(f"door_{d.door_id | SECOND_LEAF * leaf}", ["leaf"],
+                                          "door_anim", door_id=d.door_id | SECOND_LEAF * leaf))
+    for k in range(objects):
+        animation = None
+        if k % 5 == 0:
+            animation = f"prop_anim{k}"
+            level.animations[animation] = random_animation(rng, animation, frames=60)
+        position = tuple(float(v) for v in rng.normal(0, 500, 3))
+        level.setups.append(GenObject(f"prop_object{k:03d}", [f"prop{k % 10}"], animation, flags=0x200,
+                                      physics=3 if animation else 1, position=position,
+                                      origin=(1, 0, 0, 0, 1, 0, 0, 0, 1, *position)))
+    env = random_environment(rng, "retail", [], list(level.textures)[:8], quads=quads, points=points)
+    env.flags = np.where(env.flags & 0x40, 0x40, 0).astype(np.uint32)
+    env.tags[:] = -1
+    env.door_frames = []
+    level.environment = env
+    return level
