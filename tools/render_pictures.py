@@ -1,7 +1,8 @@
 """Renders the README's pictures with Blender (Cycles on the CPU; the cutscenes with Workbench), from the
 bundled examples and the tests' data:
 
-  docs/images/level.png         the sample level as imported, every object where the game puts it
+  docs/images/level.png         the sample level as imported, each of its nine objects where the game puts it,
+                                framed on itself and named (three by three)
   docs/images/environment.png   a level as the game shows it: its environment textured and shaded, doors mid-swing
   docs/images/relit.png         the sample level's environment as baked (left) and relit in Blender (right)
   docs/images/door.png          a door as the sample level has it (left) and in OniSplit's level of its export with
@@ -200,23 +201,45 @@ def save(pixels, name):
 
 
 def level_picture():
-    """The sample level as imported, every placed object where the game puts it, in one view
-    at frame 1, textured (Workbench: the textures' own colours, no lighting to guess)."""
+    """The sample level as imported, at frame 1, textured (Workbench: the textures' own colours,
+    no lighting to guess): the level holds placed objects alone (no environment) a few metres
+    across, spread over a hundred metres, so each is shown framed on itself (the others where
+    they stand, where they fall in its view), named under it, in a grid of nine."""
     scene = new_scene()
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.display.shading.light = "STUDIO"
     scene.display.shading.color_type = "TEXTURE"
     scene.display.shading.show_cavity = True
-    scene.render.resolution_x, scene.render.resolution_y = 1200, 675
+    scene.render.resolution_x, scene.render.resolution_y = 400, 270
     bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level9_Final.dat"))
-    placed = [o for o in scene.objects if OBJECT_NAME in o]
+    placed = sorted((o for o in scene.objects if OBJECT_NAME in o), key=lambda o: o[OBJECT_NAME])
     scene.frame_set(1)
     view = (-0.55, 1.0, -0.6)
-    frame(scene, placed, view, margin=1.15)
-    span = float(np.ptp(world_points(placed), axis=0).max())
-    for obj in placed:   # the objects are metres across in a level a kilometre wide: name each
-        label(scene, obj, obj[OBJECT_NAME], span / 45, view)
-    save(rendered(scene), "level.png")
+    images = []
+    for obj in placed:
+        frame(scene, [obj], view, margin=1.5)
+        caption(scene, obj[OBJECT_NAME])
+        image = rendered(scene)
+        image[[0, 1, -2, -1], :, :3] = image[:, [0, 1, -2, -1], :3] = 0.12   # a dark line between tiles
+        images.append(image)
+        bpy.data.batch_remove([o for o in scene.objects if o.type in {"CAMERA", "FONT"}])
+    save(tiles(images, 3), "level.png")
+
+
+def caption(scene, text):
+    """`text` at the bottom of the (orthographic) camera's view, in front of everything."""
+    camera = scene.camera
+    bpy.context.view_layer.update()   # the new camera's matrix_world
+    size = camera.data.ortho_scale
+    height = size * scene.render.resolution_y / scene.render.resolution_x
+    forward = camera.matrix_world.to_3x3() @ Vector((0, 0, -1))
+    up = camera.matrix_world.to_3x3() @ Vector((0, 1, 0))
+    curve = bpy.data.curves.new(f"{text} caption", "FONT")
+    curve.body, curve.size, curve.align_x = text, height / 9, "CENTER"
+    words = bpy.data.objects.new(f"{text} caption", curve)
+    words.location = camera.location + 0.5 * forward - 0.42 * height * up
+    words.rotation_euler = camera.rotation_euler
+    scene.collection.objects.link(words)
 
 
 def without_ceilings(environment):
