@@ -206,7 +206,7 @@ def save(pixels, name):
 def level_picture():
     """The sample level as imported, at frame 1, textured (Workbench: the textures' own colours,
     no lighting to guess): the level holds placed objects alone (no environment) a few metres
-    across, spread over a hundred metres, so each is shown framed on itself (the others where
+    across, spread over some two hundred metres, so each is shown framed on itself (the others where
     they stand, where they fall in its view), named under it, in a grid of nine."""
     scene = new_scene()
     scene.render.engine = "BLENDER_WORKBENCH"
