@@ -1,7 +1,8 @@
 """Renders the README's pictures with Blender (Cycles on the CPU; the cutscenes with Workbench), from the
 bundled examples and the tests' data:
 
-  docs/images/level.png         the sample level as imported, every object where the game puts it
+  docs/images/level.png         the sample level as imported, each of its nine objects where the game puts it,
+                                framed on itself and named (three by three)
   docs/images/environment.png   a level as the game shows it: its environment textured and shaded, doors mid-swing
   docs/images/relit.png         the sample level's environment as baked (left) and relit in Blender (right)
   docs/images/door.png          a door as the sample level has it (left) and in OniSplit's level of its export with
@@ -17,10 +18,13 @@ bundled examples and the tests' data:
                                 marker, the player walking with its TRAMs in NLA strips, a crate turning) through
                                 its camera (left), and the same frame of the import of what the cutscene export
                                 wrote of it, in a fresh scene (right)
+  docs/images/rebuilt_placed.png  OniSplit's build of the rebuild export of tests/data/environment/placed (level9's
+                                objects placed in the sample level) with a wall added and door 8 re-modelled, its
+                                placed objects in place, as the add-on imports it (RUNS OniSplit with mono)
 
     .venvs/bpy-5.0/bin/python tools/render_pictures.py [NAME...]   (or blender -b -P tools/render_pictures.py)
 
-NAME (level, environment, relit, door, motion, character, body, sprites, cutscene, cutscene_export) renders
+NAME (level, environment, relit, door, motion, character, body, sprites, cutscene, cutscene_export, rebuilt_placed) renders
 those alone.
 """
 
@@ -200,23 +204,125 @@ def save(pixels, name):
 
 
 def level_picture():
-    """The sample level as imported, every placed object where the game puts it, in one view
-    at frame 1, textured (Workbench: the textures' own colours, no lighting to guess)."""
+    """The sample level as imported, at frame 1, textured (Workbench: the textures' own colours,
+    no lighting to guess): the level holds placed objects alone (no environment) a few metres
+    across, spread over some two hundred metres, so each is shown framed on itself (the others where
+    they stand, where they fall in its view), named under it, in a grid of nine."""
     scene = new_scene()
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.display.shading.light = "STUDIO"
     scene.display.shading.color_type = "TEXTURE"
     scene.display.shading.show_cavity = True
-    scene.render.resolution_x, scene.render.resolution_y = 1200, 675
+    scene.render.resolution_x, scene.render.resolution_y = 400, 270
     bpy.ops.import_anim.oban(filepath=os.path.join(EXAMPLES, "level9_Final.dat"))
-    placed = [o for o in scene.objects if OBJECT_NAME in o]
+    placed = sorted((o for o in scene.objects if OBJECT_NAME in o), key=lambda o: o[OBJECT_NAME])
     scene.frame_set(1)
     view = (-0.55, 1.0, -0.6)
-    frame(scene, placed, view, margin=1.15)
-    span = float(np.ptp(world_points(placed), axis=0).max())
-    for obj in placed:   # the objects are metres across in a level a kilometre wide: name each
-        label(scene, obj, obj[OBJECT_NAME], span / 45, view)
-    save(rendered(scene), "level.png")
+    images = []
+    for obj in placed:
+        frame(scene, [obj], view, margin=1.5)
+        caption(scene, obj[OBJECT_NAME])
+        image = rendered(scene)
+        image[[0, 1, -2, -1], :, :3] = image[:, [0, 1, -2, -1], :3] = 0.12   # a dark line between tiles
+        images.append(image)
+        bpy.data.batch_remove([o for o in scene.objects if o.type in {"CAMERA", "FONT"}])
+    save(tiles(images, 3), "level.png")
+
+
+def caption(scene, text):
+    """`text` at the bottom of the (orthographic) camera's view, in front of everything."""
+    camera = scene.camera
+    bpy.context.view_layer.update()   # the new camera's matrix_world
+    size = camera.data.ortho_scale
+    height = size * scene.render.resolution_y / scene.render.resolution_x
+    forward = camera.matrix_world.to_3x3() @ Vector((0, 0, -1))
+    up = camera.matrix_world.to_3x3() @ Vector((0, 1, 0))
+    curve = bpy.data.curves.new(f"{text} caption", "FONT")
+    curve.body, curve.size, curve.align_x = text, height / 9, "CENTER"
+    words = bpy.data.objects.new(f"{text} caption", curve)
+    words.location = camera.location + 0.5 * forward - 0.42 * height * up
+    words.rotation_euler = camera.rotation_euler
+    scene.collection.objects.link(words)
+
+
+def rebuilt_placed_picture():
+    """The level of tests/data/environment/placed (the sample level with level9's nine objects
+    placed in it) imported, edited (a wall added: a wall quad of the environment copied 1.5 m
+    out into its room; door 8 re-modelled: its leaf raised 1 m and given a triangle) and exported
+    for OniSplit with the add-on's rebuild export, then built as the README says ("A level rebuilt
+    by OniSplit"): RUNS OniSplit (mono /tmp/onisplit/bin/OniSplit.exe, or $ONISPLIT) for
+    -create:level and -import:nosep, and the place step (oban_import.oni.io.level_rebuild.place,
+    what `python -m oban_import place OUT DIR/level5` runs) between them; stops, saying so, if
+    OniSplit or mono is missing. OniSplit's level is imported into a fresh scene and shown as
+    environment.png is (from above, ceilings cut), at its first frame."""
+    import bmesh
+    import lzma
+    import shutil
+    import subprocess
+    from oban_import.oni.export.level.rebuild import export_level_rebuilds
+    from oban_import.oni.io.level_rebuild.place import place
+    from oban_import.ui.options import LevelRebuildSettings
+
+    onisplit = os.environ.get("ONISPLIT", "/tmp/onisplit/bin/OniSplit.exe")
+    if not os.path.isfile(onisplit) or shutil.which("mono") is None:
+        print(f"rebuilt_placed: needs OniSplit ({onisplit}, or $ONISPLIT) and mono: not rendered")
+        return
+    work = tempfile.mkdtemp(prefix="rebuilt_placed_")
+    source = os.path.join(ROOT, "tests", "data", "environment", "placed", "level")
+    for name in ("level5_Final.dat", "level5_Final.raw"):
+        with lzma.open(os.path.join(source, name + ".xz")) as f:
+            open(os.path.join(work, name), "wb").write(f.read())
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_anim.oban(filepath=os.path.join(work, "level5_Final.dat"))
+    mesh = bpy.data.objects["level5 environment"].data
+    bm = bmesh.new()
+    bm.from_mesh(mesh)
+    tags = bm.faces.layers.int.get("oni_object_tag")
+    flags = bm.faces.layers.int.get("oni_flags")
+    target = Vector((12.0, -3.0, 1.5))
+    walls = [f for f in bm.faces if f[tags] == -1 and (f[flags] & 0xE) == 0 and abs(f.normal.z) < 0.05
+             and f.calc_area() > 2.0 and len(f.verts) == 4]
+    wall = min(walls, key=lambda f: (f.calc_center_median() - target).length)
+    copy = bmesh.ops.duplicate(bm, geom=[wall])["geom"]
+    bmesh.ops.translate(bm, vec=-1.5 * wall.normal,   # the walls face out: into the room
+                        verts=[v for v in copy if isinstance(v, bmesh.types.BMVert)])
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.update()
+    leaf = bpy.data.objects["door_8"].data
+    bm = bmesh.new()
+    bm.from_mesh(leaf)
+    bmesh.ops.translate(bm, vec=(0.0, 0.0, 1.0), verts=bm.verts)
+    bm.faces.new([bm.verts.new(co) for co in ((0.0, 0.0, 0.5), (0.6, 0.0, 0.5), (0.0, 0.6, 0.5))])
+    bm.to_mesh(leaf)
+    bm.free()
+    leaf.update()
+    bpy.context.view_layer.update()
+    export = os.path.join(work, "export")
+    result = export_level_rebuilds(bpy.context, bpy.context.scene.objects, export,
+                                   LevelRebuildSettings(use_selection=False, despite_edits=False))
+    print("rebuilt_placed: export", result)
+    folder, out = os.path.join(export, "level5"), os.path.join(work, "OUT")
+    os.makedirs(out)
+    subprocess.run(["mono", onisplit, "-create:level", out, os.path.join(folder, "level5.xml")], check=True)
+    for name in os.listdir(os.path.join(folder, "classes")):
+        shutil.copy(os.path.join(folder, "classes", name), os.path.join(out, name.replace(" ", "_")))
+    for name in os.listdir(out):
+        if " " in name:
+            os.replace(os.path.join(out, name), os.path.join(out, name.replace(" ", "_")))
+    print("rebuilt_placed: place:", place(out, folder))
+    built = os.path.join(work, "built", "level5_Final.dat")
+    subprocess.run(["mono", onisplit, "-import:nosep", out, built], check=True)
+    scene = new_scene(engine_samples=32)
+    scene.render.resolution_x, scene.render.resolution_y = 1200, 675
+    bpy.ops.import_anim.oban(filepath=built)
+    environment = without_ceilings(bpy.data.objects["level5 environment"])
+    scene.frame_set(scene.frame_start)
+    sun(scene, rotation=(0.5, 0.3, 0.9), strength=2.0)
+    view = (-0.45, 0.75, -1.0)
+    frame(scene, [environment], view, margin=1.05)
+    save(rendered(scene), "rebuilt_placed.png")
+    shutil.rmtree(work)
 
 
 def without_ceilings(environment):
@@ -542,7 +648,8 @@ def cutscene_export_picture():
 
 PICTURES = {"level": level_picture, "environment": environment_picture, "relit": relit_picture,
             "door": door_picture, "motion": motion_picture, "character": character_picture, "body": body_picture,
-            "sprites": sprite_picture, "cutscene": cutscene_picture, "cutscene_export": cutscene_export_picture}
+            "sprites": sprite_picture, "cutscene": cutscene_picture, "cutscene_export": cutscene_export_picture,
+            "rebuilt_placed": rebuilt_placed_picture}
 
 
 def main():
