@@ -111,7 +111,12 @@ class Quads:
 
     @property
     def corner_counts(self) -> np.ndarray:
-        return np.where(self.flags & TRIANGLE, 3, 4).astype(np.int32)
+        return corner_counts(self.flags)
+
+
+def corner_counts(flags) -> np.ndarray:
+    """(n,) int32 the corners of quads of `flags`: 3 for a Triangle, else 4."""
+    return np.where(flags & TRIANGLE, 3, 4).astype(np.int32)
 
 
 @dataclass

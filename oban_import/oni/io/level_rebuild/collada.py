@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ..container.instance_file import instance_name
-from ..level.model import Quads, shade_rgba
+from ..level.model import Quads, corner_counts, shade_rgba
 from ..objects.mesh_write import check_in_world
 from .object_xml import xml_floats
 
@@ -97,7 +97,7 @@ def _farthest_corners(quads) -> np.ndarray:
 
 
 def _geometry(name, quads: Quads, part: slice, material: dict) -> tuple[str, list]:
-    counts = quads.corner_counts[part]
+    counts = corner_counts(quads.flags[part])   # this part's alone: a level has thousands of parts
     keep = (np.arange(4)[None, :] < counts[:, None]).ravel()
     points = quads.points[part].reshape(-1, 3)[keep]
     uv = quads.texture_coordinates[part].reshape(-1, 2)[keep]

@@ -342,8 +342,11 @@ def xml_floats(values, dtype=np.float32) -> str:
     """Values taken as `dtype` (float32: as the game stores them), as the text OniSplit reads
     back into the same bits, for every level XML and Collada: each one's double's shortest
     text, NaN, INF, -INF."""
+    doubles = np.asarray(values, dtype).astype(np.float64).ravel()
+    if np.isfinite(doubles).all():   # the usual case: float's own repr, without a Python test a value
+        return " ".join(map(float.__repr__, doubles.tolist()))
     return " ".join("NaN" if v != v else "INF" if v == np.inf else "-INF" if v == -np.inf else repr(v)
-                    for v in np.asarray(values, dtype).astype(np.float64).ravel().tolist())
+                    for v in doubles.tolist())
 
 
 def _events(payload, at, count, where) -> tuple:
