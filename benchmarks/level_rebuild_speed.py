@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How fast a retail-size level is rebuilt with every door re-modelled (issue 52, item 4): a
+"""How fast a retail-size level is rebuilt with every door re-modelled: a
 generated level (tools/generate/level_generate.py retail_level: 47,000 environment quads, a
 third triangles, on 30,000 points; 60 doors of two classes, every fourth double, 75 leaves; 100
 placed objects, every fifth animated) imported with the defaults, every door leaf's mesh raised
