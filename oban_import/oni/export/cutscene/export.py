@@ -28,11 +28,12 @@ from ...io.oban.read import read_file
 from ...io.oban.write import oni_file_bytes
 from ...io.objects.properties import OBJECT_SCRIPT_ID, OBJECT_SETUP
 from ..shared.as_read import AS_READ
+from ..shared.motion import base_matrix
 from ..trams.export import export_actions
 from .reuse import Piece, anew, base_starts, camera_starts, object_starts, pieces
-from .scene import quads_hidden, strips
+from .scene import changed, quads_hidden, strips
 from .script import Script, marker_statement, word
-from .take import Take
+from .take import Take, character_key
 
 STEADY = 1e-6     # relative: a motion that changes less than this over the range stands still
 
@@ -162,12 +163,8 @@ class _Written:
         """A fitted OBAN `oban` replaying `matrices` (engine space), read back and replayed by
         `replayed` against the scene's own, within the tolerance."""
         settings = self.took.settings
-        _, scale, shear = split_rotation_scale(matrices[:, :3, :3])
-        if np.abs(scale - scale[0]).max() > STEADY * np.abs(scale[0]).max() or shear > 1e-5:
-            raise ObanError(label, "its scale changes or shears over the cutscene: an OBAN holds one base")
-        base = np.zeros(12, np.float32)
-        base[[0, 4, 8]] = scale[0]
-        animation, _ = animation_from_matrices(oban, matrices, base, 0, tolerance=settings.tolerance)
+        animation, _ = animation_from_matrices(oban, matrices, base_matrix(matrices, label, STEADY), 0,
+                                               tolerance=settings.tolerance)
         if animation.warnings:
             raise ObanError(label, f"{animation.warnings[0]}; nothing written")
 
@@ -206,7 +203,7 @@ class _Written:
         from frame 1; it ends on frame F - 2, so two frames stand past a piece's last tick); its
         strips as chr_animate; its showing and hiding."""
         took, original = self.took, self.original
-        key = str(armature.get(CUTSCENE_CHARACTER) or word(armature.name))
+        key = character_key(armature)
         if CUTSCENE_CHARACTER not in armature:
             self.said.append(f"armature '{armature.name}': written as character '{key}', its name: set its property "
                              f"'{CUTSCENE_CHARACTER}' to the script's name of a character of the level (0: the player)")
@@ -215,14 +212,16 @@ class _Written:
         _, size, _ = split_rotation_scale(base[:, :3, :3], per_matrix=True)
         scaled = np.flatnonzero((np.abs(size - 1.0).max(axis=1) > 1e-4) & ~took.hidden[armature])
         if len(scaled):
-            raise ObanError(f"armature '{armature.name}'", f"its base is scaled ({np.round(size[scaled[0]], 4).tolist()} "
-                                                           f"at frame {took.frames[scaled[0]]}): the game draws a "
-                                                           "character at its class's scale; set its scale to 1")
+            raise ObanError(f"armature '{armature.name}'",
+                            f"its base is scaled ({np.round(size[scaled[0]], 4).tolist()} at frame "
+                            f"{took.frames[scaled[0]]}): the game draws a character at its class's scale; "
+                            "set its scale to 1")
         starts = None
         if original is not None and key in original.cutscene.tracks.bases:
             starts = base_starts(original.cutscene.tracks.starts["base", key], key, took.length,
                                  lambda n: n in original.cutscene.obans)
-        for number, piece in enumerate(self._fresh(self._pieces(("base", key), base, starts, took.hidden[armature]), "base", armature), 1):
+        fresh = self._fresh(self._pieces(("base", key), base, starts, took.hidden[armature]), "base", armature)
+        for number, piece in enumerate(fresh, 1):
             box = f"{self.name}_{word(key)}_box{number if number > 1 else ''}"
             matrices = base[piece.begin:piece.end] @ np.linalg.inv(ENVANIM_TURN)
             self.script.at(piece.begin, f"chr_envanim {key} {box}", "base")
@@ -241,8 +240,7 @@ class _Written:
         hidden_on = self.took.hidden[armature]
         there = self.original.cutscene.present.get(key, True) if self.original is not None else True
         spawn = f"chr_create {key} start" if key.lstrip("-").isdigit() else f"ai2_spawn {key}"
-        changes = np.flatnonzero(np.diff(hidden_on.astype(np.int8))) + 1
-        for tick in [0] + changes.tolist():
+        for tick in [0] + changed(hidden_on).tolist():
             if tick == 0 and hidden_on[0] != there:
                 continue   # as the level has it from its start
             self.script.at(tick, f"chr_delete {key}" if hidden_on[tick] else spawn, "show")
@@ -257,7 +255,7 @@ class _Written:
         moves = (relative_errors(engine, np.repeat(engine[:1], len(engine), axis=0)) > STEADY).any()
         if CUTSCENE not in obj and not hidden_on.any() and (obj in took.as_level or not moves):
             return   # as its level's import shows it, which a cutscene's import leaves where it is not scripted
-        changes = np.flatnonzero(np.diff(hidden_on.astype(np.int8))) + 1
+        changes = changed(hidden_on)
         for tick in [0] + changes.tolist():   # it exists from obj_create (docs/cutscenes.md 4.1)
             if tick or not hidden_on[0]:
                 self.script.at(tick, f"obj_{'kill' if hidden_on[tick] else 'create'} {script_id}", "show")
@@ -269,8 +267,8 @@ class _Written:
         elif not moves:
             return
         created = changes[~hidden_on[changes]]   # an OBAN starts only on what is there (docs/cutscenes.md 4.3)
-        for number, piece in enumerate(_from_ticks(self._fresh(self._pieces(track, engine, starts, hidden_on), "object", obj),
-                                                   created, ~hidden_on), 1):
+        fresh = self._fresh(self._pieces(track, engine, starts, hidden_on), "object", obj)
+        for number, piece in enumerate(_from_ticks(fresh, created, ~hidden_on), 1):
             oban = f"{self.name}_{script_id}_{word(obj.name)}{f'_{number}' if number > 1 else ''}"
             self.script.at(piece.begin, f"env_setanim {script_id} {oban}", "object")
             self._new(obj, f"object '{obj.name}'", oban, _first_frame_twice(engine[piece.begin:piece.end]),
@@ -280,8 +278,7 @@ class _Written:
     def _quads(self):
         """env_show where an environment's modifier of a script id's quads is switched."""
         for script_id, off in quads_hidden(self.took.scene.objects, self.took.frames).items():
-            changes = np.flatnonzero(np.diff(off.astype(np.int8))) + 1
-            for tick in ([0] if off[0] else []) + changes.tolist():
+            for tick in ([0] if off[0] else []) + changed(off).tolist():
                 self.script.at(tick, f"env_show {script_id} {0 if off[tick] else 1}", "show")
 
     def _markers(self):
@@ -331,7 +328,7 @@ def _replay_differs(took, written, original) -> list:
     if (relative_errors(took.camera_blender(replay.camera[:n]), took.camera_blender(took.camera)) > limit).any():
         found.append("camera")
     for armature in took.armatures:
-        key = str(armature.get(CUTSCENE_CHARACTER) or word(armature.name))
+        key = character_key(armature)
         if key in replay.bases and differs(replay.bases[key], armature, replay.shown[key]):
             found.append(("base", key))
     for obj in took.placed:

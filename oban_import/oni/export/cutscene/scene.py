@@ -50,6 +50,11 @@ def switched(owner, path, now, frames):
     return keys[1::2][at] >= 0.5
 
 
+def changed(switch) -> np.ndarray:
+    """The ticks where a (T,) boolean changes from the tick before."""
+    return np.flatnonzero(np.diff(switch.astype(np.int8))) + 1
+
+
 def hidden(obj, frames):
     """(T,) whether the object is hidden (hide_viewport) on each frame."""
     return switched(obj, "hide_viewport", obj.hide_viewport, frames)

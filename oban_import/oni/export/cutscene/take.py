@@ -7,7 +7,7 @@ import numpy as np
 
 from ....blender.compat import action_fcurves
 from ....core.errors import ObanError
-from ...cutscene import CUTSCENE
+from ...cutscene import CUTSCENE, CUTSCENE_CHARACTER
 from ...engine.rotations import split_rotation_scale
 from ...engine.to_blender import camera_matrices
 from ...engine.to_oni import oni_camera_matrices, oni_matrices
@@ -16,11 +16,17 @@ from ...io.import_frame import import_frame
 from ...io.objects.properties import OBJECT_SCRIPT_ID
 from ..shared.motion import animation_of, motions, world_matrices
 from .scene import hidden, shots
-from .script import marker_statement
+from .script import marker_statement, word
 
 CAMERA_FOV = np.pi / 4   # the game's camera's vertical field of view
+LENS = {"lens", "angle", "angle_y", "sensor_width", "sensor_height"}   # a camera's keys that change its view's angle
 TRANSFORMS = {"location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale", "delta_location",
               "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale"}
+
+
+def character_key(armature) -> str:
+    """The script's name of the character an armature is: the import's (CUTSCENE_CHARACTER), else its name."""
+    return str(armature.get(CUTSCENE_CHARACTER) or word(armature.name))
 
 
 def cutscene_objects(objects):
@@ -75,8 +81,7 @@ class Take:
         said = []
         for camera in self.cameras:
             action = camera.data.animation_data.action if camera.data.animation_data else None
-            lens = action is not None and any(c.data_path in ("lens", "angle", "angle_y", "sensor_width", "sensor_height")
-                                              for c in action_fcurves(action))
+            lens = action is not None and any(c.data_path in LENS for c in action_fcurves(action))
             if lens or abs(camera.data.angle_y - CAMERA_FOV) > 1e-4:
                 said.append(f"camera '{camera.name}': its field of view ({camera.data.angle_y * 180 / np.pi:.4g}° "
                             f"vertical{', keyed' if lens else ''}) is not carried: the game's camera has 45°")

@@ -100,7 +100,7 @@ def animation_of(motion, tolerance: float):
     if stored is not None and stored.frames == len(matrices) and \
             motion_as_read(relative_errors(motion.replayed(stored), motion.world)):
         return stored, True
-    base = described.base_matrix if described.base_matrix is not None else _base_matrix(matrices, motion.label)
+    base = described.base_matrix if described.base_matrix is not None else base_matrix(matrices, motion.label)
     animation, _ = animation_from_matrices(
         described.name, matrices, base, motion.flags,
         ticks_per_frame=described.ticks_per_frame,
@@ -209,12 +209,12 @@ def _flags(obj, action, flags):
     return LOOP if cycles else 0
 
 
-def _base_matrix(matrices, label):
+def base_matrix(matrices, label, steady=STEADY):
     """The motion's constant scale (identity when there is none); a scale that changes
-    over time, or shear, cannot be held by an OBAN."""
+    over time (relative to it: more than `steady`), or shear, cannot be held by an OBAN."""
     _, scale, error = split_rotation_scale(matrices[:, :3, :3])
     worst = int(np.argmax(np.abs(scale - scale[0]).max(axis=1)))
-    if np.abs(scale[worst] - scale[0]).max() > STEADY * np.abs(scale[0]).max():
+    if np.abs(scale[worst] - scale[0]).max() > steady * np.abs(scale[0]).max():
         raise ObanError(label, f"its scale changes over time (frame {worst} of the range: "
                                f"{np.round(scale[worst], 6).tolist()} after {np.round(scale[0], 6).tolist()}); "
                                "an OBAN holds one constant scale")
