@@ -26,14 +26,6 @@ found = {}
 state = {"step": 0, "deadline": time.monotonic() + 60}
 
 
-def browser():
-    for window in bpy.context.window_manager.windows:
-        for area in window.screen.areas:
-            if area.type == "FILE_BROWSER":
-                return window, area
-    return None
-
-
 def step():
     try:
         if state["step"] == 0:
@@ -42,7 +34,7 @@ def step():
                 bpy.ops.import_anim.oban("INVOKE_DEFAULT")
             state["step"] = 1
             return 0.5
-        opened = browser()
+        opened = file_browser()
         if opened is None:
             if time.monotonic() > state["deadline"]:
                 raise TimeoutError("no file browser")
@@ -97,14 +89,6 @@ found = {"runs": []}
 state = {"run": -1, "pressed": False, "seen": 0, "deadline": time.monotonic() + 120}
 
 
-def browser():
-    for window in bpy.context.window_manager.windows:
-        for area in window.screen.areas:
-            if area.type == "FILE_BROWSER":
-                return window, area
-    return None
-
-
 def open_dialog():
     main = bpy.context.window_manager.windows[0]
     with bpy.context.temp_override(window=main, screen=main.screen):   # as File > Export > Oni Cutscene
@@ -136,7 +120,7 @@ def step():
             return 0.5
         if time.monotonic() > state["deadline"]:
             raise TimeoutError(f"export {state['run']}: the file browser did not open, or did not close")
-        opened = browser()
+        opened = file_browser()
         name, folder = RUNS[state["run"]]
         if not state["pressed"]:
             if opened is None:

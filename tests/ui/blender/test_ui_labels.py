@@ -22,11 +22,8 @@ deadline = []
 
 
 def sidebar():   # the open file browser's sidebar, or None while there is none yet
-    for window in bpy.context.window_manager.windows:
-        for area in window.screen.areas:
-            if area.type == "FILE_BROWSER":
-                return next((region for region in area.regions if region.type == "TOOL_PROPS"), None)
-    return None
+    found = file_browser()
+    return next((region for region in found[1].regions if region.type == "TOOL_PROPS"), None) if found else None
 
 
 def step():
